@@ -1,0 +1,1 @@
+"""minichain: a small define-by-run autodiff package in the spirit of Chainer."""
