@@ -1,0 +1,119 @@
+# minichain: every entry point. `make` alone lists the targets.
+#
+# Environment: with a conda environment active (CONDA_PREFIX set, e.g. after
+# `conda env create -f environment.yml && conda activate minichain`) its python
+# is used; otherwise a `.venv` is made here with `python3 -m venv`. Either way
+# `make install` (a prerequisite of test, lab, ...) adds what is missing.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+ifdef CONDA_PREFIX
+ENV := $(CONDA_PREFIX)
+else
+ENV := $(CURDIR)/.venv
+endif
+BIN := $(ENV)/bin
+PY := $(BIN)/python
+# Written by a successful install; remade whenever pyproject.toml changes.
+STAMP := $(ENV)/.minichain-installed
+
+# One thread for NumPy's BLAS, as in the benchmarks and CI; `dot` on PATH.
+THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+RUN := PATH="$(BIN):$$PATH" $(THREADS) JUPYTER_PREFER_ENV_PATH=1
+# Not MPLBACKEND=Agg for notebooks: it would replace the inline backend.
+NB_RUN := $(RUN) PYTHONWARNINGS=ignore::DeprecationWarning
+TEST_RUN := $(RUN) MPLBACKEND=Agg
+PIP := PIP_DISABLE_PIP_VERSION_CHECK=1 $(PY) -m pip
+
+NBVAL_FLAGS := --nbval --nbval-current-env \
+	--nbval-sanitize-with notebooks/nbval_sanitize.cfg \
+	--nbval-cell-timeout=300 -p no:cacheprovider
+NBCONVERT_FLAGS := --to notebook --execute --inplace \
+	--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=600
+# jupyter refuses to start as root without this flag (containers, CI).
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: help install lab test test-unit test-notebooks test-gpu notebooks \
+	bench bench-peers lint clean clean-env
+
+help: ## list the targets
+	@echo "minichain: make <target>   (environment: $(ENV))"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "} {printf "  %-15s %s\n", $$1, $$2}'
+
+ifndef CONDA_PREFIX
+$(PY):
+	python3 -m venv $(ENV)
+endif
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install -e '.[dev]'
+	$(PY) -m ipykernel install --sys-prefix --name python3
+	@touch $@
+
+install: $(STAMP) ## install minichain, the dev tools, a python3 kernel and Graphviz's dot
+	@# Graphviz: a real `dot` wins; else graphviz-pure's program is linked as dot.
+	@export PATH="$(BIN):$$PATH"; \
+	if command -v dot >/dev/null 2>&1; then exit 0; fi; \
+	pure="$$(command -v graphviz-pure || true)"; \
+	if [ -n "$$pure" ] && echo 'digraph{a->b}' | "$$pure" -Tsvg >/dev/null 2>&1; then \
+		ln -sf "$$pure" "$(BIN)/dot"; \
+		echo "Graphviz: no dot found, so $(BIN)/dot now runs graphviz-pure."; \
+	else \
+		echo "Graphviz: no working dot; graphs will not render until you install Graphviz (apt-get install graphviz, brew install graphviz or conda install -c conda-forge graphviz)."; \
+	fi
+
+lab: install ## open the course in JupyterLab
+	$(NB_RUN) $(PY) -m jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/
+
+test: test-unit test-notebooks ## unit tests, then every notebook under nbval
+
+test-unit: install ## the pytest suite in tests/ (without GPU tests)
+	$(TEST_RUN) $(PY) -m pytest -q -p no:cacheprovider tests -m "not gpu"
+
+test-notebooks: install ## run every notebook and compare its outputs (nbval)
+	@if ! ls notebooks/*.ipynb >/dev/null 2>&1; then \
+		echo "test-notebooks: no notebooks in notebooks/ yet; nothing to check."; \
+		exit 0; \
+	fi; \
+	set -x; $(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
+
+test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
+	@status=0; \
+	$(TEST_RUN) $(PY) -m pytest -q -rs -p no:cacheprovider tests -m gpu || status=$$?; \
+	if [ $$status -eq 5 ]; then \
+		echo "test-gpu: no GPU tests were collected; nothing to run."; exit 0; \
+	fi; \
+	exit $$status
+
+notebooks: install ## re-execute every chapter in place, top to bottom, in a fresh kernel
+	@shopt -s nullglob; chapters=(notebooks/[0-9][0-9]_*.ipynb); \
+	if [ $${#chapters[@]} -eq 0 ]; then \
+		echo "notebooks: no chapters (notebooks/NN_topic.ipynb) yet."; exit 0; \
+	fi; \
+	for nb in "$${chapters[@]}"; do \
+		echo "executing $$nb"; \
+		$(NB_RUN) $(PY) -m jupyter nbconvert $(NBCONVERT_FLAGS) "$$nb" || exit 1; \
+	done
+
+bench: install ## the benchmark suite (benchmarks/run.py)
+	@if [ -f benchmarks/run.py ]; then $(RUN) $(PY) benchmarks/run.py; \
+	else echo "bench: benchmarks/run.py does not exist yet."; fi
+
+bench-peers: install ## compare with Chainer, DeZero, PyTorch (builds its own env)
+	@if [ -f benchmarks/peers.py ]; then $(RUN) $(PY) benchmarks/peers.py; \
+	else echo "bench-peers: benchmarks/peers.py does not exist yet."; fi
+
+lint: install ## ruff on the package, tests and benchmarks
+	$(PY) -m ruff check $(wildcard minichain tests benchmarks)
+
+clean: ## remove caches and build artefacts (keeps the environment)
+	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.git -prune -o \
+		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) \
+		-type d -print -exec rm -rf {} +
+	rm -rf .pytest_cache .hypothesis .ruff_cache build dist
+
+clean-env: ## remove .venv and .venv-peers (a conda env is only marked for reinstall)
+	rm -rf .venv .venv-peers
+	rm -f $(STAMP)
