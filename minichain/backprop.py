@@ -1,0 +1,448 @@
+"""The backward engine: walk the graph from outputs to inputs, once.
+
+Why a heap on rank: a function may run its backward only after every
+function that consumed its outputs has run, or its output gradient is still
+incomplete. A function's rank is larger than the rank of every function
+before it, so popping the *highest* rank first guarantees that order. A
+depth-first walk does not (chapter 5 shows the wrong number it gives).
+Equal ranks leave the heap in the order they were pushed.
+
+The loop is iterative, so a chain of 100 000 functions needs no recursion.
+Each output's gradient is removed from the table as soon as its function has
+used it, so gradients of the middle of the graph live only briefly.
+"""
+
+import heapq
+import itertools
+import warnings
+
+from minichain import backend
+from minichain import function_hook
+from minichain.configuration import config, using_config
+from minichain.variable import Parameter, Variable, _check_grad_type
+
+
+# ----- public entry points ---------------------------------------------------
+def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
+    """``y.backward(...)``: see ``Variable.backward``."""
+    node = y._node
+    node._check_old_style_gradient()
+    if y._data is None:
+        raise RuntimeError("Variable.backward: the variable holds no array")
+    gy = y._grad_var
+    if gy is None:
+        gy = Variable(_seed(y._data, loss_scale))
+    y._grad_var = None  # the output's gradient is consumed by backward
+    if node.creator_node is None:  # backward on a leaf: it gets the seed
+        y._grad_var = gy
+        return
+    with using_config("enable_backprop", enable_double_backprop):
+        _backprop([(node, gy)], retain_grad=retain_grad, loss_scale=loss_scale)
+
+
+def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
+             **kwargs):
+    """Backpropagate from several outputs at once.
+
+    Gradients are taken from ``grad_outputs`` or else from each output's
+    ``.grad`` (which is consumed); no default of ones is assumed.
+    """
+    if kwargs:
+        raise TypeError("backward: unexpected keyword arguments {} "
+                        "(retain_grad and loss_scale are Variable.backward's)"
+                        .format(sorted(kwargs)))
+    outputs = _as_sequence("outputs", outputs, allow_none=False)
+    if grad_outputs is not None:
+        grad_outputs = _as_sequence("grad_outputs", grad_outputs)
+        _check_same_length("grad_outputs", grad_outputs, "outputs", outputs)
+    seeds, seen = [], set()
+    for i, y in enumerate(outputs):
+        _check_variable("backward", "outputs", i, y)
+        y._node._check_old_style_gradient()
+        if grad_outputs is None:
+            gy = y._grad_var
+            y._grad_var = None
+        else:
+            gy = _as_grad_variable(grad_outputs[i])
+        if gy is None or y._node in seen:
+            warnings.warn(
+                "outputs contains a Variable without grad, or duplicate "
+                "outputs. Note that minichain.backward does not set default "
+                "grad.", RuntimeWarning, stacklevel=2)
+            continue
+        _check_grad_type(None, y._node, gy._data)
+        seen.add(y._node)
+        seeds.append((y._node, gy))
+    with using_config("enable_backprop", enable_double_backprop):
+        _backprop(seeds, retain_grad=False, loss_scale=None)
+
+
+def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
+         retain_grad=False, enable_double_backprop=False, loss_scale=None):
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned as a list.
+
+    Only the part of the graph between the inputs and the outputs is walked.
+    The ``.grad`` of the inputs is neither read nor written (unless
+    ``set_grad``); an input the outputs do not depend on gets None.
+    ``grad_outputs`` entries that are None mean ones (times ``loss_scale``);
+    ``grad_inputs`` are added to the result.
+    """
+    outputs = _as_sequence("outputs", outputs, allow_none=False)
+    inputs = _as_sequence("inputs", inputs, allow_none=False)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    else:
+        grad_outputs = _as_sequence("grad_outputs", grad_outputs)
+        _check_same_length("grad_outputs", grad_outputs, "outputs", outputs)
+    if grad_inputs is None:
+        grad_inputs = [None] * len(inputs)
+    else:
+        grad_inputs = _as_sequence("grad_inputs", grad_inputs)
+        _check_same_length("grad_inputs", grad_inputs, "inputs", inputs)
+    for i, y in enumerate(outputs):
+        _check_variable("grad", "outputs", i, y)
+        y._node._check_old_style_gradient()
+    for i, x in enumerate(inputs):
+        _check_variable("grad", "inputs", i, x)
+
+    seeds, seen = [], set()
+    for y, gy in zip(outputs, grad_outputs):
+        if y._node in seen:
+            continue
+        seen.add(y._node)
+        gy = (Variable(_seed(y._data, loss_scale)) if gy is None
+              else _as_grad_variable(gy))
+        _check_grad_type(None, y._node, gy._data)
+        seeds.append((y._node, gy))
+    input_nodes = [x._node for x in inputs]
+    with using_config("enable_backprop", enable_double_backprop):
+        table = _backprop(seeds, retain_grad=retain_grad, loss_scale=loss_scale,
+                          input_nodes=input_nodes)
+        results = []
+        for node, g_in in zip(input_nodes, grad_inputs):
+            g = _read_sum(table.get(node))
+            if g_in is not None:
+                g_in = _as_grad_variable(g_in)
+                g = g_in if g is None else g + g_in
+            results.append(g)
+    if set_grad:
+        for x, g in zip(inputs, results):
+            x.grad_var = g
+    return results
+
+
+# ----- the loop ----------------------------------------------------------------
+def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
+    """Run backward from ``seeds`` = [(output node, gradient Variable)].
+
+    With ``input_nodes`` None (``Variable.backward``), every node that needs
+    a gradient gets one and leaves keep theirs; otherwise (``grad``) only the
+    part of the graph leading to ``input_nodes`` is walked and the gradient
+    table is returned.
+    """
+    grads = {}  # node -> gradient Variable (or a list, under lazy_grad_sum)
+    heap = []
+    pushed = set()
+    order = itertools.count()
+    leaves = []  # leaf nodes that received a gradient, in order
+    debug = config.debug
+    grad_mode = input_nodes is not None
+    if grad_mode:
+        keep = set(input_nodes)
+        depends = _depends_on_inputs([n for n, _ in seeds], keep)
+    for node, g in seeds:
+        grads[node] = g
+        creator = node.creator_node
+        if creator is not None and creator not in pushed:
+            pushed.add(creator)
+            heapq.heappush(heap, (-creator.rank, next(order), creator))
+
+    while heap:
+        func = heapq.heappop(heap)[2]
+        in_nodes = func.inputs
+        if in_nodes is None:  # unchained since the forward
+            continue
+        out_grads = []
+        for ref in func.outputs:
+            out = ref()
+            if out is None:
+                out_grads.append(None)
+                continue
+            g = grads.get(out) if grad_mode and out in keep else grads.pop(
+                out, None)
+            g = _read_sum(g)
+            out_grads.append(g)
+            if retain_grad and g is not None:
+                var = out._variable()
+                if var is not None:
+                    var._grad_var = g
+                    var._loss_scale = loss_scale
+        out_grads = tuple(out_grads)
+
+        if grad_mode:
+            targets = tuple([i for i, n in enumerate(in_nodes)
+                             if n.requires_grad and n in depends])
+        else:
+            targets = tuple([i for i, n in enumerate(in_nodes)
+                             if n.requires_grad])
+        if not targets:
+            continue
+
+        hooks = function_hook.get_function_hooks()
+        if hooks or func._local_function_hooks:
+            hooks = function_hook.hooks_for(func)
+            in_data = tuple([n.data for n in in_nodes])
+            gy_data = tuple([None if g is None else g._data for g in out_grads])
+            for hook in hooks:
+                hook.backward_preprocess(func, in_data, gy_data)
+        else:
+            hooks = ()
+
+        try:
+            if func._has_backward_accumulate:
+                _step_accumulate(func, targets, out_grads, grads, leaves,
+                                 grad_mode)
+            else:
+                gxs = func._backward_targets(targets, out_grads)
+                for i, gx in zip(targets, gxs):
+                    if gx is not None:
+                        _add_gradient(func, in_nodes[i], i, gx, grads, leaves,
+                                      grad_mode)
+        except Exception as error:
+            if debug and func.stack is not None:
+                _attach_stack(error, func)
+            raise
+
+        for hook in hooks:
+            hook.backward_postprocess(func, in_data, gy_data)
+        if debug:
+            _check_nan_gradients(func, targets, grads)
+        for i in targets:
+            node = in_nodes[i]
+            creator = node.creator_node
+            if creator is not None and creator not in pushed and node in grads:
+                pushed.add(creator)
+                heapq.heappush(heap, (-creator.rank, next(order), creator))
+
+    if not grad_mode:
+        _store_leaf_gradients(leaves, grads, loss_scale)
+    return grads
+
+
+def _add_gradient(func, node, index, gx, grads, leaves, grad_mode):
+    """Add one returned gradient ``gx`` into the table entry of ``node``."""
+    if not isinstance(gx, Variable):
+        raise ValueError(
+            "type of gradients returned from backward is incorrect: "
+            "{} ({}) returned {} for input {}; a Variable is expected".format(
+                type(func).__name__, func.label, type(gx), index))
+    data = gx._data
+    if data is None:
+        return
+    if data.shape != node.shape or data.dtype != node.dtype:
+        _check_grad_type(func, node, data)
+    current = grads.get(node)
+    if current is None and node not in grads:
+        current = _load_leaf(node, leaves, grad_mode)
+    if current is None:
+        grads[node] = gx
+    elif type(current) is list:
+        current.append(gx)
+    elif func.lazy_grad_sum and node.creator_node is not None:
+        grads[node] = [current, gx]
+    elif _writable_in_place(node, current):
+        current._data += data
+    else:
+        grads[node] = current + gx
+
+
+def _step_accumulate(func, targets, out_grads, grads, leaves, grad_mode):
+    """One step through a node that overrides ``backward_accumulate``.
+
+    It receives the gradients accumulated so far (only the first occurrence
+    of a repeated input carries one) and returns the new totals.
+    """
+    in_nodes = func.inputs
+    in_grads, first = [], set()
+    for i in targets:
+        node = in_nodes[i]
+        if node in first:
+            in_grads.append(None)
+            continue
+        first.add(node)
+        current = grads.get(node)
+        if current is None and node not in grads:
+            current = _load_leaf(node, leaves, grad_mode)
+            if current is not None:
+                grads[node] = current
+        in_grads.append(_read_sum(current))
+    new = func.backward_accumulate(targets, out_grads, tuple(in_grads))
+    if len(new) != len(targets):
+        raise ValueError(
+            "{}: backward_accumulate must return one gradient per target "
+            "({}), got {}".format(func.label, len(targets), len(new)))
+    seen = set()
+    for i, g in zip(targets, new):
+        node = in_nodes[i]
+        if g is None:
+            seen.add(node)
+            continue
+        _check_grad_type(func, node, g._data)
+        if node in seen and grads.get(node) is not None:
+            grads[node] = grads[node] + g
+        else:
+            grads[node] = g
+        seen.add(node)
+        if node.creator_node is None and node not in leaves and not grad_mode:
+            leaves.append(node)
+
+
+def _load_leaf(node, leaves, grad_mode):
+    """First gradient reaching a leaf: start from the gradient it holds.
+
+    That is how gradients accumulate across ``backward`` calls. The
+    Variable keeps its old gradient until the pass ends, so a pass that
+    fails half-way leaves it unchanged.
+    """
+    if grad_mode or node.creator_node is not None:
+        return None
+    leaves.append(node)
+    var = node._variable()
+    return None if var is None else var._grad_var
+
+
+def _writable_in_place(node, current):
+    """May the engine add into ``current``'s array instead of allocating?
+
+    Only for a Parameter's own gradient buffer (see ``Parameter.zerograd``)
+    and only when no graph is being built for double backprop.
+    """
+    if config.enable_backprop or node.creator_node is not None:
+        return False
+    var = node._variable()
+    return (isinstance(var, Parameter) and var._grad_owned
+            and var._grad_var is current)
+
+
+def _store_leaf_gradients(leaves, grads, loss_scale):
+    for node in leaves:
+        g = _read_sum(grads.pop(node, None))
+        var = node._variable()
+        if var is None or g is None:
+            continue
+        if isinstance(var, Parameter):
+            var._grad_owned = var._grad_owned and var._grad_var is g
+        var._grad_var = g
+        var._loss_scale = loss_scale
+
+
+def _read_sum(g):
+    """A table entry as one Variable (sums a lazy list with one n-ary add)."""
+    if type(g) is list:
+        if len(g) == 1:
+            return g[0]
+        from minichain.functions.math.basic_math import add
+        return add(*g)
+    return g
+
+
+def _depends_on_inputs(output_nodes, input_nodes):
+    """Nodes behind ``output_nodes`` from which some input can be reached.
+
+    ``grad`` walks only this part of the graph. Computed with an explicit
+    stack (post-order), so deep graphs need no recursion.
+    """
+    result = set(input_nodes)
+    done = set()
+    for start in output_nodes:
+        stack = [(start, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node in done:
+                continue
+            creator = node.creator_node
+            if creator is None or creator.inputs is None:
+                done.add(node)
+                continue
+            if expanded:
+                done.add(node)
+                if any(n in result for n in creator.inputs):
+                    result.add(node)
+                continue
+            stack.append((node, True))
+            for parent in creator.inputs:
+                if parent not in done:
+                    stack.append((parent, False))
+    return result
+
+
+# ----- small helpers -----------------------------------------------------------
+def _seed(array, loss_scale):
+    """The starting gradient of a loss: ones (times ``loss_scale``)."""
+    if array.size != 1:
+        raise RuntimeError(
+            "backward: the output has shape {} ({} elements) and no gradient "
+            "was set. Only a loss with one element gets the gradient 1 by "
+            "default: reduce the output to a scalar (e.g. F.sum(y)), or set "
+            "y.grad to an array of shape {} before calling backward.".format(
+                array.shape, array.size, array.shape))
+    if array.ndim != 0:
+        warnings.warn(
+            "Treating a variable with only one element as a scalar in "
+            "backward is deprecated. A scalar variable must be a "
+            "0-dimensional array: reshape it with F.reshape(y, ()).",
+            DeprecationWarning, stacklevel=4)
+    xp = backend.get_array_module(array)
+    seed = xp.ones_like(array)
+    if loss_scale is not None:
+        seed *= loss_scale
+    return seed
+
+
+def _as_sequence(name, value, allow_none=True):
+    if not isinstance(value, (tuple, list)):
+        if allow_none:
+            raise TypeError("{} must be a tuple or a list or None, not {}."
+                            .format(name, type(value)))
+        raise TypeError("{} must be a tuple or a list, not {}.".format(
+            name, type(value)))
+    return list(value)
+
+
+def _check_same_length(name, values, other_name, others):
+    if len(values) != len(others):
+        raise ValueError(
+            "{} must be of the same length as {}.\nlen({}) = {}, len({}) = {}"
+            .format(name, other_name, other_name, len(others), name,
+                    len(values)))
+
+
+def _check_variable(function, argument, index, value):
+    if not isinstance(value, Variable):
+        raise TypeError("{}: {}[{}] must be a Variable, got {}".format(
+            function, argument, index, type(value)))
+
+
+def _as_grad_variable(g):
+    if g is None or isinstance(g, Variable):
+        return g
+    return Variable(g)
+
+
+def _check_nan_gradients(func, targets, grads):
+    for i in targets:
+        g = _read_sum(grads.get(func.inputs[i]))
+        if g is None or g._data is None or g._data.dtype.kind != "f":
+            continue
+        xp = backend.get_array_module(g._data)
+        if bool(xp.isnan(g._data).any()):
+            raise RuntimeError("NaN is detected on backward computation of {}"
+                               .format(func.label))
+
+
+def _attach_stack(error, func):
+    import traceback
+    text = "".join(traceback.format_list(func.stack))
+    message = "{}\n{}\nStacktrace of the function is below:\n{}".format(
+        error.args[0] if error.args else "", "-" * 60, text)
+    error.args = (message,) + tuple(error.args[1:])

@@ -1,0 +1,129 @@
+"""Configuration: global defaults plus per-thread overrides.
+
+Chainer keeps two objects. ``global_config`` holds the defaults every thread
+sees; ``config`` is a thread-local view on top of it. Reading
+``config.debug`` returns this thread's value if it set one, otherwise the
+global one. So ``no_backprop_mode()`` in one thread never changes what another
+thread builds (two threads can train two models at once).
+"""
+
+import contextlib
+import os
+import sys
+import threading
+
+
+class LocalConfig(threading.local):
+    """Per-thread view: an attribute set here shadows the global one.
+
+    ``threading.local`` keeps one attribute dict per thread. The global
+    defaults are stored as *class* attributes of this class, so a name the
+    thread never set is found by ordinary attribute lookup: as fast as a
+    local one, and a later change to the global value shows through at once.
+    """
+
+    def show(self, file=sys.stdout):
+        merged = global_config._values()
+        merged.update(vars(self))
+        _show(merged, file)
+
+
+class GlobalConfig:
+    """The defaults shared by all threads (stored on ``LocalConfig``)."""
+
+    def __init__(self):
+        object.__setattr__(self, "_names", set())
+
+    def __getattr__(self, name):
+        if name in self._names:
+            return getattr(LocalConfig, name)
+        raise AttributeError("global config has no key {!r}".format(name))
+
+    def __setattr__(self, name, value):
+        self._names.add(name)
+        setattr(LocalConfig, name, value)
+
+    def __delattr__(self, name):
+        if name not in self._names:
+            raise AttributeError(name)
+        self._names.discard(name)
+        delattr(LocalConfig, name)
+
+    def _values(self):
+        return {name: getattr(LocalConfig, name) for name in self._names}
+
+    def show(self, file=sys.stdout):
+        _show(self._values(), file)
+
+
+def _show(values, file):
+    """Print ``key value`` lines, keys padded to the longest key plus one."""
+    if not values:
+        return
+    width = max(len(key) for key in values)
+    for key in sorted(values):
+        file.write(f"{key.ljust(width)} {values[key]}\n")
+
+
+def _env_flag(name, default):
+    value = os.environ.get(name)
+    return default if value is None else bool(int(value))
+
+
+global_config = GlobalConfig()
+global_config.debug = _env_flag("MINICHAIN_DEBUG", False)
+global_config.enable_backprop = True
+global_config.train = True
+global_config.type_check = _env_flag("MINICHAIN_TYPE_CHECK", True)
+global_config.lazy_grad_sum = _env_flag("MINICHAIN_LAZY_GRAD_SUM", False)
+global_config.in_recomputing = False
+global_config.will_recompute = False
+
+config = LocalConfig()
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def using_config(name, value, config=config):
+    """Set ``config.<name>`` to ``value`` inside a ``with`` block, then restore.
+
+    On exit the previous *local* value comes back; if the thread had none, the
+    local key is removed so the global default shows through again.
+    """
+    if isinstance(config, LocalConfig):
+        old = config.__dict__.get(name, _MISSING)  # this thread's own value
+    else:
+        old = getattr(config, name, _MISSING)
+    setattr(config, name, value)
+    try:
+        yield
+    finally:
+        if old is _MISSING:
+            delattr(config, name)
+        else:
+            setattr(config, name, old)
+
+
+def no_backprop_mode():
+    """Build no graph inside the block: outputs get no creator.
+
+    Use it for evaluation and for any computation you will not differentiate;
+    the arrays that backward would need are then freed at once.
+    """
+    return using_config("enable_backprop", False)
+
+
+def force_backprop_mode():
+    """Build the graph again, even inside ``no_backprop_mode()``."""
+    return using_config("enable_backprop", True)
+
+
+def is_debug():
+    """True when debug mode is on (NaN checks, stack traces, extra checks)."""
+    return bool(config.debug)
+
+
+def set_debug(debug):
+    """Turn debug mode on or off for this thread."""
+    config.debug = debug

@@ -1,0 +1,335 @@
+"""FunctionNode: one application of a differentiable function in the graph.
+
+A subclass writes ``forward(inputs)`` on plain arrays and
+``backward(target_input_indexes, grad_outputs)`` on Variables. Because the
+backward is built from minichain's own functions, running it with the graph
+switched on (``enable_double_backprop=True``) records a new graph: that is
+all double backprop needs.
+
+``apply`` links the node into the graph: it keeps its input *nodes* strongly
+(backward must reach them) and its output nodes only weakly (the outputs'
+Variables own them, so no reference cycle keeps a graph alive).
+"""
+
+import weakref
+
+from minichain import backend
+from minichain import function_hook
+from minichain.configuration import config
+from minichain.variable import Variable, _make_output
+
+
+class FunctionNode:
+    """Base class of every differentiable function.
+
+    Attributes:
+        inputs: tuple of input VariableNodes (None before ``apply``).
+        outputs: tuple of weak references to the output VariableNodes.
+        rank: one more than the largest rank among the inputs' creators;
+            backward processes functions from the highest rank down.
+    """
+
+    # Class-level defaults, so a subclass __init__ need not call ours.
+    inputs = None
+    outputs = None
+    rank = 0
+    lazy_grad_sum = False
+    stack = None
+    _applied = False
+    _input_indexes_to_retain = None
+    _output_indexes_to_retain = None
+    _retained_output_data = None
+    _local_function_hooks = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Type checking costs a call per apply; skip it for classes that do
+        # not define a check (most of the hot, elementwise ones).
+        cls._has_type_check = (
+            cls.check_type_forward is not FunctionNode.check_type_forward)
+        cls._has_backward_accumulate = (
+            cls.backward_accumulate is not FunctionNode.backward_accumulate)
+
+    _has_type_check = False
+    _has_backward_accumulate = False
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "A function class object ({}) which is derived from "
+            "minichain.FunctionNode has been called as if it were a callable. "
+            "Use apply() method instead.".format(type(self).__name__))
+
+    @property
+    def label(self):
+        """Short text naming the function in graphs, hooks and errors."""
+        return type(self).__name__
+
+    @property
+    def local_function_hooks(self):
+        """Ordered dict of hooks registered on this node only."""
+        if self._local_function_hooks is None:
+            self._local_function_hooks = {}
+        return self._local_function_hooks
+
+    # ----- forward ----------------------------------------------------------
+    def apply(self, inputs):
+        """Run forward on ``inputs`` and link this node into the graph.
+
+        ``inputs`` may mix Variables and arrays (arrays become inputs that
+        need no gradient). Always returns a tuple of Variables.
+        """
+        if self._applied:
+            raise RuntimeError(
+                "{}: a FunctionNode instance cannot be applied twice; make a "
+                "new instance for every application".format(self.label))
+        input_vars = [x if isinstance(x, Variable) else _wrap_input(self, x)
+                      for x in inputs]
+        in_data = tuple([x._data for x in input_vars])
+        if backend.available:
+            _check_same_device(self, in_data)
+        if config.debug:
+            self._record_stack()
+        if self._has_type_check and config.type_check:
+            from minichain.utils import type_check
+            type_check.invoke_check(self, in_data)
+
+        hooks = function_hook.get_function_hooks()
+        if hooks or self._local_function_hooks:
+            hooks = function_hook.hooks_for(self)
+            for hook in hooks:
+                hook.forward_preprocess(self, in_data)
+            outputs = self.forward(in_data)
+            for hook in hooks:
+                hook.forward_postprocess(self, in_data)
+        else:
+            outputs = self.forward(in_data)
+        _check_forward_outputs(self, outputs)
+        if config.debug:
+            _check_nan(self, outputs, "forward")
+
+        self._applied = True
+        requires_grad = False
+        for x in input_vars:
+            if x._node.requires_grad:
+                requires_grad = True
+                break
+        ret = tuple([_make_output(y, requires_grad) for y in outputs])
+
+        if config.enable_backprop:
+            input_nodes = tuple([x._node for x in input_vars])
+            self.rank = max([n.rank for n in input_nodes], default=0)
+            rank = self.rank + 1
+            for y in ret:
+                node = y._node
+                node.creator_node = self
+                node.rank = rank
+            self.inputs = input_nodes
+            self.outputs = tuple([weakref.ref(y._node) for y in ret])
+            if self._input_indexes_to_retain is not None:
+                for index in self._input_indexes_to_retain:
+                    input_nodes[index].data = in_data[index]
+            if self._output_indexes_to_retain is not None:
+                retained = []
+                for index in self._output_indexes_to_retain:
+                    ret[index]._node.data = outputs[index]
+                    retained.append(outputs[index])
+                self._retained_output_data = tuple(retained)
+            self.lazy_grad_sum = config.lazy_grad_sum
+        return ret
+
+    def forward(self, inputs):
+        """Compute output arrays from input arrays; returns a tuple.
+
+        The default sends CuPy inputs to ``forward_gpu`` and anything else to
+        ``forward_cpu`` (deciding on the first input).
+        """
+        assert len(inputs) > 0, "forward needs at least one input"
+        if backend.is_gpu_array(inputs[0]):
+            return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs):
+        raise NotImplementedError(
+            "{} implements neither forward nor forward_cpu".format(self.label))
+
+    def forward_gpu(self, inputs):
+        raise NotImplementedError(
+            "{} implements neither forward nor forward_gpu".format(self.label))
+
+    def check_type_forward(self, in_types):
+        """Check input types with ``type_check.expect``; default: no check."""
+
+    def retain_inputs(self, indexes):
+        """Inside ``forward``: keep these inputs' arrays for backward."""
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes):
+        """Inside ``forward``: keep these outputs' arrays for backward."""
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def get_retained_inputs(self):
+        """Variables of the retained inputs, in the order given to retain."""
+        indexes = self._input_indexes_to_retain
+        if indexes is None or self.inputs is None:
+            return ()
+        return tuple([self.inputs[i].get_variable() if
+                      self.inputs[i].data is not None or
+                      self.inputs[i].get_variable_or_none() is not None
+                      else None for i in indexes])
+
+    def get_retained_outputs(self):
+        """Variables of the retained outputs.
+
+        If an output Variable was dropped, a new one is made around the
+        retained array, with this node as its creator, so backward still
+        finds its value.
+        """
+        indexes = self._output_indexes_to_retain
+        if indexes is None or self.outputs is None:
+            return ()
+        if self._retained_output_data is None:
+            raise ValueError(
+                "{}: retain_outputs was called, but no output data was "
+                "stored (was the graph built with backprop enabled?)".format(
+                    self.label))
+        ret = []
+        outputs = list(self.outputs)
+        for index, data in zip(indexes, self._retained_output_data):
+            node = outputs[index]()
+            if node is None:
+                var = Variable(data, requires_grad=True)
+                var._node.set_creator_node(self)
+                var._node.data = data
+                outputs[index] = weakref.ref(var._node)
+            else:
+                var = node.get_variable()
+            ret.append(var)
+        self.outputs = tuple(outputs)
+        return tuple(ret)
+
+    # ----- backward ---------------------------------------------------------
+    def backward(self, target_input_indexes, grad_outputs):
+        """Gradients w.r.t. the inputs, as Variables (None = no gradient).
+
+        ``grad_outputs`` has one Variable (or None) per output. Return either
+        one entry per input or one per target index. The default says the
+        function is not differentiable.
+        """
+        return (None,) * len(target_input_indexes)
+
+    def backward_accumulate(self, target_input_indexes, grad_outputs,
+                            grad_inputs):
+        """Backward fused with accumulation into existing gradients.
+
+        ``grad_inputs`` holds, per target, the gradient accumulated so far
+        from other paths (None if none; for a repeated input only its first
+        occurrence carries it). Returns the new totals, one per target.
+        Override it when adding into an existing gradient can be done
+        cheaper than computing a gradient and then adding it.
+        """
+        gxs = self._backward_targets(target_input_indexes, grad_outputs)
+        return tuple([gx if g is None else g if gx is None else gx + g
+                      for gx, g in zip(gxs, grad_inputs)])
+
+    def _backward_targets(self, target_input_indexes, grad_outputs):
+        """Call ``backward`` and return exactly one gradient per target."""
+        gxs = self.backward(target_input_indexes, grad_outputs)
+        n_targets = len(target_input_indexes)
+        n_inputs = len(self.inputs)
+        if len(gxs) == n_inputs:
+            if n_inputs != n_targets:
+                gxs = tuple([gxs[i] for i in target_input_indexes])
+        elif len(gxs) != n_targets:
+            expected = str(n_inputs) if n_inputs == n_targets else "{} or {}".format(
+                n_inputs, n_targets)
+            raise ValueError(
+                "number of gradients returned from backward is incorrect: "
+                "{} != expected {}\n  function={} ({})\n{}".format(
+                    len(gxs), expected, type(self).__name__, self.label,
+                    self._describe_io()))
+        return gxs
+
+    def _describe_io(self):
+        lines = []
+        for i, node in enumerate(self.inputs or ()):
+            lines.append("    input {}: shape={} dtype={}".format(
+                i, node.shape, node.dtype))
+        for i, ref in enumerate(self.outputs or ()):
+            node = ref()
+            if node is not None:
+                lines.append("    output {}: shape={} dtype={}".format(
+                    i, node.shape, node.dtype))
+        return "\n".join(lines)
+
+    # ----- hooks and graph surgery ------------------------------------------
+    def add_hook(self, hook, name=None):
+        """Register ``hook`` on this node only."""
+        if not isinstance(hook, function_hook.FunctionHook):
+            raise TypeError("Hook must be of type FunctionHook")
+        name = hook.name if name is None else name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError("Hook {} already exists".format(name))
+        hooks[name] = hook
+        hook.added(self)
+
+    def delete_hook(self, name):
+        """Unregister this node's hook called ``name``."""
+        hooks = self.local_function_hooks
+        if name not in hooks:
+            raise KeyError("Hook {} does not exist".format(name))
+        hooks[name].deleted(self)
+        del hooks[name]
+
+    def unchain(self):
+        """Take this node out of the graph: its outputs become leaves."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.creator_node = None
+        self.inputs = None
+        self.outputs = None
+
+    def _record_stack(self):
+        import traceback
+        self.stack = traceback.extract_stack()[:-3]
+
+
+def _wrap_input(function, x):
+    if isinstance(x, backend.array_types):
+        return Variable(x, requires_grad=False)
+    raise TypeError(
+        "{}: inputs must be Variables or NumPy/CuPy arrays, got {}".format(
+            function.label, type(x)))
+
+
+def _check_same_device(function, in_data):
+    kinds = {type(x) for x in in_data if x is not None}
+    if len(kinds) > 1:
+        raise TypeError(
+            "incompatible array types are mixed in the forward input ({}).\n"
+            "Actual: {}".format(function.label,
+                                ", ".join(sorted(str(k) for k in kinds))))
+
+
+def _check_forward_outputs(function, outputs):
+    if type(outputs) is not tuple:
+        raise TypeError("forward output must be a tuple ({})\nActual: {}"
+                        .format(function.label, type(outputs)))
+    for y in outputs:
+        if not isinstance(y, backend.array_types):
+            raise TypeError(
+                "forward output must be a tuple of ndarrays.\nFunction: {}\n"
+                "Actual output types: ({},)".format(
+                    function.label,
+                    ", ".join(str(type(y)) for y in outputs).rstrip(",")))
+
+
+def _check_nan(function, arrays, phase):
+    for a in arrays:
+        if a is None or a.dtype.kind != "f":
+            continue
+        xp = backend.get_array_module(a)
+        if bool(xp.isnan(a).any()):
+            raise RuntimeError("NaN is detected on {} computation of {}".format(
+                phase, function.label))

@@ -1,0 +1,450 @@
+"""Arithmetic: the functions behind ``+ - * / **`` and unary ``-`` on Variables.
+
+Each operator has two forms. Between two Variables (or a Variable and an
+array) it is a two-input node whose operands may broadcast; backward sums
+each gradient back to its operand's shape. With a Python or NumPy scalar it
+is a one-input "constant" node: the scalar is cast to the Variable's dtype,
+so ``float32 * 2.5`` stays float32 (and an integer Variable times 2.5
+multiplies by 2, as in Chainer).
+
+Every backward is written with these same operators, so it can itself be
+differentiated (double backprop).
+"""
+
+import numpy
+
+from minichain import backend
+from minichain.function_node import FunctionNode
+from minichain.utils.array import force_array
+from minichain.variable import Variable
+
+
+def _scalar_label(value):
+    """How a constant appears in a label: ``2``, ``(-2)``, ``constant array``."""
+    if isinstance(value, backend.array_types) and value.ndim > 0:
+        return "constant array"
+    if float(value) < 0:
+        return "({})".format(value)
+    return str(value)
+
+
+def _sum_to_input(gx, node):
+    """Reduce a broadcast gradient to the shape of the input ``node``."""
+    if gx.shape == node.shape:
+        return gx
+    from minichain.functions.array.broadcast import sum_to
+    return sum_to(gx, node.shape)
+
+
+def _check_binary(in_types, float_only=False):
+    from minichain.utils import type_check
+    type_check.argname(in_types, ("lhs", "rhs"))
+    lhs, rhs = in_types
+    if float_only:
+        type_check.expect(lhs.dtype.kind == "f")
+    type_check.expect(lhs.dtype == rhs.dtype)
+    type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
+
+
+# ----- addition ---------------------------------------------------------------
+class Add(FunctionNode):
+    """``lhs + rhs`` (and n-ary ``add(x0, x1, ...)``), with broadcasting."""
+
+    @property
+    def label(self):
+        return "_ + _"
+
+    def check_type_forward(self, in_types):
+        if len(in_types) == 2:
+            _check_binary(in_types)
+
+    def forward(self, inputs):
+        y = inputs[0] + inputs[1]
+        for x in inputs[2:]:
+            y = y + x
+        return force_array(y),
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        return tuple([_sum_to_input(gy, self.inputs[i]) for i in indexes])
+
+
+class AddConstant(FunctionNode):
+    """``x + c``: the gradient passes through unchanged."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return "_ + {}".format(_scalar_label(self.value))
+
+    def forward(self, inputs):
+        return force_array(inputs[0] + self.value),
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs
+
+
+def add(*xs):
+    """Elementwise sum of any number of Variables/arrays (at least two)."""
+    if len(xs) < 2:
+        raise TypeError("add: at least two inputs are needed, got {}".format(
+            len(xs)))
+    return Add().apply(xs)[0]
+
+
+# ----- subtraction and negation -------------------------------------------------
+class Sub(FunctionNode):
+    """``lhs - rhs`` with broadcasting."""
+
+    @property
+    def label(self):
+        return "_ - _"
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types)
+
+    def forward(self, inputs):
+        return force_array(inputs[0] - inputs[1]),
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        return tuple([_sum_to_input(gy if i == 0 else -gy, self.inputs[i])
+                      for i in indexes])
+
+
+class SubFromConstant(FunctionNode):
+    """``c - x``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return "{} - _".format(_scalar_label(self.value))
+
+    def forward(self, inputs):
+        return force_array(self.value - inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        return -grad_outputs[0],
+
+
+class Neg(FunctionNode):
+    """``-x``."""
+
+    @property
+    def label(self):
+        return "__neg__"
+
+    def forward(self, inputs):
+        return force_array(-inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        return -grad_outputs[0],
+
+
+class Absolute(FunctionNode):
+    """``abs(x)``; the gradient at 0 is taken as 0 (the sign function)."""
+
+    @property
+    def label(self):
+        return "|_|"
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return force_array(abs(inputs[0])),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        xp = backend.get_array_module(x.array)
+        return grad_outputs[0] * force_array(xp.sign(x.array)),
+
+
+# ----- multiplication -----------------------------------------------------------
+class Mul(FunctionNode):
+    """``lhs * rhs`` with broadcasting; floats only."""
+
+    @property
+    def label(self):
+        return "_ * _"
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return force_array(inputs[0] * inputs[1]),
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        x0, x1 = self.get_retained_inputs()
+        result = []
+        for i in indexes:
+            other = x1 if i == 0 else x0
+            result.append(_sum_to_input(gy * other, self.inputs[i]))
+        return tuple(result)
+
+
+class MulConstant(FunctionNode):
+    """``x * c``: the gradient is ``gy * c``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return "_ * {}".format(_scalar_label(self.value))
+
+    def forward(self, inputs):
+        return force_array(inputs[0] * self.value),
+
+    def backward(self, indexes, grad_outputs):
+        return MulConstant(self.value).apply(grad_outputs)
+
+
+# ----- division -------------------------------------------------------------------
+class Div(FunctionNode):
+    """``lhs / rhs`` with broadcasting; floats only."""
+
+    @property
+    def label(self):
+        return "_ / _"
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return force_array(inputs[0] / inputs[1]),
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        x0, x1 = self.get_retained_inputs()
+        gx0 = gy / x1  # d(x0/x1)/dx0 = 1/x1
+        result = []
+        for i in indexes:
+            if i == 0:
+                result.append(_sum_to_input(gx0, self.inputs[0]))
+            else:  # d(x0/x1)/dx1 = -x0/x1**2
+                result.append(_sum_to_input(-gx0 * x0 / x1, self.inputs[1]))
+        return tuple(result)
+
+
+class DivFromConstant(FunctionNode):
+    """``c / x``: the gradient is ``-c / x**2 * gy``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return "{} / _".format(_scalar_label(self.value))
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return force_array(self.value / inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * (-self.value) / (x * x),
+
+
+# ----- powers -------------------------------------------------------------------
+class Pow(FunctionNode):
+    """``lhs ** rhs`` for two Variables; floats only."""
+
+    @property
+    def label(self):
+        return "_ ** _"
+
+    def check_type_forward(self, in_types):
+        _check_binary(in_types, float_only=True)
+
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        self.retain_outputs((0,))
+        return force_array(inputs[0] ** inputs[1]),
+
+    def backward(self, indexes, grad_outputs):
+        from minichain.functions.math.exponential import log
+        gy, = grad_outputs
+        x0, x1 = self.get_retained_inputs()
+        y, = self.get_retained_outputs()
+        result = []
+        for i in indexes:
+            if i == 0:  # d(a**b)/da = b * a**(b-1)
+                g = gy * x1 * x0 ** (x1 - 1)
+            else:  # d(a**b)/db = log(a) * a**b
+                g = gy * log(x0) * y
+            result.append(_sum_to_input(g, self.inputs[i]))
+        return tuple(result)
+
+
+class PowVarConst(FunctionNode):
+    """``x ** c``: the gradient is ``c * x**(c-1) * gy``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return "_ ** {}".format(_scalar_label(self.value))
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return force_array(inputs[0] ** self.value),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        c = self.value
+        return grad_outputs[0] * (x ** (c - 1)) * c,
+
+
+class PowConstVar(FunctionNode):
+    """``c ** x``: the gradient is ``log(c) * c**x * gy``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return "{} ** _".format(_scalar_label(self.value))
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        return force_array(self.value ** inputs[0]),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        xp = backend.get_array_module(y.array)
+        log_c = force_array(xp.log(self.value)).astype(y.dtype)
+        return grad_outputs[0] * y * log_c,
+
+
+# ----- installing the operators on Variable -------------------------------------
+def _constant_or_none(value, x):
+    """Classify the other operand of ``x <op> value``.
+
+    Returns ``(kind, converted)``: ``'var'`` for a Variable, ``'array'`` for
+    an array (cast to x's dtype), ``'scalar'`` for a number (cast to x's
+    dtype type). Anything else is a TypeError naming what was given.
+    """
+    if type(value) is float or type(value) is int:  # the common case, first
+        return "scalar", x._data.dtype.type(value)
+    if isinstance(value, Variable):
+        return "var", value
+    if isinstance(value, backend.array_types):
+        return "array", value.astype(x.dtype, copy=False)
+    if numpy.isscalar(value) and not isinstance(value, (str, bytes)):
+        return "scalar", x.dtype.type(value)
+    raise TypeError(
+        "Value must be a scalar, `numpy.ndarray`, `cupy.ndarray` or a "
+        "`Variable`.\nActual: {}".format(type(value)))
+
+
+def _binary(x, value, two_input, one_input, reflected=False):
+    kind, other = _constant_or_none(value, x)
+    if kind == "scalar":
+        return one_input(other).apply((x,))[0]
+    if kind == "array" and other.ndim == 0 and one_input is not None:
+        return one_input(other.dtype.type(other)).apply((x,))[0]
+    pair = (other, x) if reflected else (x, other)
+    return two_input().apply(pair)[0]
+
+
+def _add(self, other):
+    return _binary(self, other, Add, AddConstant)
+
+
+def _sub(self, other):
+    return _binary(self, other, Sub,
+                   lambda c: AddConstant(-c) if c == c else AddConstant(c))
+
+
+def _rsub(self, other):
+    return _binary(self, other, Sub, SubFromConstant, reflected=True)
+
+
+def _mul(self, other):
+    return _binary(self, other, Mul, MulConstant)
+
+
+def _div(self, other):
+    return _binary(self, other, Div, lambda c: MulConstant(1 / c) if c != 0
+                   else _DivByConstant(c))
+
+
+def _rdiv(self, other):
+    return _binary(self, other, Div, DivFromConstant, reflected=True)
+
+
+def _pow(self, other):
+    return _binary(self, other, Pow, PowVarConst)
+
+
+def _rpow(self, other):
+    return _binary(self, other, Pow, PowConstVar, reflected=True)
+
+
+def _neg(self):
+    return Neg().apply((self,))[0]
+
+
+def _abs(self):
+    return Absolute().apply((self,))[0]
+
+
+def _pos(self):
+    return self
+
+
+def _matmul(self, other):
+    from minichain.functions.math.matmul import matmul
+    return matmul(self, other)
+
+
+def _rmatmul(self, other):
+    from minichain.functions.math.matmul import matmul
+    return matmul(other, self)
+
+
+class _DivByConstant(FunctionNode):
+    """``x / 0``: kept as a division so the result is inf/nan as in NumPy."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def label(self):
+        return "_ / {}".format(_scalar_label(self.value))
+
+    def forward(self, inputs):
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            return force_array(inputs[0] / self.value),
+
+    def backward(self, indexes, grad_outputs):
+        return _DivByConstant(self.value).apply(grad_outputs)
+
+
+def install_variable_arithmetics():
+    """Attach the operators to ``Variable`` (done once, at import)."""
+    Variable.__add__ = _add
+    Variable.__radd__ = _add
+    Variable.__sub__ = _sub
+    Variable.__rsub__ = _rsub
+    Variable.__mul__ = _mul
+    Variable.__rmul__ = _mul
+    Variable.__truediv__ = _div
+    Variable.__rtruediv__ = _rdiv
+    Variable.__pow__ = _pow
+    Variable.__rpow__ = _rpow
+    Variable.__neg__ = _neg
+    Variable.__abs__ = _abs
+    Variable.__pos__ = _pos
+    Variable.__matmul__ = _matmul
+    Variable.__rmatmul__ = _rmatmul
+
+
+install_variable_arithmetics()

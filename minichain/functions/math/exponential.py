@@ -1,0 +1,61 @@
+"""``exp`` and ``log``."""
+
+from minichain import backend
+from minichain.function_node import FunctionNode
+from minichain.utils.array import force_array
+
+
+def _check_float(in_types):
+    from minichain.utils import type_check
+    type_check.argname(in_types, ("x",))
+    type_check.expect(in_types[0].dtype.kind == "f")
+
+
+class Exp(FunctionNode):
+    """``y = exp(x)``; its derivative is itself, so backward keeps the output."""
+
+    @property
+    def label(self):
+        return "exp"
+
+    def check_type_forward(self, in_types):
+        _check_float(in_types)
+
+    def forward(self, inputs):
+        self.retain_outputs((0,))
+        xp = backend.get_array_module(inputs[0])
+        return force_array(xp.exp(inputs[0])),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return grad_outputs[0] * y,
+
+
+class Log(FunctionNode):
+    """``y = log(x)``; backward is ``gy / x``."""
+
+    @property
+    def label(self):
+        return "log"
+
+    def check_type_forward(self, in_types):
+        _check_float(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        xp = backend.get_array_module(inputs[0])
+        return force_array(xp.log(inputs[0])),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] / x,
+
+
+def exp(x):
+    """Elementwise exponential. Shape and dtype are kept."""
+    return Exp().apply((x,))[0]
+
+
+def log(x):
+    """Elementwise natural logarithm. Shape and dtype are kept."""
+    return Log().apply((x,))[0]
