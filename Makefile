@@ -77,7 +77,8 @@ test-notebooks: install ## run every notebook and compare its outputs (nbval)
 		echo "test-notebooks: no notebooks in notebooks/ yet; nothing to check."; \
 		exit 0; \
 	fi; \
-	set -x; $(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
+	echo "$(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/"; \
+	$(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
 
 test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
 	@status=0; \
