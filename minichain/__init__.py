@@ -22,4 +22,5 @@ from minichain.variable import (  # NOQA
     Parameter, Variable, VariableNode, as_array, as_variable)
 
 from minichain import functions  # NOQA  (installs the Variable operators)
+from minichain import gradient_check  # NOQA
 from minichain.utils import type_check  # NOQA
