@@ -49,7 +49,13 @@ def parse_environment_yml(text: str) -> dict:
     "pip": [...], "optional": [...]}, where "optional" holds the dependency
     lines that are commented out (`# - cupy`).
     """
-    result = {"name": None, "channels": [], "dependencies": [], "pip": [], "optional": []}
+    result = {
+        "name": None,
+        "channels": [],
+        "dependencies": [],
+        "pip": [],
+        "optional": [],
+    }
     section = None  # the top-level key whose list we are reading
     pip_indent = None  # indentation of the `- pip:` item while inside it
     for raw in text.splitlines():
@@ -97,7 +103,7 @@ def conda_side(environment: dict) -> tuple[set, set]:
 
 
 def pip_side(pyproject: dict) -> tuple[set, set]:
-    """(required, optional) requirements of pyproject.toml: runtime plus [dev], and [gpu]."""
+    """(required, optional) of pyproject.toml: runtime plus [dev], and [gpu]."""
     project = pyproject["project"]
     extras = project["optional-dependencies"]
     required = {normalise(r) for r in project["dependencies"] + extras["dev"]}
@@ -147,7 +153,9 @@ def test_environment_header_and_editable_install():
     python = [d for d in environment["dependencies"] if normalise(d)[0] == "python"]
     assert python, "environment.yml does not pin python"
     version = tuple(int(p) for p in re.findall(r"\d+", python[0])[:2])
-    minimum = tuple(int(p) for p in re.findall(r"\d+", pyproject["project"]["requires-python"])[:2])
+    minimum = tuple(
+        int(p) for p in re.findall(r"\d+", pyproject["project"]["requires-python"])[:2]
+    )
     assert version >= minimum, f"{python[0]} is older than requires-python"
 
 

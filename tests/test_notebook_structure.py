@@ -47,7 +47,9 @@ def test_kernelspec_is_python3(path):
 
 @chapter
 def test_every_code_cell_was_executed(path):
-    missing = [i for i, c in enumerate(code_cells(path)) if c["execution_count"] is None]
+    missing = [
+        i for i, c in enumerate(code_cells(path)) if c["execution_count"] is None
+    ]
     assert not missing, (
         f"{path.name}: code cells {missing} (counting non-empty code cells from 0)"
         " have no execution_count; run `make notebooks`"
@@ -85,7 +87,9 @@ def test_chapter_file_names():
     if not notebooks:
         pytest.skip("no chapters yet")
     wrong = [name for name in notebooks if not CHAPTER_NAME.match(name)]
-    assert not wrong, f"notebooks not named NN_topic.ipynb (lower case, digits, _): {wrong}"
+    assert not wrong, (
+        f"notebooks not named NN_topic.ipynb (lower case, digits, _): {wrong}"
+    )
     numbers = [name[:2] for name in notebooks]
     repeated = sorted({n for n in numbers if numbers.count(n) > 1})
     assert not repeated, f"two chapters share a number: {repeated}"
