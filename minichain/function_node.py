@@ -292,7 +292,9 @@ class FunctionNode:
 
     def _record_stack(self):
         import traceback
-        self.stack = traceback.extract_stack()[:-3]
+        # Drop the two innermost frames (this method and ``apply``): what is
+        # left ends at the line that applied the function.
+        self.stack = traceback.extract_stack()[:-2]
 
 
 def _wrap_input(function, x):

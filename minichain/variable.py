@@ -427,7 +427,9 @@ class Variable:
 
     def summary(self):
         name = self.name
-        return "<variable {}>".format(name) if name else "<variable>"
+        if name:
+            return "<variable {}>".format(name)
+        return "<variable at {:#x}>".format(id(self))
 
     def debug_print(self):
         """A multi-line report (device, shape, dtype, statistics, grad)."""
