@@ -31,6 +31,7 @@ import numpy
 from minichain import backend
 from minichain.backprop import grad as _grad
 from minichain.configuration import using_config
+from minichain.utils.array import force_array
 from minichain.variable import Variable
 
 
@@ -264,13 +265,13 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
             if skip:
                 inputs.append(x.astype(out_dtype))
                 continue
-            inputs.append((x.astype(numpy.float64) + delta * directions[k])
-                          .astype(out_dtype))
+            inputs.append(force_array(
+                x.astype(numpy.float64) + delta * directions[k], out_dtype))
             k += 1
         for p, original, d in zip(params, param_arrays, directions[k:]):
             out_dtype = original.dtype if dtype is None else dtype
-            p.array = (original.astype(numpy.float64) + delta * d).astype(
-                out_dtype)
+            p.array = force_array(
+                original.astype(numpy.float64) + delta * d, out_dtype)
         outs = _as_tuple(func(*[Variable(a) for a in inputs]))
         return tuple([None if y is None else y.array for y in outs])
 

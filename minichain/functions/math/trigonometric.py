@@ -1,0 +1,85 @@
+"""``sin`` and ``cos``: each one's derivative is (up to sign) the other.
+
+So each backward is written with the other function, and differentiating
+twice goes round the circle: sin -> cos -> -sin.
+"""
+
+from minichain import backend
+from minichain.function_node import FunctionNode
+from minichain.utils import type_check
+from minichain.utils.array import force_array
+
+
+def _check_float(in_types):
+    type_check.argname(in_types, ("x",))
+    type_check.expect(in_types[0].dtype.kind == "f")
+
+
+class Sin(FunctionNode):
+    """``y = sin(x)``; backward ``gx = gy * cos(x)``, so it keeps ``x``."""
+
+    @property
+    def label(self):
+        return "sin"
+
+    def check_type_forward(self, in_types):
+        _check_float(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        xp = backend.get_array_module(inputs[0])
+        return force_array(xp.sin(inputs[0])),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * cos(x),
+
+
+class Cos(FunctionNode):
+    """``y = cos(x)``; backward ``gx = -gy * sin(x)``, so it keeps ``x``."""
+
+    @property
+    def label(self):
+        return "cos"
+
+    def check_type_forward(self, in_types):
+        _check_float(in_types)
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        xp = backend.get_array_module(inputs[0])
+        return force_array(xp.cos(inputs[0])),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return -grad_outputs[0] * sin(x),
+
+
+def sin(x):
+    """Elementwise sine.
+
+    Args:
+        x: Variable or array of floats, any shape.
+
+    Returns:
+        A Variable of the same shape and dtype.
+
+    >>> sin(Variable(numpy.array([0.0, numpy.pi / 2]))).array
+    array([0., 1.])
+    """
+    return Sin().apply((x,))[0]
+
+
+def cos(x):
+    """Elementwise cosine.
+
+    Args:
+        x: Variable or array of floats, any shape.
+
+    Returns:
+        A Variable of the same shape and dtype.
+
+    >>> cos(Variable(numpy.array([0.0, numpy.pi]))).array
+    array([ 1., -1.])
+    """
+    return Cos().apply((x,))[0]
