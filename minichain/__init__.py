@@ -24,3 +24,7 @@ from minichain.variable import (  # NOQA
 from minichain import functions  # NOQA  (installs the Variable operators)
 from minichain import gradient_check  # NOQA
 from minichain.utils import type_check  # NOQA
+
+# Training: links own parameters, optimizers update them, datasets feed them.
+from minichain.link import Chain, Link  # NOQA
+from minichain import datasets, links, optimizers  # NOQA

@@ -1,0 +1,114 @@
+"""The fully connected layer: ``y = x W^T + b``.
+
+Shapes: ``x`` is ``(N, in_size)``, ``W`` is ``(out_size, in_size)``, ``b`` is
+``(out_size,)`` and ``y`` is ``(N, out_size)``. ``W`` is stored as
+``(out, in)`` (as in Chainer) so each row is the weight vector of one output
+unit.
+
+The input size may be left out: ``Linear(3)`` (or ``Linear(None, 3)``)
+creates ``W`` on the first call, when the input shows its size. That is how
+a model can be written without counting the features that reach each layer.
+"""
+
+import math
+
+import numpy
+
+from minichain import backend
+from minichain.link import Link
+from minichain.variable import Parameter
+
+
+def _generator():
+    """The package's random generator (seeded by ``minichain.random``).
+
+    Falls back to a fixed-seed NumPy generator while ``minichain.random`` is
+    not available, so weights stay reproducible either way.
+    """
+    try:
+        from minichain import random
+    except ImportError:
+        return _FALLBACK_GENERATOR
+    return random.get_generator()
+
+
+_FALLBACK_GENERATOR = numpy.random.default_rng(0)
+
+
+def lecun_normal(shape, dtype, xp):
+    """Weights drawn from N(0, 1/fan_in), ``fan_in = shape[1]``.
+
+    With this scale each output unit starts with roughly unit variance when
+    its inputs have unit variance, so signals neither explode nor vanish
+    through a stack of layers (LeCun et al., "Efficient BackProp").
+    Drawn on the host from the package generator, then moved to ``xp``.
+    """
+    fan_in = shape[1] if len(shape) > 1 else shape[0]
+    std = math.sqrt(1.0 / fan_in)
+    array = _generator().standard_normal(shape, dtype=numpy.float32)
+    array = (array * numpy.float32(std)).astype(dtype, copy=False)
+    return array if xp is numpy else xp.asarray(array)
+
+
+class Linear(Link):
+    """A fully connected layer with weight ``W`` and bias ``b``.
+
+    Args:
+        in_size: number of input features, or None to learn it from the
+            first input. ``Linear(out_size)`` is short for
+            ``Linear(None, out_size)``.
+        out_size: number of output features.
+        nobias: if True there is no ``b`` (``self.b`` is None).
+        initialW: initial weight: None (LeCun normal), a number (constant),
+            an array of shape ``(out_size, in_size)``, or a callable
+            ``f(shape, dtype, xp) -> array``.
+        initial_bias: initial bias, same kinds (None means zeros).
+    """
+
+    def __init__(self, in_size, out_size=None, nobias=False, initialW=None,
+                 initial_bias=None):
+        super().__init__()
+        if out_size is None:
+            in_size, out_size = None, in_size
+        self.out_size = out_size
+        with self.init_scope():
+            self.W = Parameter(lecun_normal if initialW is None else initialW)
+            if self.W.array is None and in_size is not None:
+                self.W.initialize((out_size, in_size))
+            if nobias:
+                self.b = None
+            else:
+                bias = 0 if initial_bias is None else initial_bias
+                self.b = Parameter(bias, (out_size,))
+
+    @property
+    def in_size(self):
+        """The input size, or None before the first call of a lazy layer."""
+        return None if self.W.array is None else self.W.shape[1]
+
+    def forward(self, x):
+        """``x`` (N, in_size) -> (N, out_size); more axes are flattened."""
+        array = getattr(x, "array", x)
+        if array.ndim > 2:
+            x = x.reshape(len(array), -1)
+            array = x.array if hasattr(x, "array") else x
+        if self.W.array is None:
+            xp = backend.get_array_module(array)
+            self.W.initialize((self.out_size, array.shape[1]),
+                              dtype=array.dtype, xp=xp)
+        return _linear(x, self.W, self.b)
+
+    def __repr__(self):
+        return "Linear(in_size={}, out_size={}, nobias={})".format(
+            self.in_size, self.out_size, self.b is None)
+
+
+def _linear(x, W, b):
+    # F.linear is one node (and knows which arrays its backward keeps);
+    # the operator form is the same math where it is not available.
+    from minichain import functions as F
+    linear = getattr(F, "linear", None)
+    if linear is not None:
+        return linear(x, W, b)
+    y = x @ W.T
+    return y if b is None else y + b
