@@ -209,7 +209,7 @@ def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
                         _add_gradient(func, in_nodes[i], i, gx, grads, leaves,
                                       grad_mode)
         except Exception as error:
-            if debug and func.stack is not None:
+            if func.stack is not None:  # recorded by a debug-mode forward
                 _attach_stack(error, func)
             raise
 
