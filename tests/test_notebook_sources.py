@@ -1,0 +1,48 @@
+"""Each committed notebook must match its text source cell for cell.
+
+The chapters are written in ``notebooks/src/NN_topic.py``; a notebook whose
+cells drifted from its source (edited in Jupyter and not copied back, or a
+source changed without ``make notebooks``) fails here.
+"""
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+
+
+def _build_module():
+    spec = importlib.util.spec_from_file_location(
+        "notebook_build", ROOT / "notebooks" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_parse_cells_splits_code_and_markdown():
+    build = _build_module()
+    text = "# %% [markdown]\n# # Title\n# words\n\n# %%\nx = 1\nx\n"
+    assert build.parse_cells(text) == [("markdown", "# Title\nwords"),
+                                       ("code", "x = 1\nx")]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_notebook_matches_its_source(source):
+    build = _build_module()
+    expected = build.parse_cells(source.read_text())
+    notebook = ROOT / "notebooks" / (source.stem + ".ipynb")
+    assert notebook.exists(), "run `make notebooks` to build " + notebook.name
+    cells = json.loads(notebook.read_text())["cells"]
+    actual = [(c["cell_type"], "".join(c["source"])) for c in cells]
+    assert actual == expected, (
+        notebook.name + " differs from its source; run `make notebooks`")
+
+
+def test_every_notebook_has_a_source():
+    notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    stems = {s.stem for s in SOURCES}
+    assert [n.name for n in notebooks if n.stem not in stems] == []
