@@ -15,24 +15,10 @@ import math
 import numpy
 
 from minichain import backend
+from minichain import functions as F
+from minichain import random as mc_random
 from minichain.link import Link
 from minichain.variable import Parameter
-
-
-def _generator():
-    """The package's random generator (seeded by ``minichain.random``).
-
-    Falls back to a fixed-seed NumPy generator while ``minichain.random`` is
-    not available, so weights stay reproducible either way.
-    """
-    try:
-        from minichain import random
-    except ImportError:
-        return _FALLBACK_GENERATOR
-    return random.get_generator()
-
-
-_FALLBACK_GENERATOR = numpy.random.default_rng(0)
 
 
 def lecun_normal(shape, dtype, xp):
@@ -41,11 +27,13 @@ def lecun_normal(shape, dtype, xp):
     With this scale each output unit starts with roughly unit variance when
     its inputs have unit variance, so signals neither explode nor vanish
     through a stack of layers (LeCun et al., "Efficient BackProp").
-    Drawn on the host from the package generator, then moved to ``xp``.
+    Drawn on the host from ``minichain.random.get_generator()`` (so
+    ``minichain.random.seed(s)`` makes models reproducible), then moved to
+    ``xp``.
     """
     fan_in = shape[1] if len(shape) > 1 else shape[0]
     std = math.sqrt(1.0 / fan_in)
-    array = _generator().standard_normal(shape, dtype=numpy.float32)
+    array = mc_random.get_generator().standard_normal(shape, dtype=numpy.float32)
     array = (array * numpy.float32(std)).astype(dtype, copy=False)
     return array if xp is numpy else xp.asarray(array)
 
@@ -88,27 +76,18 @@ class Linear(Link):
 
     def forward(self, x):
         """``x`` (N, in_size) -> (N, out_size); more axes are flattened."""
-        array = getattr(x, "array", x)
-        if array.ndim > 2:
-            x = x.reshape(len(array), -1)
-            array = x.array if hasattr(x, "array") else x
         if self.W.array is None:
-            xp = backend.get_array_module(array)
-            self.W.initialize((self.out_size, array.shape[1]),
-                              dtype=array.dtype, xp=xp)
-        return _linear(x, self.W, self.b)
+            self._initialize_W(x)
+        return F.linear(x, self.W, self.b)
+
+    def _initialize_W(self, x):
+        # The input size is everything but the batch axis: (N, 3, 4) -> 12.
+        array = getattr(x, "array", x)
+        in_size = array.size // len(array)
+        self.W.initialize((self.out_size, in_size), dtype=array.dtype,
+                          xp=backend.get_array_module(array))
 
     def __repr__(self):
         return "Linear(in_size={}, out_size={}, nobias={})".format(
             self.in_size, self.out_size, self.b is None)
 
-
-def _linear(x, W, b):
-    # F.linear is one node (and knows which arrays its backward keeps);
-    # the operator form is the same math where it is not available.
-    from minichain import functions as F
-    linear = getattr(F, "linear", None)
-    if linear is not None:
-        return linear(x, W, b)
-    y = x @ W.T
-    return y if b is None else y + b
