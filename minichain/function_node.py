@@ -87,7 +87,8 @@ class FunctionNode:
         in_data = tuple([x._data for x in input_vars])
         if backend.available:
             _check_same_device(self, in_data)
-        if config.debug:
+        debug = config.debug  # read once: a thread-local lookup per read
+        if debug:
             self._record_stack()
         if self._has_type_check and config.type_check:
             from minichain.utils import type_check
@@ -104,7 +105,7 @@ class FunctionNode:
         else:
             outputs = self.forward(in_data)
         _check_forward_outputs(self, outputs)
-        if config.debug:
+        if debug:
             _check_nan(self, outputs, "forward")
 
         self._applied = True
@@ -117,14 +118,22 @@ class FunctionNode:
 
         if config.enable_backprop:
             input_nodes = tuple([x._node for x in input_vars])
-            self.rank = max([n.rank for n in input_nodes], default=0)
-            rank = self.rank + 1
+            # Plain loops rather than max() and comprehensions: this block
+            # runs once per operation, and each saved call shows in the
+            # per-op benchmark (benchmarks/run.py).
+            rank = 0
+            for node in input_nodes:
+                if node.rank > rank:
+                    rank = node.rank
+            self.rank = rank
+            output_refs = []
             for y in ret:
                 node = y._node
                 node.creator_node = self
-                node.rank = rank
+                node.rank = rank + 1
+                output_refs.append(weakref.ref(node))
             self.inputs = input_nodes
-            self.outputs = tuple([weakref.ref(y._node) for y in ret])
+            self.outputs = tuple(output_refs)
             if self._input_indexes_to_retain is not None:
                 for index in self._input_indexes_to_retain:
                     input_nodes[index].data = in_data[index]
@@ -322,9 +331,8 @@ def _check_forward_outputs(function, outputs):
         if not isinstance(y, backend.array_types):
             raise TypeError(
                 "forward output must be a tuple of ndarrays.\nFunction: {}\n"
-                "Actual output types: ({},)".format(
-                    function.label,
-                    ", ".join(str(type(y)) for y in outputs).rstrip(",")))
+                "Actual output types: {}".format(
+                    function.label, tuple(type(y) for y in outputs)))
 
 
 def _check_nan(function, arrays, phase):

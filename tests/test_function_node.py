@@ -168,6 +168,17 @@ def test_forward_must_return_arrays(value, type_name):
     assert type_name in str(info.value)
 
 
+def test_forward_output_types_are_listed_as_a_tuple():
+    class TwoFloats(FunctionNode):
+        def forward(self, inputs):
+            return 1.0, 2.0
+
+    with pytest.raises(TypeError) as info:
+        TwoFloats().apply((f32([1]),))
+    assert str(info.value).endswith(
+        "Actual output types: (<class 'float'>, <class 'float'>)")
+
+
 class NaNForward(FunctionNode):
     @property
     def label(self):
