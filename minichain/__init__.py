@@ -23,6 +23,7 @@ from minichain.variable import (  # NOQA
 
 from minichain import functions  # NOQA  (installs the Variable operators)
 from minichain import gradient_check  # NOQA
+from minichain import random  # NOQA  (minichain's replayable randomness)
 from minichain.utils import type_check  # NOQA
 
 # Training: links own parameters, optimizers update them, datasets feed them.

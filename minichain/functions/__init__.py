@@ -17,3 +17,20 @@ from minichain.functions.math.sqrt import sqrt  # NOQA
 from minichain.functions.math.square import square  # NOQA
 from minichain.functions.math.sum import mean, sum  # NOQA
 from minichain.functions.math.trigonometric import cos, sin  # NOQA
+from minichain.functions.array.concat import concat  # NOQA
+from minichain.functions.array.get_item import get_item  # NOQA
+from minichain.functions.array.reshape import reshape  # NOQA
+from minichain.functions.array.split_axis import split_axis  # NOQA
+from minichain.functions.array.transpose import transpose  # NOQA
+from minichain.functions.array.where import where  # NOQA
+from minichain.functions.activation.leaky_relu import leaky_relu  # NOQA
+from minichain.functions.activation.log_softmax import log_softmax  # NOQA
+from minichain.functions.activation.relu import relu  # NOQA
+from minichain.functions.activation.sigmoid import sigmoid  # NOQA
+from minichain.functions.activation.softmax import softmax  # NOQA
+from minichain.functions.activation.tanh import tanh  # NOQA
+from minichain.functions.connection.linear import linear  # NOQA
+from minichain.functions.noise.dropout import dropout  # NOQA
+from minichain.functions.loss.mean_squared_error import mean_squared_error  # NOQA
+from minichain.functions.loss.softmax_cross_entropy import softmax_cross_entropy  # NOQA
+from minichain.functions.evaluation.accuracy import accuracy  # NOQA

@@ -1,0 +1,75 @@
+"""``leaky_relu``: ``x`` where positive, ``slope * x`` elsewhere.
+
+With ``slope >= 0`` the output has the sign of the input, so, like ``relu``,
+only the output is kept; a negative slope flips signs, and then the input
+is kept instead.
+"""
+
+from minichain import backend
+from minichain.function_node import FunctionNode
+from minichain.utils.array import force_array
+
+
+class LeakyReLU(FunctionNode):
+    """``y = x if x >= 0 else slope * x``."""
+
+    def __init__(self, slope):
+        self.slope = slope
+
+    @property
+    def label(self):
+        return "LeakyReLU"
+
+    def check_type_forward(self, in_types):
+        from minichain.utils import type_check
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        x, = inputs
+        xp = backend.get_array_module(x)
+        if self.slope >= 0:
+            self.retain_outputs((0,))
+        else:
+            self.retain_inputs((0,))
+        slope = x.dtype.type(self.slope)
+        return force_array(xp.where(x >= 0, x, x * slope)),
+
+    def backward(self, indexes, grad_outputs):
+        if self.slope >= 0:
+            sign_source, = self.get_retained_outputs()
+        else:
+            sign_source, = self.get_retained_inputs()
+        positive = sign_source.array >= 0
+        return LeakyReLUGrad(positive, self.slope).apply(grad_outputs)
+
+
+class LeakyReLUGrad(FunctionNode):
+    """``gx = gy`` where the input was positive, ``slope * gy`` elsewhere."""
+
+    def __init__(self, positive, slope):
+        self.positive = positive
+        self.slope = slope
+
+    @property
+    def label(self):
+        return "LeakyReLUGrad"
+
+    def forward(self, inputs):
+        gy, = inputs
+        xp = backend.get_array_module(gy)
+        slope = gy.dtype.type(self.slope)
+        return force_array(xp.where(self.positive, gy, gy * slope)),
+
+    def backward(self, indexes, grad_outputs):
+        return LeakyReLUGrad(self.positive, self.slope).apply(grad_outputs)
+
+
+def leaky_relu(x, slope=0.2):
+    """Leaky rectifier: ``x`` for ``x >= 0``, ``slope * x`` otherwise.
+
+    Args:
+        x: float Variable or array, any shape.
+        slope: the slope for negative inputs (default 0.2, as in Chainer).
+    """
+    return LeakyReLU(float(slope)).apply((x,))[0]

@@ -1,0 +1,59 @@
+"""``relu``: ``max(x, 0)``, keeping only its output.
+
+Where the output is positive the gradient passes, elsewhere it is zero; the
+output alone tells which, so the input need not be kept. The backward is
+``ReLUGrad``, which multiplies by that mask; its own backward multiplies by
+the same mask again (the second derivative of relu is zero), so double
+backprop works.
+"""
+
+from minichain import backend
+from minichain.function_node import FunctionNode
+from minichain.utils.array import force_array
+
+
+class ReLU(FunctionNode):
+    """``y = max(x, 0)``; retains ``y`` only."""
+
+    @property
+    def label(self):
+        return "ReLU"
+
+    def check_type_forward(self, in_types):
+        from minichain.utils import type_check
+        type_check.argname(in_types, ("x",))
+        type_check.expect(in_types[0].dtype.kind == "f")
+
+    def forward(self, inputs):
+        x, = inputs
+        xp = backend.get_array_module(x)
+        self.retain_outputs((0,))
+        return force_array(xp.maximum(x, 0)),
+
+    def backward(self, indexes, grad_outputs):
+        y, = self.get_retained_outputs()
+        return ReLUGrad(y.array).apply(grad_outputs)
+
+
+class ReLUGrad(FunctionNode):
+    """``gx = gy * (y > 0)``; ``y`` is a constant array."""
+
+    def __init__(self, y):
+        self.y = y
+
+    @property
+    def label(self):
+        return "ReLUGrad"
+
+    def forward(self, inputs):
+        gy, = inputs
+        xp = backend.get_array_module(gy)
+        return force_array(xp.where(self.y > 0, gy, gy.dtype.type(0))),
+
+    def backward(self, indexes, grad_outputs):
+        return ReLUGrad(self.y).apply(grad_outputs)
+
+
+def relu(x):
+    """Rectified linear unit ``max(x, 0)``, elementwise; dtype is kept."""
+    return ReLU().apply((x,))[0]

@@ -1,0 +1,142 @@
+"""``softmax_cross_entropy``: the classification loss on raw scores.
+
+With scores ``x`` of shape ``(N, C)`` and integer labels ``t`` of shape
+``(N,)``, the loss of sample ``i`` is ``-log_softmax(x)[i, t[i]]``; samples
+labelled ``ignore_label`` contribute nothing. (More axes are allowed: ``x``
+``(N, C, d1, ...)`` with ``t`` ``(N, d1, ...)``; the class axis is 1.)
+
+Backward, with ``p = softmax(x)`` and one-hot labels ``T``:
+``gx = (p - T) * gy / count``. Two details matter:
+
+* The one-hot array and the mask are built in ``x``'s dtype. Subtracting an
+  integer one-hot from float32 scores would give float64 and silently run
+  the whole backward in float64 (DeZero's MLP is twice as slow for this).
+* It is written with minichain's ``softmax`` and operators on the retained
+  ``x``, so the loss can be differentiated twice.
+"""
+
+from minichain import backend
+from minichain.function_node import FunctionNode
+from minichain.functions.activation.log_softmax import _log_softmax_array
+from minichain.utils.array import force_array
+from minichain.variable import Variable
+
+
+class SoftmaxCrossEntropy(FunctionNode):
+    """Inputs ``(x, t)``: float scores and integer labels; no gradient for t."""
+
+    def __init__(self, normalize=True, reduce="mean", ignore_label=-1):
+        self.normalize = normalize
+        self.reduce = reduce
+        self.ignore_label = ignore_label
+
+    @property
+    def label(self):
+        return "SoftmaxCrossEntropy"
+
+    def check_type_forward(self, in_types):
+        from minichain.utils import type_check
+        type_check.argname(in_types, ("x", "t"))
+        x, t = in_types
+        type_check.expect(
+            x.dtype.kind == "f",
+            t.dtype.kind == "i",
+            x.ndim >= 2,
+            t.ndim == x.ndim - 1,
+            x.shape[0] == t.shape[0],
+        )
+        for axis in range(2, type_check.eval(x.ndim)):
+            type_check.expect(x.shape[axis] == t.shape[axis - 1])
+
+    def forward(self, inputs):
+        x, t = inputs
+        xp = backend.get_array_module(x)
+        _check_labels(xp, t, x.shape[1], self.ignore_label)
+        self.retain_inputs((0, 1))
+        valid = t != self.ignore_label
+        safe_t = xp.where(valid, t, 0)  # any class index; masked out below
+        log_p = _log_softmax_array(x, axis=1)
+        picked = xp.take_along_axis(log_p, safe_t[:, None], axis=1)[:, 0]
+        losses = -picked * valid.astype(x.dtype)
+        if self.reduce == "no":
+            return losses,
+        return force_array(losses.sum() * x.dtype.type(self._coefficient(t)),
+                           x.dtype),
+
+    def _coefficient(self, t):
+        """``1 / count``: valid labels if normalize, else the batch size."""
+        if self.normalize:
+            count = int((t != self.ignore_label).sum())
+        else:
+            count = t.shape[0]
+        return 1.0 / max(count, 1)
+
+    def backward(self, indexes, grad_outputs):
+        from minichain.functions.activation.softmax import softmax
+        from minichain.functions.array.reshape import reshape
+        x, t = self.get_retained_inputs()
+        gy, = grad_outputs
+        xp = backend.get_array_module(x.array)
+        onehot, mask = _onehot_and_mask(xp, t.array, x.shape[1], x.dtype,
+                                        self.ignore_label)
+        if self.reduce == "no":   # one gradient per sample: (N, 1, d1, ...)
+            scale = reshape(gy, gy.shape[:1] + (1,) + gy.shape[1:])
+        else:                     # a 0-d gradient for the mean
+            scale = gy * self._coefficient(t.array)
+        gx = (softmax(x, axis=1) * mask - onehot) * scale
+        return tuple([gx if i == 0 else None for i in indexes])
+
+
+def _onehot_and_mask(xp, t, n_classes, dtype, ignore_label):
+    """One-hot labels ``(N, C, ...)`` and the valid-sample mask ``(N, 1, ...)``.
+
+    Both in ``dtype`` (the scores' float dtype), never in the label's int
+    dtype. An ignored label matches no class, so its one-hot row is zero.
+    """
+    classes = xp.arange(n_classes).reshape((1, n_classes) + (1,) * (t.ndim - 1))
+    onehot = (t[:, None] == classes).astype(dtype)
+    mask = (t[:, None] != ignore_label).astype(dtype)
+    return onehot, mask
+
+
+def _check_labels(xp, t, n_classes, ignore_label):
+    bad = (t != ignore_label) & ((t < 0) | (t >= n_classes))
+    if bool(bad.any()):
+        values = backend.to_cpu(t[bad])
+        raise ValueError(
+            "softmax_cross_entropy: labels must be in [0, {}) or equal to "
+            "ignore_label ({}); got {}".format(n_classes, ignore_label,
+                                               sorted(set(values.tolist()))[:10]))
+
+
+def softmax_cross_entropy(x, t, normalize=True, reduce="mean",
+                          ignore_label=-1):
+    """Cross-entropy of ``softmax(x)`` against integer labels ``t``.
+
+    Args:
+        x: float scores ``(N, C)`` (or ``(N, C, d1, ...)``), not probabilities.
+        t: integer labels ``(N,)`` (or ``(N, d1, ...)``), array or Variable.
+        normalize: with ``reduce='mean'``, divide by the number of labels
+            that are not ``ignore_label`` (True) or by ``N`` (False).
+        reduce: ``'mean'`` gives a 0-d loss; ``'no'`` gives one loss per
+            sample, shape ``t.shape`` (0 where the label is ignored).
+        ignore_label: samples with this label add nothing to the loss.
+
+    Returns a Variable in ``x``'s dtype.
+    """
+    if reduce not in ("mean", "no"):
+        raise ValueError("softmax_cross_entropy: reduce must be 'mean' or "
+                         "'no', got {!r}".format(reduce))
+    label_array = t.array if isinstance(t, Variable) else t
+    if not isinstance(label_array, backend.array_types):
+        raise TypeError("softmax_cross_entropy: labels t must be an integer "
+                        "array or Variable, got {}".format(type(t)))
+    if label_array.dtype.kind not in "iu":
+        raise TypeError("softmax_cross_entropy: labels t must have an integer "
+                        "dtype (int32 or int64), got {}"
+                        .format(label_array.dtype))
+    if label_array.dtype.kind == "u":
+        label_array = label_array.astype(backend.get_array_module(
+            label_array).int64)
+    return SoftmaxCrossEntropy(normalize, reduce, ignore_label).apply(
+        (x, label_array))[0]
