@@ -25,6 +25,7 @@ from minichain import functions  # NOQA  (installs the Variable operators)
 from minichain import gradient_check  # NOQA
 from minichain import random  # NOQA  (minichain's replayable randomness)
 from minichain.utils import type_check  # NOQA
+from minichain import computational_graph  # NOQA
 
 # Training: links own parameters, optimizers update them, datasets feed them.
 from minichain.link import Chain, Link  # NOQA
