@@ -20,12 +20,20 @@ from minichain.variable import Variable
 
 
 def _scalar_label(value):
-    """How a constant appears in a label: ``2``, ``(-2)``, ``constant array``."""
+    """How a constant appears in a label: ``2``, ``(-2)``, ``0.1``, ``constant array``.
+
+    The constant has been cast to the Variable's dtype, so it prints in the
+    shortest form that reads back as that dtype (``x + 1`` shows ``_ + 1``,
+    not ``_ + 1.0``; a float32 0.1 shows ``0.1``, not ``0.10000000149``).
+    """
     if isinstance(value, backend.array_types) and value.ndim > 0:
         return "constant array"
+    text = str(value)  # NumPy prints its scalars in the shortest form
+    if text.endswith(".0"):
+        text = text[:-2]
     if float(value) < 0:
-        return "({})".format(value)
-    return str(value)
+        return "({})".format(text)
+    return text
 
 
 def _sum_to_input(gx, node):
