@@ -17,6 +17,7 @@ from minichain.configuration import (  # NOQA
     set_debug, using_config)
 from minichain.function import Function, FunctionAdapter  # NOQA
 from minichain.function_hook import FunctionHook, get_function_hooks  # NOQA
+from minichain import function_hooks  # NOQA  (TimerHook, PrintHook, ...)
 from minichain.function_node import FunctionNode  # NOQA
 from minichain.variable import (  # NOQA
     Parameter, Variable, VariableNode, as_array, as_variable)
