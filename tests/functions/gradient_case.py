@@ -13,14 +13,30 @@ import numpy
 
 @dataclasses.dataclass
 class Case:
-    name: str                      # unique, e.g. "sin", "linear", "softmax_axis0"
-    fn: Callable                   # fn(*variables) -> Variable or tuple of Variables
-    make_inputs: Callable          # make_inputs(shape, dtype, rng) -> tuple of numpy arrays
-    shapes: tuple = ((3,), (2, 3), ())   # shapes passed to make_inputs
+    """One function to check, on several shapes and dtypes.
+
+    Fields:
+        name: unique, e.g. "sin", "linear", "softmax_axis0".
+        fn: ``fn(*variables)`` -> Variable or tuple of Variables.
+        make_inputs: ``make_inputs(shape, dtype, rng)`` -> tuple of arrays.
+        shapes: the shapes passed to ``make_inputs``.
+        dtypes: the float dtypes to check.
+        double: also check second order (``check_double_backward``).
+        covers: names of public F functions this case exercises
+            (default: ``(name,)``).
+        tol: optional per-dtype tolerances for both orders (see
+            ``test_gradients.py``),
+            ``{"float32": dict(atol=..., rtol=...), "float64": {...}}``.
+    """
+
+    name: str
+    fn: Callable
+    make_inputs: Callable
+    shapes: tuple = ((3,), (2, 3), ())
     dtypes: tuple = (numpy.float32, numpy.float64)
-    double: bool = True            # also check second order (check_double_backward)
-    covers: tuple = ()             # names of public F functions this case exercises (default: (name,))
-    tol: dict = None               # optional {"float32": dict(atol=..., rtol=...), "float64": {...}}
+    double: bool = True
+    covers: tuple = ()
+    tol: dict = None
 
     def __post_init__(self):
         if not self.covers:
@@ -28,7 +44,8 @@ class Case:
 
 
 def uniform(low=-1.0, high=1.0, n=1):
-    """A ``make_inputs`` that draws ``n`` arrays of the given shape from U(low, high)."""
+    """A ``make_inputs`` drawing ``n`` arrays of the given shape from U(low, high)."""
     def make_inputs(shape, dtype, rng):
-        return tuple(rng.uniform(low, high, shape).astype(dtype) for _ in range(n))
+        return tuple(numpy.asarray(rng.uniform(low, high, shape)).astype(dtype)
+                     for _ in range(n))
     return make_inputs
