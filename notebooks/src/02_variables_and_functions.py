@@ -1,0 +1,303 @@
+# %% [markdown]
+# # 02 · Variables and Functions: the graph `x <--- f <--- y`
+#
+# Define-by-run means the graph is not declared in advance: it is *recorded*
+# while the forward computation runs. Two kinds of objects do the recording.
+#
+# - A **Variable** holds an array and remembers which function made it (its
+#   *creator*).
+# - A **Function** computes new arrays from old ones and remembers its inputs.
+#
+# The reference draws one application `y = f(x)` as
+#
+# ```
+# x <--- f <--- y
+# ```
+#
+# Each arrow points from a thing to what it was computed from: `y` knows `f`,
+# `f` knows `x`. Backward (next chapter) walks exactly these arrows. In this
+# chapter we build the two classes by hand in a dozen lines, then meet
+# minichain's real ones and check that both draw the same picture.
+
+# %%
+import inspect
+
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain.visualize import draw
+
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## By hand: a Variable and a Function in a dozen lines
+#
+# The hand-made `Variable` is an array plus a `creator` slot. The hand-made
+# `Function` does three things when called: it computes the output array from
+# the input arrays (`forward`), it remembers its inputs, and it writes itself
+# into the output's `creator` slot. Those two back-references are the whole
+# graph.
+
+# %%
+class HandVariable:
+    def __init__(self, data, name=None):
+        self.data = data
+        self.name = name
+        self.creator = None      # the function that made me (None: a leaf)
+
+
+class HandFunction:
+    def __call__(self, x):
+        y = HandVariable(self.forward(x.data))
+        y.creator = self         # y <--- f
+        self.input = x           # f <--- x
+        self.output = y
+        return y
+
+
+class HandIdentity(HandFunction):
+    label = "Identity"
+
+    def forward(self, x):
+        return x
+
+
+x_hand = HandVariable(np.zeros(10), name="x")
+y_hand = HandIdentity()(x_hand)
+y_hand.name = "y"
+print(y_hand.creator.label, "<---", y_hand.creator.input.name)
+
+# %% [markdown]
+# Following the back-references from `y` to the leaf and writing what we meet
+# gives the reference's arrow drawing. (The drawing starts at the leaf, so we
+# collect the chain first and print it reversed.)
+
+# %%
+def hand_draw(y):
+    names = [y.name]
+    while y.creator is not None:
+        names.append(y.creator.label)
+        y = y.creator.input
+        names.append(y.name)
+    return " <--- ".join(reversed(names))
+
+
+print(hand_draw(y_hand))
+
+# %% [markdown]
+# ## The real thing: the reference's example in minichain
+#
+# The reference builds this graph with the old-style function `F.Identity`:
+# an instance is created, then called on a Variable.
+
+# %%
+x = mc.Variable(np.zeros(10), name="x")
+f = F.Identity()
+y = f(x)
+y.name = "y"
+print(draw(y))
+
+# %% [markdown]
+# `minichain.visualize.draw` walks the real graph and prints the same arrows.
+# Functions appear under their `label` (the class name unless a function
+# says otherwise). Our hand-made graph draws the same picture:
+
+# %%
+assert hand_draw(y_hand) == draw(y) == "x <--- Identity <--- y"
+
+# %% [markdown]
+# ## What the real graph holds: nodes, not Variables
+#
+# The back-references are there, as in our hand-made version: `y.creator`
+# is the function, and the function knows its inputs.
+
+# %%
+print("y.creator is f:", y.creator is f)
+print("f.inputs:      ", [type(n).__name__ for n in f.inputs])
+print("input is x's node:", f.inputs[0] is x.node)
+
+# %% [markdown]
+# One difference matters a lot later: the graph does not hold the Variables
+# the user holds, but small **VariableNode** records of them (`x.node`). A
+# node knows the shape, dtype, name and creator of its Variable, and points
+# back to the Variable only through a *weak* reference. So when a user drops a
+# Variable whose array no backward needs, the array can be freed even though
+# the graph still routes gradients through its node (chapter 07 measures
+# this). The function's outputs are weak references too:
+
+# %%
+output_ref = f.outputs[0]
+print("outputs are weak references:", type(output_ref).__name__)
+print("they lead to y's node:", output_ref() is y.node)
+print("the node leads back to y:", y.node.get_variable_or_none() is y)
+print("y's node:", y.node.name, y.node.shape, y.node.dtype)
+
+# %% [markdown]
+# ## The new style: FunctionNode
+#
+# `F.Identity` is kept because the reference uses it. Every other function in
+# minichain is a **FunctionNode** subclass, which splits the work cleanly:
+#
+# - `forward(inputs)` gets a tuple of plain arrays and returns a tuple of
+#   arrays;
+# - `backward(target_input_indexes, grad_outputs)` gets the output gradients
+#   as Variables and returns the input gradients as Variables (next chapter);
+# - `apply(inputs)` runs forward and links the node into the graph, and
+#   returns a tuple of output Variables. A lowercase wrapper hides the tuple.
+#
+# Here is minichain's own identity, printed from the package:
+
+# %%
+import minichain.functions.array.identity as identity_module
+
+print(inspect.getsource(identity_module.IdentityNode))
+print(inspect.getsource(identity_module.identity))
+
+# %% [markdown]
+# Writing our own FunctionNode takes the same few lines. `Twice` doubles its
+# input; its backward doubles the gradient (we come back to backward in
+# chapter 03).
+
+# %%
+class Twice(mc.FunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return 2 * x,            # a tuple of arrays
+
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return 2 * gy,           # a tuple of Variables
+
+
+def twice(x):
+    return Twice().apply((x,))[0]
+
+
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+y = F.identity(twice(x))
+y.name = "y"
+print(y)
+print(draw(y))
+
+# %% [markdown]
+# The drawing grows one arrow per function. Every node also has a **rank**,
+# which counts steps from the leaves: a leaf variable has rank 0, a function
+# takes the largest rank among its inputs, and its outputs get one more.
+# Chapter 05 shows why backward needs these numbers.
+
+# %%
+print("rank of x:", x.rank, " of twice:", y.creator.inputs[0].creator_node.rank,
+      " of identity:", y.creator_node.rank, " of y:", y.rank)
+assert (x.rank, y.rank) == (0, 2)
+
+# %% [markdown]
+# ## Operators record the graph too
+#
+# Arithmetic on Variables applies FunctionNodes behind the scenes, so a
+# formula records its graph without any call to `apply` in sight. A function
+# with two inputs shows up once, tagged `[1]`; its second input points to the
+# tag.
+
+# %%
+x = mc.Variable(np.array(2.0), name="x")
+w = mc.Variable(np.array(3.0), name="w")
+y = x * w + 1
+y.name = "y"
+print(y)
+print(draw(y))
+
+# %% [markdown]
+# ## One node, one application
+#
+# A node is one *application* of a function: it remembers one set of inputs
+# and outputs. Applying the same instance again would overwrite them, so
+# minichain refuses (the error below is raised on purpose).
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+v = mc.Variable(np.array([1.0, 2.0]))
+node = Twice()
+node.apply((v,))
+node.apply((v,))
+
+# %% [markdown]
+# The old-style `Function` has the same rule; chapter 09 shows the
+# `copy.copy` idiom the reference recommends.
+#
+# ## Exercises
+#
+# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
+# `None` with your answer and run the cell.
+#
+# **1.** Write the arrow drawing of `F.identity(F.identity(x))` for a
+# variable named `x`, whose output is named `z`, as a string. The unnamed
+# variable in the middle is drawn by its graph id, `v1`, as in the `twice`
+# example above.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.zeros(2), name="x")
+    z = F.identity(F.identity(x))
+    z.name = "z"
+    expected = draw(z)
+    if answer.strip() == expected:
+        print("right")
+    else:
+        print("not yet: the drawing starts at the leaf and has one"
+              " ' <--- Identity' per function")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** Write a FunctionNode `AddOne` whose forward adds one to its input
+# (keeping the dtype), and assign the class to `answer_2`.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array([1.0, 2.0], dtype=np.float32))
+    outputs = answer().apply((x,))
+    if not isinstance(outputs, tuple) or len(outputs) != 1:
+        print("not yet: apply should give a tuple with one Variable")
+    elif outputs[0].dtype != np.float32:
+        print("not yet: the output dtype is", outputs[0].dtype, "not float32")
+    elif not np.allclose(outputs[0].array, [2.0, 3.0]):
+        print("not yet: expected [2, 3], got", outputs[0].array)
+    elif outputs[0].creator_node is None:
+        print("not yet: the output has no creator")
+    else:
+        print("right")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** In the graph of `y = x * w + 1` above, what is the rank of the
+# function `_ + 1`? Answer with an integer, found by reasoning, then check.
+
+# %%
+def check_exercise_3(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array(2.0))
+    w = mc.Variable(np.array(3.0))
+    y = x * w + 1
+    if answer == y.creator_node.rank:
+        print("right")
+    else:
+        print("not yet: a function's rank is the largest rank of its inputs;"
+              " a leaf has rank 0 and an output one more than its creator")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
