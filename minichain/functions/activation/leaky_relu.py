@@ -36,11 +36,12 @@ class LeakyReLU(FunctionNode):
         return force_array(xp.where(x >= 0, x, x * slope)),
 
     def backward(self, indexes, grad_outputs):
-        if self.slope >= 0:
-            sign_source, = self.get_retained_outputs()
+        if self.slope >= 0:  # y > 0 exactly where x > 0 (y = 0 at x = 0)
+            y, = self.get_retained_outputs()
+            positive = y.array > 0
         else:
-            sign_source, = self.get_retained_inputs()
-        positive = sign_source.array >= 0
+            x, = self.get_retained_inputs()
+            positive = x.array >= 0
         return LeakyReLUGrad(positive, self.slope).apply(grad_outputs)
 
 
