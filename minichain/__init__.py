@@ -27,6 +27,7 @@ from minichain import gradient_check  # NOQA
 from minichain import random  # NOQA  (minichain's replayable randomness)
 from minichain.utils import type_check  # NOQA
 from minichain import computational_graph  # NOQA
+from minichain import visualize  # NOQA  (ASCII, Graphviz, order and memory plots)
 
 # Training: links own parameters, optimizers update them, datasets feed them.
 from minichain.link import Chain, Link  # NOQA

@@ -6,7 +6,7 @@ import numpy
 
 
 def make_sine(n=100, noise=0.1, seed=0):
-    """``t = sin(x) + noise * N(0, 1)`` at ``n`` points ``x`` in ``[0, 2 pi)``.
+    """``t = sin(x) + noise * N(0, 1)`` at ``n`` points ``x`` in ``[-pi, pi)``.
 
     The points are drawn uniformly at random (sorted, so a plot of ``t``
     against ``x`` is a curve). A network with one hidden layer fits it; a
@@ -18,7 +18,7 @@ def make_sine(n=100, noise=0.1, seed=0):
     if n < 1:
         raise ValueError("make_sine needs n >= 1")
     rng = numpy.random.default_rng(seed)
-    x = numpy.sort(rng.uniform(0.0, 2.0 * math.pi, size=n))
+    x = numpy.sort(rng.uniform(-math.pi, math.pi, size=n))
     t = numpy.sin(x) + noise * rng.standard_normal(n)
     return (x.reshape(n, 1).astype(numpy.float32),
             t.reshape(n, 1).astype(numpy.float32))

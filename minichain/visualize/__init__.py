@@ -1,0 +1,18 @@
+"""Pictures of the machine: the graph, the backward order, memory over time.
+
+One idea per module:
+
+- ``ascii``: the reference's arrow drawing ``x <--- f <--- y``, as text.
+- ``dot``: finding Graphviz's ``dot`` (or its pip-installable port).
+- ``graphviz_render``: a ``graphviz.Digraph`` with shapes, dtypes, values,
+  gradients, ranks and the backward visiting order.
+- ``backward_order``: the heap's visiting order as a table and a figure,
+  next to a depth-first order that gets the gradient wrong.
+- ``memory_plot``: bytes held over a forward and backward, plain vs forget.
+
+The figure modules import matplotlib and graphviz only when called.
+"""
+
+from minichain.visualize import ascii  # NOQA
+from minichain.visualize import dot  # NOQA
+from minichain.visualize.ascii import draw  # NOQA

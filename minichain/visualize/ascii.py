@@ -1,0 +1,132 @@
+"""The graph as arrows in plain text, as the reference draws it.
+
+A chain ``y = f(x)`` is drawn ``x <--- f <--- y``: each arrow points from a
+node to what it was computed from, the way backward follows the graph. When
+``x`` feeds two functions the drawing branches::
+
+        |--- f <--- y
+    x <-+
+        |--- g <--- z
+
+The drawing is a tree grown from the inputs (leaf variables) towards the
+outputs. A function with several inputs (``x1 + x2``) can sit in only one
+branch of a tree: it is drawn in full under its first input and tagged
+``[1]``; its other inputs point to the tag (``x2 <--- [1]``). Unnamed
+variables are shown by their graph id (``v3``), the same id the DOT text of
+``build_computational_graph`` uses. The text depends only on the graph, so
+it is the same in every run (safe to check under nbval).
+"""
+
+from minichain.computational_graph import build_computational_graph
+from minichain.variable import VariableNode
+
+ARROW = " <--- "
+
+
+def draw(outputs):
+    """Text drawing of the graph behind ``outputs`` (Variable or list)."""
+    graph = build_computational_graph(outputs)
+    return _TreeDrawing(graph).text()
+
+
+class _TreeDrawing:
+    """Lays the graph out as trees rooted at the leaf variables."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.children = {node: [] for node in graph.nodes}
+        self.parents = {node: [] for node in graph.nodes}
+        for tail, head in graph.edges:
+            if head not in self.children[tail]:
+                self.children[tail].append(head)
+            if tail not in self.parents[head]:
+                self.parents[head].append(tail)
+        order = _reading_order(graph.nodes, self.children)
+        for nodes in self.children.values():
+            nodes.sort(key=order.__getitem__)
+        self.roots = sorted([n for n in graph.nodes if not self.parents[n]],
+                            key=order.__getitem__)
+        self.tags = {}  # shared function -> its tag number, once drawn
+
+    def text(self):
+        lines = []
+        for root in self.roots:
+            lines.extend(self._draw(root)[0])
+        return "\n".join(line.rstrip() for line in lines)
+
+    def _name(self, node):
+        if isinstance(node, VariableNode):
+            return node.name if node.name is not None else self.graph.node_id(node)
+        return node.label
+
+    def _draw(self, node):
+        """Lines of the subtree at ``node`` and the row the node sits on."""
+        name = self._name(node)
+        if len(self.parents[node]) > 1:  # several inputs: draw once, tag it
+            if node in self.tags:
+                return ["[{}]".format(self.tags[node])], 0
+            self.tags[node] = len(self.tags) + 1
+            name = "{} [{}]".format(name, self.tags[node])
+        children = [self._draw(child) for child in self.children[node]]
+        if not children:
+            return [name], 0
+        if len(children) == 1:
+            lines, row = children[0]
+            pad = " " * (len(name) + len(ARROW))
+            return ([name + ARROW + line if i == row else pad + line
+                     for i, line in enumerate(lines)], row)
+        return _branch(name, children)
+
+
+def _branch(name, children):
+    """``name <-+`` on its own row, each child on a ``|---`` line.
+
+    The node's row goes after the first half of the children; the vertical
+    bar runs from the first child's row to the last child's row.
+    """
+    bar = " " * (len(name) + 3)  # up to the '+' of 'name <-+'
+    rows, anchors = [], []
+    half = (len(children) + 1) // 2
+    for k, (lines, row) in enumerate(children):
+        if k == half:
+            node_row = len(rows)
+            rows.append(None)  # filled in below
+        anchors.append(len(rows) + row)
+        rows.extend(lines)
+    top, bottom = anchors[0], anchors[-1]
+    out = []
+    for i, line in enumerate(rows):
+        if i == node_row:
+            out.append(name + " <-+")
+        elif i in anchors:
+            out.append(bar + "|--- " + line)
+        elif top < i < bottom:
+            out.append(bar + "|    " + line)
+        else:
+            out.append(bar + "     " + line)
+    return out, node_row
+
+
+def _reading_order(nodes, children):
+    """Index of each node in a depth-first walk from the outputs.
+
+    Inputs are visited in argument order, so for ``0.3*(x1+x2)+x3`` the
+    leaves come out ``x1, x2, x3``: the order a reader meets them.
+    """
+    members = set(nodes)
+    starts = [n for n in nodes if not children[n]]  # nothing computed from it
+    order = {}
+    stack = list(reversed(starts))
+    while stack:
+        node = stack.pop()
+        if node in order or node not in members:
+            continue
+        order[node] = len(order)
+        if isinstance(node, VariableNode):
+            before = [node.creator_node] if node.creator_node is not None else []
+        else:
+            before = list(node.inputs or ())
+        stack.extend(reversed(before))
+    for node in nodes:  # not reached from an output: keep the visiting order
+        order.setdefault(node, len(order))
+    return order

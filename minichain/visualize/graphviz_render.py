@@ -1,0 +1,146 @@
+"""The graph as a Graphviz picture, annotated with what backward does.
+
+``to_digraph(y)`` returns a ``graphviz.Digraph``; Jupyter shows it as SVG.
+Each variable shows its name, shape and dtype (and, on request, its value
+and gradient); each function shows its label and rank. Given a
+``BackwardOrderHook`` that watched a backward, each function also shows the
+step at which backward visited it. Two things that cost memory are marked:
+
+- a variable whose array a function *retained* for its backward (thick red
+  border): that array stays alive as long as the graph does;
+- a ``Forget`` node (dashed, orange): the functions inside it kept nothing
+  and will be recomputed during backward.
+
+Node ids are those of ``build_computational_graph``, so the DOT source
+(``.source``) is the same in every run. Rendering needs a ``dot`` program;
+see ``minichain.visualize.dot`` for how one is found.
+"""
+
+import numpy
+
+from minichain import backend
+from minichain.computational_graph import build_computational_graph
+from minichain.variable import VariableNode
+from minichain.visualize import dot as _dot
+
+RETAINED_COLOR = "#C0392B"
+FORGET_COLOR = "#F5B041"
+VARIABLE_COLOR = "#E8E8E8"
+FUNCTION_COLOR = "#AED6F1"
+
+
+def _digraph_class():
+    import graphviz
+
+    class GraphDrawing(graphviz.Digraph):
+        """A ``graphviz.Digraph`` that finds ``dot`` (or graphviz-pure) itself.
+
+        Rendering (``pipe``, ``render``, Jupyter's display) first makes sure
+        a ``dot`` can be run, and otherwise raises ``GraphvizNotFoundError``
+        with the ways to install one.
+        """
+
+        def pipe(self, *args, **kwargs):
+            _dot.ensure_dot_on_path()
+            return super().pipe(*args, **kwargs)
+
+        def render(self, *args, **kwargs):
+            _dot.ensure_dot_on_path()
+            return super().render(*args, **kwargs)
+
+    return GraphDrawing
+
+
+def to_digraph(outputs, order=None, show_values=False, show_grads=False,
+               rankdir="TB"):
+    """A ``graphviz.Digraph`` of the graph behind ``outputs``.
+
+    Args:
+        outputs: a Variable or a list of Variables.
+        order: a ``BackwardOrderHook`` that recorded a backward (or a list of
+            FunctionNodes in visiting order); adds ``step k`` to functions.
+        show_values: add each live variable's array (abbreviated).
+        show_grads: add each live variable's gradient, when it has one.
+        rankdir: ``'TB'`` (outputs at the bottom), ``'LR'``, ...
+    """
+    graph = build_computational_graph(outputs, rankdir=rankdir)
+    steps = _steps(order)
+    drawing = _digraph_class()(name="minichain", graph_attr={"rankdir": rankdir})
+    for node in graph.nodes:
+        node_id = graph.node_id(node)
+        if isinstance(node, VariableNode):
+            drawing.node(node_id, **_variable_attributes(
+                graph, node, show_values, show_grads))
+        else:
+            drawing.node(node_id, **_function_attributes(node, steps.get(node)))
+    for tail, head in graph.edges:
+        drawing.edge(graph.node_id(tail), graph.node_id(head))
+    return drawing
+
+
+def to_svg(drawing):
+    """SVG text of a Digraph (or DOT source), rendered by :func:`dot.run_dot`."""
+    source = drawing if isinstance(drawing, str) else drawing.source
+    return _dot.run_dot(source, "svg").decode("utf-8")
+
+
+def is_forget(function):
+    """True for a ``Forget`` node (recognised by its label or class name)."""
+    return function.label == "Forget" or type(function).__name__ == "Forget"
+
+
+def _steps(order):
+    if order is None:
+        return {}
+    functions = order.order if hasattr(order, "order") else list(order)
+    steps = {}
+    for i, function in enumerate(functions, 1):
+        if function is not None and function not in steps:
+            steps[function] = i
+    return steps
+
+
+def _variable_attributes(graph, node, show_values, show_grads):
+    name = node.name if node.name is not None else graph.node_id(node)
+    lines = [name, _shape_dtype(node)]
+    variable = node.get_variable_or_none()
+    if show_values:
+        data = node.data if variable is None else variable.array
+        if data is not None:
+            lines.append("value " + _short(data))
+    if show_grads and variable is not None and variable.grad is not None:
+        lines.append("grad " + _short(variable.grad))
+    attributes = {"shape": "ellipse", "style": "filled",
+                  "fillcolor": VARIABLE_COLOR}
+    if node.data is not None:  # retained by a function for its backward
+        lines.append("kept for backward: {} B".format(node.data.nbytes))
+        attributes.update(color=RETAINED_COLOR, penwidth="2.5")
+    attributes["label"] = "\\n".join(lines)
+    return attributes
+
+
+def _function_attributes(function, step):
+    lines = [function.label, "rank {}".format(function.rank)]
+    if step is not None:
+        lines.append("backward step {}".format(step))
+    attributes = {"shape": "box", "style": "filled",
+                  "fillcolor": FUNCTION_COLOR}
+    if is_forget(function):
+        lines.append("recomputed in backward")
+        attributes.update(style="filled,dashed", fillcolor=FORGET_COLOR)
+    attributes["label"] = "\\n".join(lines)
+    return attributes
+
+
+def _shape_dtype(node):
+    if node.shape is None:
+        return "no array"
+    return "{} {}".format(node.shape, node.dtype)
+
+
+def _short(array):
+    """At most a few numbers on one line: ``[1. 2. ... 9.]``."""
+    array = backend.to_cpu(array)
+    text = numpy.array2string(numpy.asarray(array), precision=3, threshold=6,
+                              edgeitems=2, separator=" ")
+    return " ".join(text.split())
