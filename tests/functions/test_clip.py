@@ -1,5 +1,7 @@
 """clip: values, the gradient mask, one-sided bounds, argument errors."""
 
+import doctest
+
 import numpy
 import pytest
 
@@ -44,3 +46,10 @@ def test_0d():
     y = F.clip(mc.Variable(numpy.array(3.0, dtype=numpy.float32)), 0.0, 1.0)
     assert type(y.array) is numpy.ndarray and float(y.array) == 1.0
     assert y.dtype == numpy.float32
+
+
+def test_docstring_examples_hold():
+    from minichain.functions.math import clip as module
+    result = doctest.testmod(
+        module, extraglobs={"numpy": numpy, "Variable": mc.Variable})
+    assert result.attempted > 0 and result.failed == 0

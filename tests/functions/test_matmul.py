@@ -1,6 +1,8 @@
 """matmul: 2-D and batched products, transposed operands, the @ operator,
 gradient shapes under broadcasting, and the type checks."""
 
+import doctest
+
 import numpy
 import pytest
 
@@ -99,3 +101,10 @@ def test_second_order():
         d[idx] = eps
         numeric[idx] = (g(b.array + d) - g(b.array - d)) / (2 * eps)
     numpy.testing.assert_allclose(gb.array, numeric, rtol=1e-5)
+
+
+def test_docstring_examples_hold():
+    from minichain.functions.math import matmul as module
+    result = doctest.testmod(
+        module, extraglobs={"numpy": numpy, "Variable": mc.Variable})
+    assert result.attempted > 0 and result.failed == 0

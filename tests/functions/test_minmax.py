@@ -1,5 +1,7 @@
 """max and min: values, and where the gradient goes (ties split equally)."""
 
+import doctest
+
 import numpy
 import pytest
 
@@ -53,3 +55,10 @@ def test_float32_and_0d():
     assert x.grad.dtype == numpy.float32
     with pytest.raises(InvalidType, match="x.dtype.kind == f"):
         F.max(mc.Variable(numpy.arange(3)))
+
+
+def test_docstring_examples_hold():
+    from minichain.functions.math import minmax as module
+    result = doctest.testmod(
+        module, extraglobs={"numpy": numpy, "Variable": mc.Variable})
+    assert result.attempted > 0 and result.failed == 0

@@ -1,5 +1,6 @@
 """sqrt: values, gradient, and that it keeps its output, not its input."""
 
+import doctest
 import gc
 
 import numpy
@@ -47,3 +48,10 @@ def test_0d_and_int():
     assert type(y.array) is numpy.ndarray and y.dtype == numpy.float32
     with pytest.raises(InvalidType, match="x.dtype.kind == f"):
         F.sqrt(mc.Variable(numpy.array([4])))
+
+
+def test_docstring_examples_hold():
+    from minichain.functions.math import sqrt as module
+    result = doctest.testmod(
+        module, extraglobs={"numpy": numpy, "Variable": mc.Variable})
+    assert result.attempted > 0 and result.failed == 0

@@ -1,5 +1,7 @@
 """square: values, gradient 2x, second derivative 2."""
 
+import doctest
+
 import numpy
 import pytest
 
@@ -34,3 +36,10 @@ def test_0d_and_int():
     assert type(y.array) is numpy.ndarray and float(y.array) == 9.0
     with pytest.raises(InvalidType, match="x.dtype.kind == f"):
         F.square(mc.Variable(numpy.array([4])))
+
+
+def test_docstring_examples_hold():
+    from minichain.functions.math import square as module
+    result = doctest.testmod(
+        module, extraglobs={"numpy": numpy, "Variable": mc.Variable})
+    assert result.attempted > 0 and result.failed == 0

@@ -1,5 +1,7 @@
 """sum and mean (and Variable.mean): axes, keepdims, gradients."""
 
+import doctest
+
 import numpy
 import pytest
 
@@ -71,3 +73,10 @@ def test_bad_axes_and_int_inputs():
         F.mean(x, axis=(0, -2))
     with pytest.raises(InvalidType, match="x.dtype.kind == f"):
         F.sum(mc.Variable(numpy.ones(3, dtype=numpy.int32)))
+
+
+def test_docstring_examples_hold():
+    from minichain.functions.math import sum as module
+    result = doctest.testmod(
+        module, extraglobs={"numpy": numpy, "Variable": mc.Variable})
+    assert result.attempted > 0 and result.failed == 0

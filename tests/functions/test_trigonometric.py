@@ -1,5 +1,7 @@
 """sin and cos: values, dtypes, first and second derivatives."""
 
+import doctest
+
 import numpy
 import pytest
 
@@ -46,3 +48,10 @@ def test_int_input_is_invalid(f, label):
     assert str(info.value) == (
         "\nInvalid operation is performed in: {} (Forward)\n\n"
         "Expect: x.dtype.kind == f\nActual: i != f".format(label))
+
+
+def test_docstring_examples_hold():
+    from minichain.functions.math import trigonometric as module
+    result = doctest.testmod(
+        module, extraglobs={"numpy": numpy, "Variable": mc.Variable})
+    assert result.attempted > 0 and result.failed == 0
