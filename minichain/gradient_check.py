@@ -197,9 +197,9 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
         eps: finite-difference step.
         atol, rtol: the check passes if
             ``|numeric - backward| <= atol + rtol * |numeric|``.
-        no_grads: one bool per input, True to skip it. Default: skip the
-            inputs that are not floats; a skipped input must get no
-            gradient from an integer input.
+        no_grads: one bool per input, True to leave it unchecked. Default:
+            skip the inputs that are not floats. An integer input must
+            receive no gradient at all (RuntimeError otherwise).
         dtype: a float dtype for the numerical pass (e.g. ``numpy.float64``
             to check a float32 function without float32 round-off).
         detect_nondifferentiable: see ``numerical_grad``.
@@ -227,6 +227,11 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
         raise ValueError(
             "Length of no_grads param and xs should be same.\n"
             "Actual: {0} != {1}".format(len(no_grads), len(x_data)))
+    for i, (x, skip) in enumerate(zip(x_data, no_grads)):
+        if not skip and x.dtype.kind != "f":
+            raise ValueError(
+                "check_backward: input {} has dtype {}; only float inputs can "
+                "be checked (set no_grads[{}] = True)".format(i, x.dtype, i))
 
     # 1. backward. Integer inputs still ask for a gradient, so that a
     #    backward that wrongly returns one is caught.

@@ -350,3 +350,10 @@ def test_check_double_backward_with_params():
     check_double_backward(lambda v: v * v * w, x, numpy.ones(2),
                           numpy.array([1.0, -1.0]), params=(w,),
                           params_grad_grad=(numpy.array([0.5, 2.0]),))
+
+
+def test_check_backward_refuses_to_check_an_int_input():
+    with pytest.raises(ValueError, match="only float inputs"):
+        check_backward(lambda v, i: ScaleByIndex().apply((v, i))[0],
+                       (numpy.ones(2), numpy.array([2])), numpy.ones(2),
+                       no_grads=(False, False))
