@@ -98,6 +98,10 @@ class BackwardOrderHook(FunctionHook):
         self._order = itertools.count()
         self._depth = 0  # > 0 while inside some function's backward
 
+    def added(self, function=None):
+        # A backward that raised left its step unfinished: start clean.
+        self._heap, self._pushed, self._depth = [], set(), 0
+
     @property
     def order(self):
         """The visited FunctionNodes, in order (None for collected ones)."""

@@ -120,3 +120,24 @@ def test_table_lists_step_function_rank_and_heap():
         "   1  T -> d       1  (empty)\n"
         "   2  T -> a       0  T -> b (rank 0)\n"
         "   3  T -> b       0  (empty)")
+
+
+class Fails(mc.FunctionNode):
+    def forward(self, inputs):
+        return (inputs[0].copy(),)
+
+    def backward(self, target_input_indexes, grad_outputs):
+        raise ZeroDivisionError("on purpose")
+
+
+def test_a_failed_backward_does_not_spoil_the_next_registration():
+    x = scalar()
+    y = Fails().apply((x,))[0]
+    hook = BackwardOrderHook()
+    with pytest.raises(ZeroDivisionError):
+        with hook:
+            y.backward()
+    z = t(t(x, name="h"), name="z")
+    with hook:
+        z.backward()
+    assert [s.name for s in hook.steps[1:]] == ["T -> z", "T -> h"]
