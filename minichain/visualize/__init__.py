@@ -16,3 +16,10 @@ The figure modules import matplotlib and graphviz only when called.
 from minichain.visualize import ascii  # NOQA
 from minichain.visualize import dot  # NOQA
 from minichain.visualize.ascii import draw  # NOQA
+from minichain.visualize.backward_order import (  # NOQA
+    depth_first_backward, order_table, plot_backward_order,
+    plot_order_comparison, wrong_order_example)
+from minichain.visualize.dot import GraphvizNotFoundError  # NOQA
+from minichain.visualize.graphviz_render import to_digraph, to_svg  # NOQA
+from minichain.visualize.memory_plot import (  # NOQA
+    checkpoint_bound, plot_memory, plot_plain_vs_forget)

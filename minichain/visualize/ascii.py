@@ -59,23 +59,56 @@ class _TreeDrawing:
             return node.name if node.name is not None else self.graph.node_id(node)
         return node.label
 
-    def _draw(self, node):
-        """Lines of the subtree at ``node`` and the row the node sits on."""
+    def _enter(self, node):
+        """Start drawing ``node``: a finished ``(lines, row)`` or a frame.
+
+        A frame is ``[name, children, next child, children's drawings]``.
+        """
         name = self._name(node)
         if len(self.parents[node]) > 1:  # several inputs: draw once, tag it
             if node in self.tags:
                 return ["[{}]".format(self.tags[node])], 0
             self.tags[node] = len(self.tags) + 1
             name = "{} [{}]".format(name, self.tags[node])
-        children = [self._draw(child) for child in self.children[node]]
-        if not children:
+        if not self.children[node]:
             return [name], 0
-        if len(children) == 1:
-            lines, row = children[0]
-            pad = " " * (len(name) + len(ARROW))
-            return ([name + ARROW + line if i == row else pad + line
-                     for i, line in enumerate(lines)], row)
-        return _branch(name, children)
+        return [name, self.children[node], 0, []]
+
+    def _draw(self, root):
+        """Lines of the tree at ``root`` and the row the root sits on.
+
+        Depth-first with an explicit stack, so a chain of thousands of
+        functions needs no recursion.
+        """
+        stack = [self._enter(root)]
+        if isinstance(stack[0], tuple):
+            return stack[0]
+        while True:
+            frame = stack[-1]
+            name, children, index, drawn = frame
+            if index < len(children):
+                frame[2] += 1
+                entered = self._enter(children[index])
+                if isinstance(entered, tuple):
+                    drawn.append(entered)
+                else:
+                    stack.append(entered)
+                continue
+            stack.pop()
+            result = _join(name, drawn)
+            if not stack:
+                return result
+            stack[-1][3].append(result)
+
+
+def _join(name, children):
+    """``name`` followed by its children's drawings."""
+    if len(children) == 1:
+        lines, row = children[0]
+        pad = " " * (len(name) + len(ARROW))
+        return ([name + ARROW + line if i == row else pad + line
+                 for i, line in enumerate(lines)], row)
+    return _branch(name, children)
 
 
 def _branch(name, children):

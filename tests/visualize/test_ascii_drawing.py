@@ -96,3 +96,14 @@ def test_ascii_golden(case):
     assert first == draw(cases.CASES[case]())  # the same in every run
     assert all(line == line.rstrip() for line in first.splitlines())
     cases.check_golden(case + ".txt", first)
+
+
+def test_a_deep_chain_needs_no_recursion():
+    x = cases.variable("x")
+    y = x
+    for _ in range(3000):  # deeper than Python's recursion limit
+        y = cases.Named("f").apply((y,))[0]
+    y.name = "y"
+    text = draw(y)
+    assert text.startswith("x <--- f <--- v2999 <--- f")
+    assert text.endswith("f <--- y") and text.count("<---") == 6000
