@@ -14,8 +14,6 @@ nbval can check that they still come out the same.
 import pathlib
 import sys
 
-import nbformat
-
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCES = HERE / "src"
 
@@ -44,6 +42,8 @@ def parse_cells(text):
 
 
 def make_notebook(cells):
+    import nbformat  # only needed to write notebooks, not to parse sources
+
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {
         "name": "python3", "display_name": "Python 3", "language": "python"}
@@ -68,6 +68,8 @@ def notebook_path(source):
 
 
 def build(source):
+    import nbformat
+
     nb = make_notebook(parse_cells(source.read_text()))
     nbformat.write(nb, notebook_path(source))
     return notebook_path(source)
