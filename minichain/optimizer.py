@@ -220,7 +220,7 @@ class Optimizer:
                         "was updated".format(type(self).__name__, path))
 
 
-# ----- editing gradients safely ---------------------------------------------------
+# ----- editing gradients safely ----------------------------------------------
 def writable_grad(param):
     """``param.grad``, made safe to change in place, and returned.
 

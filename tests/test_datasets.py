@@ -7,7 +7,7 @@ from numpy.testing import assert_array_equal
 from minichain import datasets
 
 
-# ----- spiral --------------------------------------------------------------------------
+# ----- spiral ----------------------------------------------------------------
 def test_spiral_shapes_dtypes_and_classes():
     x, t = datasets.make_spiral()
     assert x.shape == (300, 2) and x.dtype == numpy.float32
@@ -44,7 +44,7 @@ def test_spiral_without_noise_lies_on_the_arms():
     assert numpy.allclose(turns, numpy.round(turns), atol=1e-4)
 
 
-# ----- sine ----------------------------------------------------------------------------
+# ----- sine ------------------------------------------------------------------
 def test_sine():
     x, t = datasets.make_sine(n=50, noise=0.0)
     assert x.shape == t.shape == (50, 1)
@@ -59,7 +59,7 @@ def test_sine():
         seed=3)[1])
 
 
-# ----- the iterator --------------------------------------------------------------------
+# ----- the iterator ----------------------------------------------------------
 def _data(n=10):
     x = numpy.arange(n * 2, dtype=numpy.float32).reshape(n, 2)
     t = numpy.arange(n, dtype=numpy.int32)

@@ -43,7 +43,7 @@ def step(model, optimizer, loss_scale=None):
     optimizer.update()
 
 
-# ----- hand-written updates ---------------------------------------------------
+# ----- hand-written updates --------------------------------------------------
 def hand_sgd(w, steps, lr):
     for _ in range(steps):
         w = w - lr * hand_grad(w)
@@ -213,7 +213,7 @@ def test_setup_needs_a_link():
         optimizers.SGD().setup(mc.Parameter(W0))
 
 
-# ----- hooks ---------------------------------------------------------------------
+# ----- hooks -----------------------------------------------------------------
 def test_weight_decay_matches_hand_math():
     model = Quadratic()
     optimizer = optimizers.SGD(lr=0.1).setup(model)
@@ -277,7 +277,7 @@ def test_duplicate_hook_name_raises_and_remove_works():
         optimizer.add_hook(3)
 
 
-# ----- loss scale ----------------------------------------------------------------
+# ----- loss scale ------------------------------------------------------------
 @pytest.mark.parametrize("make,hand", CASES, ids=IDS)
 def test_loss_scale_is_divided_out(make, hand):
     plain, scaled = Quadratic(), Quadratic()
@@ -303,7 +303,7 @@ def test_update_with_lossfun_uses_the_optimizer_loss_scale():
     assert_allclose(model.w.array, hand_sgd(W0, 1, 0.1), rtol=1e-6)
 
 
-# ----- a failed update changes nothing ----------------------------------------------
+# ----- a failed update changes nothing ---------------------------------------
 def _three_param_model():
     class Model(mc.Link):
         def __init__(self):
@@ -371,7 +371,7 @@ def test_dtype_mismatch_is_reported():
     assert_array_equal(model.w.array, W0)
 
 
-# ----- gradient buffers ------------------------------------------------------------
+# ----- gradient buffers ------------------------------------------------------
 def test_zerograds_reuses_the_gradient_buffer():
     model = Quadratic()
     optimizer = optimizers.SGD(lr=0.1).setup(model)

@@ -31,7 +31,7 @@ def _function_nodes(*outputs):
     return list(found.values())
 
 
-# ----- the spiral ----------------------------------------------------------------------
+# ----- the spiral ------------------------------------------------------------
 def test_spiral_mlp_reaches_95_percent_training_accuracy():
     result = spiral.train(n_epochs=30, progress=False)
     assert result.accuracy >= 0.95
@@ -83,7 +83,7 @@ def test_decision_boundary_agrees_with_the_model():
     assert classes[5, 7] == predicted
 
 
-# ----- checkpointing: same numbers, less memory ------------------------------------
+# ----- checkpointing: same numbers, less memory ------------------------------
 def test_checkpointed_training_gives_the_same_results():
     plain = spiral.train(n_epochs=5, progress=False)
     checkpointed = spiral.train(n_epochs=5, progress=False, segments=2)
@@ -113,7 +113,7 @@ def test_checkpointing_a_deep_mlp_takes_less_memory():
     assert abs(spiral.step_memory(model, x, t) - plain) < 0.01 * plain
 
 
-# ----- train and evaluation modes ---------------------------------------------------
+# ----- train and evaluation modes --------------------------------------------
 class DropoutMLP(mc.Chain):
     def __init__(self):
         super().__init__()
@@ -173,7 +173,7 @@ def test_evaluate_runs_in_evaluation_mode_without_a_graph():
     assert isinstance(loss, float) and 0.0 <= accuracy <= 1.0
 
 
-# ----- what a training step leaves behind -----------------------------------------
+# ----- what a training step leaves behind ------------------------------------
 def test_no_function_node_survives_a_step_after_del_loss():
     mc.random.seed(0)
     model = L.MLP(16, 3)
@@ -231,7 +231,7 @@ def test_sine_regression():
     assert losses[-1] < 0.03  # the noise alone gives 0.1 ** 2 = 0.01
 
 
-# ----- devices -----------------------------------------------------------------------
+# ----- devices ---------------------------------------------------------------
 @pytest.mark.gpu
 @pytest.mark.skipif(not backend.available, reason="needs CuPy and a GPU")
 def test_training_step_on_the_gpu_and_back():

@@ -22,11 +22,8 @@ import dataclasses
 
 import numpy
 
-from minichain import datasets
-from minichain import functions as F
-from minichain import optimizers
-from minichain import random as mc_random
-from minichain.configuration import no_backprop_mode, using_config
+import minichain as mc
+import minichain.functions as F
 from minichain.links import MLP
 
 
@@ -56,8 +53,7 @@ def forward(model, x, segments=None):
     """
     if segments is None:
         return model(x)
-    from minichain.checkpoint import checkpoint_sequential
-    return checkpoint_sequential(model.functions(), segments, x)
+    return mc.checkpoint_sequential(model.functions(), segments, x)
 
 
 def loss_and_accuracy(model, x, t, segments=None):
@@ -73,7 +69,7 @@ def evaluate(model, x, t):
     training (dropout); ``no_backprop_mode`` builds no graph, so nothing is
     kept for a backward that will never come.
     """
-    with using_config("train", False), no_backprop_mode():
+    with mc.using_config("train", False), mc.no_backprop_mode():
         loss, accuracy = loss_and_accuracy(model, x, t)
     return float(loss.array), float(accuracy.array)
 
@@ -95,12 +91,12 @@ def train(n_epochs=100, batch_size=30, n_units=32, n_layers=2, alpha=0.01,
         progress: show a tqdm progress bar (if tqdm is installed).
         optimizer: an optimizer to use instead of ``Adam(alpha)``.
     """
-    x, t = datasets.make_spiral(seed=seed) if data is None else data
-    mc_random.seed(seed)
+    x, t = mc.datasets.make_spiral(seed=seed) if data is None else data
+    mc.random.seed(seed)
     model = MLP(n_units, int(t.max()) + 1, n_layers)
-    optimizer = optimizer or optimizers.Adam(alpha=alpha)
+    optimizer = optimizer or mc.optimizers.Adam(alpha=alpha)
     optimizer.setup(model)
-    batches = datasets.SerialIterator((x, t), batch_size, seed=seed)
+    batches = mc.datasets.SerialIterator((x, t), batch_size, seed=seed)
     history = {"loss": [], "accuracy": []}
 
     bar = _progress_bar(n_epochs, disable=not progress)
@@ -149,7 +145,7 @@ def decision_boundary(model, x=None, resolution=200, margin=0.1):
     xx, yy = numpy.meshgrid(xs, ys)
     points = numpy.stack([xx.ravel(), yy.ravel()], axis=1).astype(
         numpy.float32)
-    with using_config("train", False), no_backprop_mode():
+    with mc.using_config("train", False), mc.no_backprop_mode():
         scores = model(points).array
     classes = numpy.asarray(scores.argmax(axis=1)).reshape(xx.shape)
     return xx, yy, classes
@@ -161,9 +157,8 @@ def step_memory(model, x, t, segments=None):
     The parameters' gradients are cleared first, so every call measures the
     same thing; the numbers are deterministic on the CPU.
     """
-    from minichain import memory
     model.cleargrads()
-    with memory.measure() as measured:
+    with mc.memory.measure() as measured:
         loss, _ = loss_and_accuracy(model, x, t, segments)
         loss.backward()
         del loss
