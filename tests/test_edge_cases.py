@@ -395,10 +395,13 @@ def test_13_19_grad():
 @pytest.mark.parametrize("n, ordinal", [(1, "1st"), (2, "2nd"), (3, "3rd"),
                                         (4, "4th"), (11, "11th"),
                                         (12, "12th"), (13, "13th"),
-                                        (21, "21st"), (22, "22nd")])
+                                        (21, "21st"), (22, "22nd"),
+                                        (101, "101st"), (111, "111th"),
+                                        (112, "112th")])
 def test_13_20_forget_ordinal(n, ordinal):
+    # Chainer prints "111st" and "112nd"; minichain writes "111th", "112th".
     x = Variable(f32([1, 2]))
-    with pytest.raises(RuntimeError, match="{}.*int".format(ordinal)):
+    with pytest.raises(RuntimeError, match="(?<!\\d){}.*int".format(ordinal)):
         forget(lambda v: (v,) * (n - 1) + (1,), x)
 
 
