@@ -60,7 +60,7 @@ class ComputationalGraph:
         return self._ids[node]
 
     def node_label(self, node):
-        """Text shown for ``node``: ``'x1: (1, 2), float32'`` or the function's label."""
+        """Text for ``node``: ``'x1: (1, 2), float32'``, or the function's label."""
         if isinstance(node, VariableNode):
             if self.show_name and node.name is not None:
                 return "{}: {}".format(node.name, node.label)

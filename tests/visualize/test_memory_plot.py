@@ -46,9 +46,11 @@ def test_plot_draws_each_timeline_and_the_bound():
     figure = mp.plot_memory({"plain": SYNTHETIC, "forget": other},
                             bounds={"bound": 700}, unit="B")
     ax = figure.axes[0]
-    plain, forget = ax.lines[0], None
+    plain, forget = ax.lines[0], ax.lines[2]  # [1] marks where backward starts
     assert list(plain.get_xdata()) == [0, 1, 2, 3, 4, 5]
     assert list(plain.get_ydata()) == [0, 400, 800, 1200, 600, 200]
+    assert list(forget.get_ydata()) == [0, 200, 400, 600, 300, 100]
+    assert list(ax.lines[1].get_xdata()) == [3, 3]
     bound_lines = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
     assert [list(ln.get_ydata()) for ln in bound_lines] == [[700, 700]]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
