@@ -95,7 +95,7 @@ def test_checkpointed_training_gives_the_same_results():
         assert_allclose(q.array, p.array, rtol=1e-5, atol=1e-6)
 
 
-def test_checkpointing_a_deep_mlp_takes_less_memory():
+def test_checkpointing_a_deep_mlp_takes_less_memory_for_the_same_grads():
     model = L.MLP(64, 3, n_layers=12)
     x, t = datasets.make_spiral(n_per_class=200)
     spiral.step_memory(model, x, t)  # initialise the lazy weights first
@@ -111,6 +111,13 @@ def test_checkpointing_a_deep_mlp_takes_less_memory():
     assert checkpointed < 0.85 * plain
     # Array bytes repeat exactly; Python's small objects may vary a little.
     assert abs(spiral.step_memory(model, x, t) - plain) < 0.01 * plain
+
+
+def test_compare_memory():
+    peaks = spiral.compare_memory(n_layers=6, n_units=32, n_per_class=100,
+                                  segments=3)
+    assert peaks["activation"] == 300 * 32 * 4
+    assert peaks["checkpointed"] < peaks["plain"]
 
 
 # ----- train and evaluation modes --------------------------------------------

@@ -86,6 +86,8 @@ class Linear(Link):
         in_size = array.size // len(array)
         self.W.initialize((self.out_size, in_size), dtype=array.dtype,
                           xp=backend.get_array_module(array))
+        if self.b is not None and self.b.dtype != array.dtype:
+            self.b.array = self.b.array.astype(array.dtype)  # W and b agree
 
     def __repr__(self):
         return "Linear(in_size={}, out_size={}, nobias={})".format(

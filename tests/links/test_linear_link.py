@@ -155,3 +155,9 @@ def test_mlp_functions_compose_to_forward():
         h = step(h)
     assert_array_equal(h.array, model(x).array)
     assert F.sum(h).array.shape == ()
+
+
+def test_lazy_layer_takes_the_input_dtype_for_W_and_b():
+    layer = L.Linear(2)
+    y = layer(_x().astype(numpy.float64))
+    assert layer.W.dtype == layer.b.dtype == y.dtype == numpy.float64
