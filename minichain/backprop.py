@@ -208,6 +208,10 @@ def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
                     if gx is not None:
                         _add_gradient(func, in_nodes[i], i, gx, grads, leaves,
                                       grad_mode)
+                # Drop these names now: left bound, they would keep this
+                # step's gradients alive through the next step (one extra
+                # activation-sized array at the peak of a deep backward).
+                gxs = gx = None
         except Exception as error:
             if func.stack is not None:  # recorded by a debug-mode forward
                 _attach_stack(error, func)

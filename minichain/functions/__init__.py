@@ -34,3 +34,4 @@ from minichain.functions.noise.dropout import dropout  # NOQA
 from minichain.functions.loss.mean_squared_error import mean_squared_error  # NOQA
 from minichain.functions.loss.softmax_cross_entropy import softmax_cross_entropy  # NOQA
 from minichain.functions.evaluation.accuracy import accuracy  # NOQA
+from minichain.functions.util.forget import forget  # NOQA
