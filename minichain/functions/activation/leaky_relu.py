@@ -32,8 +32,12 @@ class LeakyReLU(FunctionNode):
             self.retain_outputs((0,))
         else:
             self.retain_inputs((0,))
-        slope = x.dtype.type(self.slope)
-        return force_array(xp.where(x >= 0, x, x * slope)),
+        scaled = force_array(x * x.dtype.type(self.slope))
+        # For x >= 0 the answer is x, else slope * x: the larger of the two
+        # when slope <= 1, the smaller when slope > 1 (no slow ``where``).
+        if self.slope <= 1:
+            return force_array(xp.maximum(x, scaled, out=scaled)),
+        return force_array(xp.minimum(x, scaled, out=scaled)),
 
     def backward(self, indexes, grad_outputs):
         if self.slope >= 0:  # y > 0 exactly where x > 0 (y = 0 at x = 0)
@@ -58,9 +62,12 @@ class LeakyReLUGrad(FunctionNode):
 
     def forward(self, inputs):
         gy, = inputs
-        xp = backend.get_array_module(gy)
-        slope = gy.dtype.type(self.slope)
-        return force_array(xp.where(self.positive, gy, gy * slope)),
+        # factor = 1 where positive, slope elsewhere, in gy's dtype
+        factor = self.positive.astype(gy.dtype)
+        factor *= 1 - self.slope
+        factor += self.slope
+        factor *= gy
+        return force_array(factor),
 
     def backward(self, indexes, grad_outputs):
         return LeakyReLUGrad(self.positive, self.slope).apply(grad_outputs)

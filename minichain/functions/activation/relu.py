@@ -47,8 +47,9 @@ class ReLUGrad(FunctionNode):
 
     def forward(self, inputs):
         gy, = inputs
-        xp = backend.get_array_module(gy)
-        return force_array(xp.where(self.y > 0, gy, gy.dtype.type(0))),
+        # A float times a bool mask keeps the float dtype; on NumPy it is
+        # also many times faster than ``where(y > 0, gy, 0)``.
+        return force_array(gy * (self.y > 0)),
 
     def backward(self, indexes, grad_outputs):
         return ReLUGrad(self.y).apply(grad_outputs)

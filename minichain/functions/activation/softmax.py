@@ -20,6 +20,15 @@ def _keepdims_shape(shape, axis):
     return tuple(shape)
 
 
+def _softmax_array(x, axis):
+    """The forward on arrays (the loss reuses it): one new array, ``y``."""
+    xp = backend.get_array_module(x)
+    y = force_array(x - x.max(axis=axis, keepdims=True))
+    xp.exp(y, out=y)
+    y /= y.sum(axis=axis, keepdims=True)
+    return y
+
+
 class Softmax(FunctionNode):
     """``y = exp(x) / sum(exp(x), axis)``; retains ``y`` only."""
 
@@ -38,13 +47,8 @@ class Softmax(FunctionNode):
                           self.axis < x.ndim)
 
     def forward(self, inputs):
-        x, = inputs
-        xp = backend.get_array_module(x)
         self.retain_outputs((0,))
-        y = x - x.max(axis=self.axis, keepdims=True)
-        xp.exp(y, out=y)
-        y /= y.sum(axis=self.axis, keepdims=True)
-        return force_array(y),
+        return _softmax_array(inputs[0], self.axis),
 
     def backward(self, indexes, grad_outputs):
         from minichain.functions.array.broadcast import sum_to

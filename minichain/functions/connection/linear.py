@@ -17,7 +17,10 @@ then added (``backward_accumulate`` below).
 """
 
 from minichain import backend
+from minichain.configuration import config
 from minichain.function_node import FunctionNode
+from minichain.utils.array import force_array
+from minichain.variable import Variable
 
 # Rows of the weight gradient computed per block in the fused accumulation.
 _ROWS_PER_BLOCK = 64
@@ -31,6 +34,8 @@ class Linear(FunctionNode):
         return "Linear"
 
     def check_type_forward(self, in_types):
+        if _types_fit(*[t.eval() for t in in_types]):
+            return  # the common case, checked cheaply; the DSL gives messages
         from minichain.utils import type_check
         if len(in_types) == 2:
             type_check.argname(in_types, ("x", "W"))
@@ -62,6 +67,11 @@ class Linear(FunctionNode):
         from minichain.functions.array.transpose import transpose
         x, W = self.get_retained_inputs()
         gy, = grad_outputs
+        if not config.enable_backprop:
+            # No graph is being recorded, so nothing will differentiate these
+            # gradients: the same products on plain arrays, without the cost
+            # of applying Transpose and Linear nodes.
+            return _backward_arrays(indexes, gy.array, x.array, W.array)
         result = []
         for i in indexes:
             if i == 0:
@@ -112,6 +122,27 @@ class Linear(FunctionNode):
             for k, total in zip(rest, others):
                 totals[k] = total
         return tuple(totals)
+
+
+def _types_fit(x, W, b=None):
+    """Plain-Python version of ``check_type_forward``'s conditions."""
+    return (x.dtype.kind == "f" and W.dtype == x.dtype and len(x.shape) == 2
+            and len(W.shape) == 2 and x.shape[1] == W.shape[1]
+            and (b is None or (b.dtype == x.dtype and len(b.shape) == 1
+                               and b.shape[0] == W.shape[0])))
+
+
+def _backward_arrays(indexes, gy, x, W):
+    """``gx = gy W``, ``gW = gy^T x``, ``gb = sum gy`` as Variables of arrays."""
+    result = []
+    for i in indexes:
+        if i == 0:
+            result.append(Variable(gy @ W))
+        elif i == 1:
+            result.append(Variable(gy.T @ x))
+        else:
+            result.append(Variable(force_array(gy.sum(axis=0))))
+    return tuple(result)
 
 
 def _add_weight_gradient(buffer, gy, x):

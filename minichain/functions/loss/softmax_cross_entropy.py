@@ -17,7 +17,9 @@ Backward, with ``p = softmax(x)`` and one-hot labels ``T``:
 
 from minichain import backend
 from minichain.function_node import FunctionNode
+from minichain.configuration import config
 from minichain.functions.activation.log_softmax import _log_softmax_array
+from minichain.functions.activation.softmax import _softmax_array
 from minichain.utils.array import force_array
 from minichain.variable import Variable
 
@@ -35,6 +37,8 @@ class SoftmaxCrossEntropy(FunctionNode):
         return "SoftmaxCrossEntropy"
 
     def check_type_forward(self, in_types):
+        if _types_fit(*[t.eval() for t in in_types]):
+            return  # the common case, checked cheaply; the DSL gives messages
         from minichain.utils import type_check
         type_check.argname(in_types, ("x", "t"))
         x, t = in_types
@@ -79,12 +83,29 @@ class SoftmaxCrossEntropy(FunctionNode):
         xp = backend.get_array_module(x.array)
         onehot, mask = _onehot_and_mask(xp, t.array, x.shape[1], x.dtype,
                                         self.ignore_label)
+        if not config.enable_backprop:
+            # No graph is recorded, so the same formula on arrays, in place.
+            gx = _softmax_array(x.array, axis=1)
+            gx *= mask
+            gx -= onehot
+            if self.reduce == "no":
+                gx *= gy.array.reshape(mask.shape)
+            else:
+                gx *= gy.array * x.dtype.type(self._coefficient(t.array))
+            return tuple([Variable(gx) if i == 0 else None for i in indexes])
         if self.reduce == "no":   # one gradient per sample: (N, 1, d1, ...)
             scale = reshape(gy, gy.shape[:1] + (1,) + gy.shape[1:])
         else:                     # a 0-d gradient for the mean
             scale = gy * self._coefficient(t.array)
         gx = (softmax(x, axis=1) * mask - onehot) * scale
         return tuple([gx if i == 0 else None for i in indexes])
+
+
+def _types_fit(x, t):
+    """Plain-Python version of ``check_type_forward``'s conditions."""
+    return (x.dtype.kind == "f" and t.dtype.kind == "i"
+            and len(x.shape) >= 2 and len(t.shape) == len(x.shape) - 1
+            and x.shape[0] == t.shape[0] and x.shape[2:] == t.shape[1:])
 
 
 def _onehot_and_mask(xp, t, n_classes, dtype, ignore_label):
