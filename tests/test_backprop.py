@@ -386,3 +386,20 @@ def test_no_warning_when_every_output_has_a_grad():
         warnings.simplefilter("error")
         mc.backward([y], [f64(1)])
     assert x.grad == 3
+
+
+def test_failed_backward_leaves_leaf_gradients_unchanged():
+    class Boom(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0].copy(),
+
+        def backward(self, indexes, grad_outputs):
+            raise ValueError("boom")
+
+    x = Variable(f64(2))
+    x.grad = f64(1)
+    before = x.grad_var
+    y = x * 3 + Boom().apply((x,))[0]  # x * 3 reaches x first
+    with pytest.raises(ValueError, match="boom"):
+        y.backward()
+    assert x.grad_var is before and x.grad == 1

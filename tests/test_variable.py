@@ -504,3 +504,18 @@ def test_backward_runs_with_enable_backprop_equal_to_the_flag():
 def test_backward_of_an_empty_variable_is_an_error():
     with pytest.raises(RuntimeError):
         Variable().backward()
+
+
+def test_array_methods_build_the_graph():
+    x = Variable(numpy.arange(6, dtype=numpy.float32).reshape(2, 3))
+    assert x.T.shape == (3, 2) and x.T.creator is not None
+    assert x.reshape(3, 2).shape == (3, 2)
+    assert x.reshape((6,)).shape == (6,)
+    assert x.transpose().shape == (3, 2)
+    assert x.transpose(1, 0).shape == (3, 2)
+    assert x[0].shape == (3,) and x[:, 1].creator.label == "GetItem"
+    assert x[1, 2].item() == 5.0
+    m = x.mean()
+    assert m.shape == () and m.array == 2.5
+    m.backward()
+    numpy.testing.assert_allclose(x.grad, numpy.full((2, 3), 1 / 6))
