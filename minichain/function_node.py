@@ -243,6 +243,10 @@ class FunctionNode:
     def _backward_targets(self, target_input_indexes, grad_outputs):
         """Call ``backward`` and return exactly one gradient per target."""
         gxs = self.backward(target_input_indexes, grad_outputs)
+        if isinstance(gxs, Variable):  # ``return gx`` without the comma
+            raise TypeError(
+                "{}.backward returned a Variable; it must return a tuple of "
+                "gradients (write `return gx,`)".format(type(self).__name__))
         n_targets = len(target_input_indexes)
         n_inputs = len(self.inputs)
         if len(gxs) == n_inputs:

@@ -343,6 +343,23 @@ def test_wrong_dtype_gradient_names_the_function():
         y.backward()
 
 
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_backward_returning_a_bare_variable_asks_for_a_tuple(shape):
+    class NoComma(FunctionNode):
+        def forward(self, inputs):
+            return inputs[0].copy(),
+
+        def backward(self, indexes, grad_outputs):
+            return grad_outputs[0] * 2  # the trailing comma is missing
+
+    x = Variable(numpy.ones(shape, numpy.float32))
+    y, = NoComma().apply((x,))
+    y.grad = numpy.ones(shape, numpy.float32)
+    with pytest.raises(TypeError, match="NoComma.backward returned a "
+                                        "Variable.*tuple"):
+        y.backward()
+
+
 def test_raw_array_gradient_is_rejected():
     class RawArray(FunctionNode):
         def forward(self, inputs):
