@@ -1,0 +1,431 @@
+# %% [markdown]
+# # 04 · Branches and gradient accumulation
+#
+# A chain is the easy case. As soon as one variable is used twice the graph
+# branches, and the reference draws it so:
+#
+# ```
+#     |--- f <--- y
+# x <-+
+#     |--- g <--- z
+# ```
+#
+# `x` influences the result along two paths, so its gradient is the **sum**
+# of what comes back along each path. The reference says it in one line: the
+# gradients from `f` and `g` are *accumulated* into the gradient of `x`. This
+# chapter shows the sum in the three shapes where it appears (two functions
+# reading `x`, one function reading `x` twice, and the diamond), and what a
+# backward that overwrites instead of adding gets wrong.
+
+# %%
+import inspect
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain.visualize import draw, to_digraph
+
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## The reference's branch
+#
+# To draw the functions as `f` and `g`, as the reference does, we give two
+# `F.Identity` instances labels of our own choosing (`label` is only a name
+# for drawings and messages).
+
+# %%
+class Labelled(F.Identity):
+    def __init__(self, label):
+        self._label = label
+
+    @property
+    def label(self):
+        return self._label
+
+
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+y = Labelled("f")(x)
+y.name = "y"
+z = Labelled("g")(x)
+z.name = "z"
+print(draw([y, z]))
+
+# %%
+reference = """\
+    |--- f <--- y
+x <-+
+    |--- g <--- z"""
+assert draw([y, z]) == reference
+
+# %% [markdown]
+# Now backpropagate from both outputs at once. `mc.backward` takes the
+# outputs and starts from their `.grad`. With `1` flowing back from `y` and
+# `10` from `z`, `x` must receive `11` everywhere.
+
+# %%
+y.grad = np.full(3, 1.0)
+z.grad = np.full(3, 10.0)
+mc.backward([y, z])
+print("x.grad =", x.grad)
+assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
+
+# %% [markdown]
+# ## By hand: an engine for any graph, with and without the sum
+#
+# The chain engine of chapter 03 followed one `creator` link at a time. A
+# branched graph needs every function visited once, *after* all the functions
+# that use its output; for now we simply visit them in the reverse of the
+# order they were created (chapter 05 explains why minichain uses ranks and a
+# heap instead). Each function hands one gradient per input back, and the
+# engine stores it. The one line that matters is marked: add, or overwrite.
+
+# %%
+class Var:
+    def __init__(self, data, name=None):
+        self.data = data
+        self.name = name
+        self.creator = None
+        self.grad = None
+
+
+class Func:
+    created = 0                      # creation counter: a valid backward order
+
+    def __call__(self, *inputs):
+        self.inputs = inputs
+        self.output = Var(self.forward(*[x.data for x in inputs]))
+        self.output.creator = self
+        Func.created += 1
+        self.index = Func.created
+        return self.output
+
+
+class Identity(Func):
+    def forward(self, x):
+        return x
+
+    def backward(self, gy):
+        return (gy,)
+
+
+class Mul(Func):
+    def forward(self, a, b):
+        return a * b
+
+    def backward(self, gy):
+        a, b = self.inputs
+        return (gy * b.data, gy * a.data)
+
+
+class Add(Func):
+    def forward(self, a, b):
+        return a + b
+
+    def backward(self, gy):
+        return (gy, gy)
+
+
+class Exp(Func):
+    def forward(self, x):
+        return np.exp(x)
+
+    def backward(self, gy):
+        return (gy * self.output.data,)
+
+
+class Sin(Func):
+    def forward(self, x):
+        return np.sin(x)
+
+    def backward(self, gy):
+        return (gy * np.cos(self.inputs[0].data),)
+
+
+class Cos(Func):
+    def forward(self, x):
+        return np.cos(x)
+
+    def backward(self, gy):
+        return (-gy * np.sin(self.inputs[0].data),)
+
+
+def hand_backward(outputs, accumulate=True):
+    functions, stack = set(), [y.creator for y in outputs if y.creator]
+    while stack:                     # collect every function behind outputs
+        f = stack.pop()
+        if f not in functions:
+            functions.add(f)
+            stack += [x.creator for x in f.inputs if x.creator]
+    for f in sorted(functions, key=lambda f: -f.index):
+        for x, gx in zip(f.inputs, f.backward(f.output.grad)):
+            if accumulate and x.grad is not None:
+                x.grad = x.grad + gx     # <- the sum
+            else:
+                x.grad = gx              # <- overwrite: the bug
+
+# %% [markdown]
+# The reference's branch, by hand, twice: once with the sum and once with
+# the overwrite.
+
+# %%
+def hand_branch(accumulate):
+    x = Var(np.array([1.0, 2.0, 3.0]), name="x")
+    y, z = Identity()(x), Identity()(x)
+    y.grad, z.grad = np.full(3, 1.0), np.full(3, 10.0)
+    hand_backward([y, z], accumulate)
+    return x.grad
+
+
+print("with the sum: ", hand_branch(accumulate=True))
+print("overwriting:  ", hand_branch(accumulate=False))
+assert np.array_equal(hand_branch(accumulate=True), x.grad)
+
+# %% [markdown]
+# Overwriting keeps only the gradient of whichever path came last (here `f`,
+# the first created, is visited last): the contribution of `g` is lost
+# without any error.
+#
+# ## One function, the same input twice: `f(x, x)`
+#
+# The branch need not involve two functions. In `y = x * x` the multiplication
+# receives `x` as both of its inputs, and its backward returns one gradient
+# per input slot, `gy * x` and `gy * x`. Both belong to `x`, so
+# `dy/dx = 2x`. The hand engine with the overwrite gets `x` instead:
+
+# %%
+def hand_square(value, accumulate):
+    x = Var(np.array(value))
+    y = Mul()(x, x)
+    y.grad = np.array(1.0)
+    hand_backward([y], accumulate)
+    return x.grad
+
+
+print("with the sum:", hand_square(3.0, True), "  overwriting:",
+      hand_square(3.0, False))
+
+x = mc.Variable(np.array(3.0))
+y = x * x
+y.backward()
+print("minichain:   ", x.grad)
+assert x.grad == hand_square(3.0, True) == 6.0
+
+# %% [markdown]
+# The same holds for any number of repeats: `F.add(x, x, x)` passes its
+# gradient to `x` three times.
+
+# %%
+x = mc.Variable(np.array([1.0, 2.0]))
+F.sum(F.add(x, x, x)).backward()
+print(x.grad)
+assert np.array_equal(x.grad, [3.0, 3.0])
+
+# %% [markdown]
+# ## The diamond
+#
+# Branches usually join again. In
+#
+# $$a = e^{x},\quad b = \sin a,\quad c = \cos a,\quad y = b + c$$
+#
+# `a` feeds two functions whose results meet in the sum. The chain rule
+# along both paths gives `dy/dx = (cos a - sin a) · e^x`. Here is the graph,
+# drawn as text (the sum has two inputs, so it is drawn once, tagged `[1]`,
+# and its second input points to the tag) and as a picture after backward,
+# with each variable's value and gradient:
+
+# %%
+x = mc.Variable(np.array(0.3), name="x")
+a = F.exp(x)
+a.name = "a"
+b = F.sin(a)
+b.name = "b"
+c = F.cos(a)
+c.name = "c"
+y = b + c
+y.name = "y"
+y.backward(retain_grad=True)
+print(draw(y))
+
+# %%
+to_digraph(y, show_values=True, show_grads=True)
+
+# %% [markdown]
+# In the picture `a` receives `-sin a` from `c`'s branch and `cos a` from `b`'s
+# branch, and holds their sum; only then may `exp` pass it on to `x`. (The red
+# border marks an array that some function keeps for its backward: here `a`,
+# which `sin`, `cos` and `exp` all need.) The numbers agree with the formula:
+
+# %%
+formula = (np.cos(np.exp(0.3)) - np.sin(np.exp(0.3))) * np.exp(0.3)
+print(f"formula: {formula:.6f}   minichain: {float(x.grad):.6f}")
+assert np.isclose(x.grad, formula)
+assert np.isclose(a.grad, np.cos(a.array) - np.sin(a.array))
+
+# %% [markdown]
+# And without the sum? The figure runs the diamond on a grid of `x` with both
+# hand engines. Overwriting keeps only one branch's share, so the "derivative"
+# it draws is simply a different function; nothing fails, the numbers are
+# just wrong. minichain's curve lies on the numerical derivative.
+
+# %%
+def hand_diamond(x_values, accumulate):
+    x = Var(x_values.copy())
+    a = Exp()(x)
+    y = Add()(Sin()(a), Cos()(a))
+    y.grad = np.ones_like(x_values)
+    hand_backward([y], accumulate)
+    return x.grad
+
+
+def diamond(x):
+    return np.sin(np.exp(x)) + np.cos(np.exp(x))
+
+
+grid = np.linspace(-2.0, 1.5, 141)
+xv = mc.Variable(grid.copy())
+av = F.exp(xv)
+F.sum(F.sin(av) + F.cos(av)).backward()
+numeric = (diamond(grid + 1e-5) - diamond(grid - 1e-5)) / 2e-5
+
+right = hand_diamond(grid, accumulate=True)
+wrong = hand_diamond(grid, accumulate=False)
+assert np.allclose(right, xv.grad) and np.allclose(xv.grad, numeric, atol=1e-6)
+print("largest error without the sum: {:.2f}".format(
+    np.max(np.abs(wrong - numeric))))
+
+fig, ax = plt.subplots(figsize=(8, 3.5))
+ax.plot(grid, numeric, lw=6, alpha=0.3, color="k", label="numerical derivative")
+ax.plot(grid, xv.grad, label="minichain (accumulates)")
+ax.plot(grid, wrong, "--", label="hand engine that overwrites")
+ax.set_xlabel("x")
+ax.set_ylabel("dy/dx")
+ax.set_title("y = sin(eˣ) + cos(eˣ)")
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## Where minichain adds
+#
+# The engine keeps a table from each node to the gradient gathered so far.
+# `_add_gradient` is where a new gradient meets that table: the first one is
+# stored, the next ones are added (by a new `+`, or in place into a buffer a
+# Parameter owns, chapter 12).
+
+# %%
+import minichain.backprop as backprop
+
+print(inspect.getsource(backprop._add_gradient))
+
+# %% [markdown]
+# ## Leaves keep adding, across calls
+#
+# The sum does not stop at the end of one backward: a leaf **adds** each new
+# gradient to the one it already holds. That lets a training loop sum the
+# gradients of several mini-batches before one update, and it is why you
+# clear gradients (`cleargrad`) before the next backward, or the old one is
+# counted again.
+
+# %%
+x = mc.Variable(np.array(2.0))
+for call in range(1, 4):
+    y = 3 * x
+    y.backward()
+    print("after call", call, "x.grad =", x.grad)
+assert x.grad == 9.0
+
+x.cleargrad()
+(3 * x).backward()
+print("after cleargrad and one more call:", x.grad)
+assert x.grad == 3.0
+
+# %% [markdown]
+# ## Exercises
+#
+# Replace `None` with your answer and run the cell; the check prints `right`
+# or `not yet: <why>`.
+#
+# **1.** For `y = (x * x) * x` at `x = 2`, what is `x.grad` after
+# `y.backward()`? Count the paths from `y` back to `x`.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array(2.0))
+    ((x * x) * x).backward()
+    if np.isclose(answer, x.grad):
+        print("right")
+    else:
+        print("not yet: x reaches y three times (twice through x * x, once"
+              " directly); add what each path contributes")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** Write the function the engine uses to store a gradient:
+# `store(x, gx)` must leave in `x.grad` the right total whether or not `x`
+# already holds a gradient. The check plugs it into the hand engine and runs
+# the diamond.
+
+# %%
+def check_exercise_2(store):
+    if store is None:
+        print("not answered yet")
+        return
+
+    def engine(outputs):
+        functions, stack = set(), [y.creator for y in outputs if y.creator]
+        while stack:
+            f = stack.pop()
+            if f not in functions:
+                functions.add(f)
+                stack += [x.creator for x in f.inputs if x.creator]
+        for f in sorted(functions, key=lambda f: -f.index):
+            for x, gx in zip(f.inputs, f.backward(f.output.grad)):
+                store(x, gx)
+
+    values = np.array([-1.0, 0.2, 0.9])
+    x = Var(values.copy())
+    a = Exp()(x)
+    y = Add()(Sin()(a), Cos()(a))
+    y.grad = np.ones(3)
+    engine([y])
+    expected = (np.cos(np.exp(values)) - np.sin(np.exp(values))) * np.exp(values)
+    if x.grad is not None and np.allclose(x.grad, expected):
+        print("right")
+    else:
+        print("not yet: a receives two gradients; the second must be added"
+              " to the first, not replace it")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** Without calling `cleargrad`, you run `(x * x).backward()` twice on a
+# leaf `x` holding `5.0`. What is `x.grad` afterwards?
+
+# %%
+def check_exercise_3(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array(5.0))
+    (x * x).backward()
+    (x * x).backward()
+    if np.isclose(answer, x.grad):
+        print("right")
+    else:
+        print("not yet: each call gives 2x, and a leaf adds it to what it"
+              " already holds")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
