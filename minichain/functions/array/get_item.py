@@ -27,8 +27,9 @@ def _normalize_slices(slices, xp):
     for item in slices:
         if isinstance(item, Variable):
             item = item.array
-        elif isinstance(item, list):
-            item = xp.asarray(item)
+        if isinstance(item, list) or (
+                isinstance(item, numpy.ndarray) and xp is not numpy):
+            item = xp.asarray(item)  # index arrays live where x lives
         items.append(item)
     return tuple(items)
 

@@ -68,4 +68,7 @@ def where(condition, x, y):
     if condition.dtype.kind != "b":
         raise TypeError("where: condition must have dtype bool, got {}"
                         .format(condition.dtype))
+    xp = backend.get_array_module(x, y)
+    if xp is not backend.get_array_module(condition):
+        condition = xp.asarray(condition)  # the mask lives where x and y live
     return Where(condition).apply((x, y))[0]

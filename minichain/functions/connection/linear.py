@@ -34,7 +34,7 @@ class Linear(FunctionNode):
         return "Linear"
 
     def check_type_forward(self, in_types):
-        if _types_fit(*[t.eval() for t in in_types]):
+        if len(in_types) in (2, 3) and _types_fit(*[t.eval() for t in in_types]):
             return  # the common case, checked cheaply; the DSL gives messages
         from minichain.utils import type_check
         if len(in_types) == 2:

@@ -37,7 +37,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         return "SoftmaxCrossEntropy"
 
     def check_type_forward(self, in_types):
-        if _types_fit(*[t.eval() for t in in_types]):
+        if len(in_types) == 2 and _types_fit(*[t.eval() for t in in_types]):
             return  # the common case, checked cheaply; the DSL gives messages
         from minichain.utils import type_check
         type_check.argname(in_types, ("x", "t"))
