@@ -1,0 +1,410 @@
+# %% [markdown]
+# # 11 · Higher-order gradients
+#
+# A gradient is the result of a computation: backward multiplies and adds
+# arrays. If that computation is *recorded* like any forward computation, the
+# gradient is a Variable with a graph of its own, and backward can be run
+# through it again. That is **double backprop**, and it gives second
+# derivatives, Newton's method and Hessian-vector products for free.
+#
+# The one requirement: every backward must be written with differentiable
+# functions on Variables, not with bare arrays. This chapter shows why by
+# writing one backward each way, then uses minichain's `mc.grad` for the
+# three classic uses.
+
+# %%
+import inspect
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain.visualize import draw, to_digraph
+
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## By hand: two ways to write the backward of x³
+#
+# Both classes below compute `y = x³` and both return the right first
+# derivative, `3x² · gy`. `ArrayCube` computes it on plain arrays and wraps
+# the result in a fresh Variable at the end. `VariableCube` computes it with
+# Variable arithmetic, so each `*` and `**` in its backward applies a
+# FunctionNode, and the gradient comes out with a creator.
+
+# %%
+class ArrayCube(mc.FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return np.asarray(inputs[0] ** 3),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x = self.inputs[0].data                  # a bare array
+        gy = grad_outputs[0].array               # a bare array
+        return mc.Variable(np.asarray(3 * x ** 2 * gy)),  # no graph behind
+
+
+class VariableCube(mc.FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return np.asarray(inputs[0] ** 3),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = self.get_retained_inputs()          # a Variable
+        return 3 * x ** 2 * grad_outputs[0],     # recorded as a graph
+
+
+x = mc.Variable(np.array(2.0), name="x")
+for cube in (ArrayCube, VariableCube):
+    y = cube().apply((x,))[0]
+    gx, = mc.grad([y], [x], enable_double_backprop=True)
+    creator = None if gx.creator_node is None else gx.creator_node.label
+    print(f"{cube.__name__:13s} dy/dx = {gx.item()}   creator of the gradient: {creator}")
+
+# %% [markdown]
+# `enable_double_backprop=True` asks the engine to keep the graph switched on
+# while it runs the backwards. With `VariableCube` the gradient `gx` has a
+# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 12
+# at `x = 2`. With `ArrayCube` the gradient is a leaf: nothing connects it to
+# `x`, and `mc.grad` answers `None` (the gradient does not depend on `x`, as
+# far as the graph knows).
+
+# %%
+def second_derivative(cube, x):
+    y = cube().apply((x,))[0]
+    gx, = mc.grad([y], [x], enable_double_backprop=True)
+    ggx, = mc.grad([gx], [x])
+    return None if ggx is None else ggx.item()
+
+
+print("ArrayCube   :", second_derivative(ArrayCube, x))
+print("VariableCube:", second_derivative(VariableCube, x))
+assert second_derivative(ArrayCube, x) is None
+assert second_derivative(VariableCube, x) == 6 * 2.0
+
+# %% [markdown]
+# `None` is the quiet failure: a second derivative of zero would be just as
+# wrong and harder to spot. (The old-style `Function` of chapter 09 has array
+# backwards too; there minichain refuses loudly instead.)
+#
+# ## The real thing: minichain's backwards are written on Variables
+#
+# minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
+# same formula as `VariableCube`'s, on Variables:
+
+# %%
+from minichain.functions.math.basic_math import PowVarConst
+
+print(inspect.getsource(PowVarConst.backward))
+
+# %% [markdown]
+# So `x ** 3` with the real operator gives the same first and second
+# derivatives as our hand-written `VariableCube`:
+
+# %%
+y = x ** 3
+gx, = mc.grad([y], [x], enable_double_backprop=True)
+ggx, = mc.grad([gx], [x])
+print("dy/dx =", gx.item(), "  d2y/dx2 =", ggx.item())
+assert (gx.item(), ggx.item()) == (3 * 2.0 ** 2, second_derivative(VariableCube, x))
+
+# %% [markdown]
+# ## The gradient has a graph: look at it
+#
+# The graph behind `gx` is the backward of `_ ** 3`, written out: `x`
+# squared, times the incoming gradient (the seed `1`, drawn `v2`), times 3.
+# Three functions, each of which can be differentiated again.
+
+# %%
+gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
+gx.name = "gx"
+print(draw(gx))
+
+# %%
+to_digraph(gx, rankdir="LR")
+
+# %% [markdown]
+# The red outlines mark arrays these functions keep for *their* backward:
+# the graph of a gradient costs memory like any other graph, which is why
+# `enable_double_backprop` is off unless asked for.
+#
+# `Variable.backward` can do the same: with `enable_double_backprop=True`
+# the leaf's `grad_var` is a Variable with a graph, and a second `backward`
+# from it accumulates the second derivative. Clear the first gradient before,
+# or the second one is added to it.
+
+# %%
+y = x ** 3
+y.backward(enable_double_backprop=True)
+gx = x.grad_var
+x.cleargrad()
+gx.backward()
+print("x.grad after the second backward:", x.grad)
+assert x.grad == 12.0
+
+# %% [markdown]
+# ## Round the circle: four derivatives of sin
+#
+# `sin`'s backward is written with `cos`, and `cos`'s with `sin`, so
+# differentiating again and again goes round: `sin → cos → -sin → -cos →
+# sin`. `mc.grad` of a sum of elementwise values gives the elementwise
+# derivative, so one call per order handles a whole array of points.
+
+# %%
+points = np.linspace(-np.pi, np.pi, 61)
+t = mc.Variable(points, name="t")
+derivatives = [F.sin(t)]
+for order in range(4):
+    g, = mc.grad([F.sum(derivatives[-1])], [t], enable_double_backprop=True)
+    derivatives.append(g)
+
+names = ["sin", "1st: cos", "2nd: -sin", "3rd: -cos", "4th: sin again"]
+expected = [np.sin(points), np.cos(points), -np.sin(points), -np.cos(points),
+            np.sin(points)]
+for order, (d, e) in enumerate(zip(derivatives, expected)):
+    print(f"order {order}: {names[order]:15s} agrees:", np.allclose(d.array, e))
+    assert np.allclose(d.array, e)
+
+# %%
+fig, ax = plt.subplots(figsize=(6.5, 3.3))
+styles = ["-", "--", "-.", ":", "o"]
+for d, name, style in zip(derivatives, names, styles):
+    ax.plot(points, d.array, style, ms=3, label=name)
+ax.set_xlabel("t")
+ax.set_title("sin and four derivatives, each by double backprop")
+ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1, 0.5))
+plt.show()
+
+# %% [markdown]
+# ## Newton's method
+#
+# Gradient descent steps against the slope with a fixed rate. Newton's
+# method also uses the curvature: near a minimum a function looks like a
+# parabola, and the minimum of the parabola through `x` with slope `f'(x)`
+# and curvature `f''(x)` is at `x - f'(x) / f''(x)`.
+#
+# We minimise `f(x) = x⁴ - 2x²`, which has minima at `x = ±1`, starting
+# from `x = 2`. Each step asks `mc.grad` for `f'` with the graph kept, then
+# for `f''` from `f'`.
+
+# %%
+def f(x):
+    return x ** 4 - 2 * x ** 2
+
+
+def newton(x0, steps):
+    x = mc.Variable(np.array(x0), name="x")
+    path = [x.item()]
+    for _ in range(steps):
+        g, = mc.grad([f(x)], [x], enable_double_backprop=True)
+        h, = mc.grad([g], [x])
+        x = mc.Variable(np.asarray(x.array - g.array / h.array), name="x")
+        path.append(x.item())
+    return path
+
+
+newton_path = newton(2.0, 7)
+for step, value in enumerate(newton_path):
+    print(f"step {step}: x = {value:.12f}")
+assert abs(newton_path[-1] - 1.0) < 1e-12
+
+# %% [markdown]
+# The number of correct digits roughly doubles every step near the end (the
+# cell above prints the iterates): Newton converges quadratically. For
+# comparison, gradient descent with a fixed step size of 0.01:
+
+# %%
+def gradient_descent(x0, rate, tolerance, max_steps=10_000):
+    x = mc.Variable(np.array(x0))
+    path = [x.item()]
+    while abs(path[-1] - 1.0) > tolerance and len(path) <= max_steps:
+        g, = mc.grad([f(x)], [x])
+        x = mc.Variable(np.asarray(x.array - rate * g.array))
+        path.append(x.item())
+    return path
+
+
+descent_path = gradient_descent(2.0, rate=0.01, tolerance=1e-6)
+newton_steps = next(k for k, v in enumerate(newton_path) if abs(v - 1) <= 1e-6)
+print("steps to reach |x - 1| <= 1e-6:  Newton", newton_steps,
+      "  gradient descent", len(descent_path) - 1)
+assert newton_steps < len(descent_path) - 1
+
+# %%
+grid = np.linspace(-1.7, 2.15, 200)
+fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.3), layout="constrained")
+left.plot(grid, grid ** 4 - 2 * grid ** 2, color="0.6", label="f(x) = x⁴ - 2x²")
+newton_x = np.array(newton_path)
+left.plot(newton_x, newton_x ** 4 - 2 * newton_x ** 2, "o-", color="C3",
+          label="Newton's iterates")
+left.set_xlabel("x")
+left.legend(fontsize=8)
+left.set_title("Newton's steps on f")
+errors_newton = np.abs(np.array(newton_path) - 1) + 1e-17   # log scale: no 0
+errors_descent = np.abs(np.array(descent_path) - 1)
+right.semilogy(errors_newton, "o-", color="C3", label="Newton")
+right.semilogy(errors_descent, "-", color="C0", label="gradient descent, rate 0.01")
+right.set_xlabel("step")
+right.set_ylabel("|x - 1|")
+right.legend(fontsize=8)
+right.set_title("distance to the minimum")
+plt.show()
+
+# %% [markdown]
+# ## A Hessian-vector product
+#
+# For a function of many variables the second derivative is the Hessian
+# matrix `H`, n × n. Building it takes n backward passes; but many methods
+# (conjugate gradients, Newton-CG, curvature estimates) need only products
+# `H v`. Double backprop gives one for the price of about two backwards,
+# because `H v` is the gradient of a scalar:
+#
+# $$H v = \nabla_x \big( \nabla_x f(x) \cdot v \big).$$
+#
+# Our test function is log-sum-exp, `f(x) = log Σ exp(xᵢ)`, whose Hessian is
+# known in closed form: with `p = softmax(x)`, `H = diag(p) - p pᵀ`.
+
+# %%
+def logsumexp(x):
+    return F.log(F.sum(F.exp(x)))
+
+
+def hessian_vector_product(f, x, v):
+    g, = mc.grad([f(x)], [x], enable_double_backprop=True)
+    hv, = mc.grad([F.sum(g * v)], [x])
+    return hv.array
+
+
+rng = np.random.default_rng(0)
+x0 = rng.normal(size=5)
+v = rng.normal(size=5)
+x = mc.Variable(x0, name="x")
+hv = hessian_vector_product(logsumexp, x, v)
+
+p = np.exp(x0) / np.exp(x0).sum()
+hessian = np.diag(p) - np.outer(p, p)
+print("H v by double backprop:", hv)
+print("H v in closed form:    ", hessian @ v)
+assert np.allclose(hv, hessian @ v)
+
+# %% [markdown]
+# The closed form is a luxury; the check that works for any function is a
+# finite difference of the *gradient* along `v`:
+# `H v ≈ (∇f(x + εv) - ∇f(x - εv)) / 2ε`.
+
+# %%
+def gradient_at(f, x_array):
+    x = mc.Variable(x_array)
+    g, = mc.grad([f(x)], [x])
+    return g.array
+
+
+eps = 1e-5
+finite_difference = (gradient_at(logsumexp, x0 + eps * v)
+                     - gradient_at(logsumexp, x0 - eps * v)) / (2 * eps)
+print("finite difference:     ", finite_difference)
+print("largest difference below 1e-8:", np.abs(finite_difference - hv).max() < 1e-8)
+assert np.allclose(finite_difference, hv, atol=1e-8)
+
+# %% [markdown]
+# Multiplying by the five unit vectors in turn gives the Hessian's columns,
+# one double backward each: the whole matrix, and it matches the closed form.
+
+# %%
+columns = [hessian_vector_product(logsumexp, x, e) for e in np.eye(5)]
+hessian_by_hvp = np.stack(columns, axis=1)
+print(hessian_by_hvp)
+assert np.allclose(hessian_by_hvp, hessian)
+assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
+
+# %% [markdown]
+# minichain's own test of a backward's backward,
+# `mc.gradient_check.check_double_backward`, uses the same idea: it compares
+# the double backward along one random direction with a finite difference of
+# the backward. It raises if they disagree and returns nothing otherwise.
+
+# %%
+mc.gradient_check.check_double_backward(
+    F.tanh, x0, np.ones(5), rng.normal(size=5))
+print("tanh's double backward agrees with finite differences")
+
+# %% [markdown]
+# ## Exercises
+#
+# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
+# `None` with your answer and run the cell.
+#
+# **1.** Using double backprop twice over (three `mc.grad` calls), find the
+# third derivative of `x⁴` at `x = 1.5`. Assign the number to `answer_1`.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    if not np.isscalar(answer) and np.ndim(answer) != 0:
+        print("not yet: answer with one number")
+    elif np.isclose(float(answer), 24 * 1.5):
+        print("right")
+    elif np.isclose(float(answer), 12 * 1.5 ** 2):
+        print("not yet: that is the second derivative; differentiate once more")
+    else:
+        print("not yet: d/dx x⁴ = 4x³, then 12x², then ...")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** Write a FunctionNode `Square` (`y = x²`) whose backward supports
+# double backprop, and assign the class to `answer_2`. The check asks for
+# its second derivative.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array([1.0, -3.0]))
+    y = answer().apply((x,))[0]
+    if not np.allclose(y.array, [1.0, 9.0]):
+        print("not yet: forward should give x², got", y.array)
+        return
+    g, = mc.grad([F.sum(y)], [x], enable_double_backprop=True)
+    if g is None or not np.allclose(g.array, [2.0, -6.0]):
+        print("not yet: the first derivative should be 2x")
+        return
+    gg, = mc.grad([F.sum(g)], [x])
+    if gg is None:
+        print("not yet: the gradient has no graph; write backward with"
+              " Variables (get_retained_inputs), not arrays")
+    elif not np.allclose(gg.array, 2.0):
+        print("not yet: the second derivative should be 2, got", gg.array)
+    else:
+        print("right")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** Newton's method for `f(x) = x⁴ - 2x²` started at `x = 0.3` does
+# not go to a minimum. Run `newton(0.3, 6)` and decide where it ends up;
+# assign that point (a number) to `answer_3`. Why there?
+
+# %%
+def check_exercise_3(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    end = newton(0.3, 6)[-1]
+    if np.isclose(float(answer), end, atol=1e-6):
+        print("right: f'' < 0 there, so Newton heads for the nearest point"
+              " with f' = 0, which is the maximum at 0")
+    else:
+        print("not yet: print newton(0.3, 6) and look at the last value")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
