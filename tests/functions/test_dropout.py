@@ -74,3 +74,14 @@ def test_second_order():
     gx, = mc.grad([y], [x], grad_outputs=[gy], enable_double_backprop=True)
     ggy, = mc.grad([gx], [gy], grad_outputs=[numpy.full(8, 2.0)])
     numpy.testing.assert_array_equal(ggy.array, 2.0 * mask)
+
+
+def test_node_keeps_a_one_byte_mask_and_not_the_input():
+    import gc
+    x = mc.Variable(numpy.ones((8, 16), numpy.float32))
+    y = F.dropout(x, 0.5)
+    node = y.creator_node
+    del x
+    gc.collect()
+    assert node.mask.dtype == numpy.bool_ and node.mask.nbytes == 8 * 16
+    assert node.inputs[0].data is None

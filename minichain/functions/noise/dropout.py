@@ -22,7 +22,7 @@ from minichain.variable import as_variable
 
 
 class Dropout(FunctionNode):
-    """``y = x * mask``; ``mask`` is drawn in forward unless given."""
+    """``y = x * mask / (1 - ratio)``; ``mask`` is drawn unless given."""
 
     def __init__(self, ratio, mask=None):
         self.ratio = ratio
@@ -41,21 +41,25 @@ class Dropout(FunctionNode):
         x, = inputs
         if self.mask is None:
             self.mask = _draw_mask(x, self.ratio)
-        return force_array(x * self.mask),
+        y = force_array(x * self.mask)    # a bool mask keeps x's dtype
+        y *= x.dtype.type(1.0 / (1.0 - self.ratio))
+        return y,
 
     def backward(self, indexes, grad_outputs):
         return Dropout(self.ratio, self.mask).apply(grad_outputs)
 
 
 def _draw_mask(x, ratio):
-    """``(uniform >= ratio) / (1 - ratio)`` in ``x``'s dtype and shape."""
+    """A boolean array of ``x``'s shape: True keeps the element.
+
+    The node keeps this mask until backward, so it is stored as bools: one
+    byte per element instead of four (float32) or eight (float64).
+    Uniforms are always drawn in float32, so the same seed gives the same
+    mask whatever ``x``'s dtype.
+    """
     xp = backend.get_array_module(x)
-    # Uniforms are always drawn in float32: half the memory of float64, and
-    # the same seed gives the same mask whatever x's dtype.
     uniform = mc_random.get_generator(xp).random(x.shape, dtype=numpy.float32)
-    mask = (uniform >= ratio).astype(x.dtype)
-    mask *= x.dtype.type(1.0 / (1.0 - ratio))
-    return mask
+    return xp.asarray(uniform >= ratio)
 
 
 def dropout(x, ratio=0.5):
