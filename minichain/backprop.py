@@ -14,6 +14,7 @@ used it, so gradients of the middle of the graph live only briefly.
 
 import heapq
 import itertools
+import threading
 import warnings
 
 from minichain import backend
@@ -141,6 +142,18 @@ def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
     table is returned.
     """
     grads = {}  # node -> gradient Variable (or a list, under lazy_grad_sum)
+    if input_nodes is not None:
+        return _walk(seeds, retain_grad, loss_scale, input_nodes, grads)
+    passes = _open_passes()
+    passes.append((grads, loss_scale))
+    try:
+        return _walk(seeds, retain_grad, loss_scale, input_nodes, grads)
+    finally:
+        passes.pop()
+
+
+def _walk(seeds, retain_grad, loss_scale, input_nodes, grads):
+    """The loop of ``_backprop``, filling the gradient table ``grads``."""
     heap = []
     pushed = set()
     order = itertools.count()
@@ -312,7 +325,41 @@ def _load_leaf(node, leaves, grad_mode):
         return None
     leaves.append(node)
     var = node._variable()
-    return None if var is None else var._grad_var
+    if var is None:
+        return None
+    _take_from_enclosing_passes(node, var)
+    return var._grad_var
+
+
+# Backward passes in progress on this thread, innermost last, as
+# (gradient table, loss_scale). A pass runs inside another when F.forget's
+# backward backpropagates through its recomputed graph.
+_thread_passes = threading.local()
+
+
+def _open_passes():
+    try:
+        return _thread_passes.stack
+    except AttributeError:
+        stack = _thread_passes.stack = []
+        return stack
+
+
+def _take_from_enclosing_passes(node, var):
+    """Move an enclosing pass's running sum for leaf ``node`` into ``var``.
+
+    Why: a pass keeps a leaf's new total in its table and writes it to the
+    Variable only when it ends. If a pass inside it (``F.forget``'s) adds
+    to the same leaf (a Parameter used both inside and outside ``forget``)
+    it starts from the Variable, and the outer pass, ending last, would
+    overwrite that contribution. Handing the sum over first gives one total:
+    the inner pass adds to it, and the outer pass, if it reaches the leaf
+    again, reloads it from the Variable.
+    """
+    for table, loss_scale in _open_passes():
+        g = table.pop(node, None)
+        if g is not None:
+            _store_leaf(var, _read_sum(g), loss_scale)
 
 
 def _writable_in_place(node, current):
@@ -334,10 +381,14 @@ def _store_leaf_gradients(leaves, grads, loss_scale):
         var = node._variable()
         if var is None or g is None:
             continue
-        if isinstance(var, Parameter):
-            var._grad_owned = var._grad_owned and var._grad_var is g
-        var._grad_var = g
-        var._loss_scale = loss_scale
+        _store_leaf(var, g, loss_scale)
+
+
+def _store_leaf(var, g, loss_scale):
+    if isinstance(var, Parameter):
+        var._grad_owned = var._grad_owned and var._grad_var is g
+    var._grad_var = g
+    var._loss_scale = loss_scale
 
 
 def _read_sum(g):

@@ -1,0 +1,351 @@
+# %% [markdown]
+# # 06 · Tensors and broadcasting
+#
+# So far `x` was mostly one number. Real variables are arrays: a batch of
+# inputs `(N, D)`, a weight matrix `(D, H)`, a bias `(H,)`. One rule keeps the
+# gradients of arrays simple:
+#
+# > **A gradient has the shape of its variable.** The loss is one number, so
+# > each element of `W` gets exactly one number back: how the loss moves when
+# > that element moves.
+#
+# Most of the time the rule is automatic. It takes work in two places, and
+# this chapter is about them: **broadcasting**, where NumPy silently copies
+# an array along an axis (its backward must *sum* the copies back), and
+# **matrix products**, where the shapes alone tell you which product is the
+# gradient.
+
+# %%
+import inspect
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+
+np.set_printoptions(precision=4, suppress=True)
+rng = np.random.default_rng(0)
+
+# %% [markdown]
+# ## Elementwise: shapes pass straight through
+#
+# For elementwise functions the output has the input's shape, and so do all
+# the gradients.
+
+# %%
+x = mc.Variable(rng.standard_normal((2, 3)))
+y = F.sum(F.tanh(x) * x)
+y.backward()
+print("x:", x.shape, " y:", y.shape, " x.grad:", x.grad.shape)
+assert x.grad.shape == x.shape
+
+# %% [markdown]
+# ## Broadcasting in forward means summing in backward
+#
+# Adding a bias `b` of shape `(4,)` to a batch `x` of shape `(3, 4)` uses
+# NumPy's broadcasting: `b` is (virtually) copied onto every row. Each copy
+# influences the loss, so `b`'s gradient is the **sum** of the gradients of
+# its copies: the same accumulation as chapter 04, once per row. By hand:
+
+# %%
+x_data = rng.standard_normal((3, 4))
+b_data = np.array([0.1, 0.2, 0.3, 0.4])
+c_data = rng.standard_normal((3, 4))      # loss = sum(c * (x + b))
+
+gy = c_data                               # d loss / d (x + b), shape (3, 4)
+gb_by_hand = gy.sum(axis=0)               # the 3 copies of b add up, shape (4,)
+print("gy:", gy.shape, " gb:", gb_by_hand.shape)
+print(gb_by_hand)
+
+# %% [markdown]
+# minichain does the same sum inside the backward of `+`:
+
+# %%
+xv = mc.Variable(x_data)
+bv = mc.Variable(b_data)
+loss = F.sum(c_data * (xv + bv))
+loss.backward()
+print("b.grad:", bv.grad, " shape", bv.grad.shape)
+assert np.allclose(bv.grad, gb_by_hand)
+assert xv.grad.shape == xv.shape and bv.grad.shape == bv.shape
+
+# %% [markdown]
+# ### `sum_to`, by hand
+#
+# The general operation is "sum an array down to a given shape": NumPy's
+# broadcasting rule read backwards. Broadcasting first puts extra axes in
+# front, then stretches axes of length 1. So to undo it: sum away the extra
+# leading axes, then sum (keeping the axis) every axis where the target has
+# length 1.
+
+# %%
+def hand_sum_to(g, shape):
+    lead = g.ndim - len(shape)
+    g = g.sum(axis=tuple(range(lead)))                  # the extra front axes
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    return g.sum(axis=stretched, keepdims=True)         # the stretched axes
+
+
+g = np.arange(24.0).reshape(2, 3, 4)
+for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
+    print("{!s:>10} -> {}".format(shape, hand_sum_to(g, shape).shape))
+
+# %% [markdown]
+# minichain's version, `minichain.utils.array.sum_to`, does the same on
+# arrays; it is used by every function whose inputs may broadcast. Both agree
+# on every case above:
+
+# %%
+from minichain.utils import array as array_utils
+
+print(inspect.getsource(array_utils.sum_to))
+for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
+    assert np.array_equal(hand_sum_to(g, shape), array_utils.sum_to(g, shape))
+
+# %% [markdown]
+# ### The picture
+#
+# Left to right: a bias of shape `(1, 4)` is broadcast to `(3, 4)` in
+# forward; in backward a gradient of shape `(3, 4)` arrives and `sum_to`
+# folds it back to `(1, 4)`. Each column of the result is the sum of that
+# column of the gradient.
+
+# %%
+bias = np.array([[1.0, 2.0, 3.0, 4.0]])
+broadcast = np.broadcast_to(bias, (3, 4))
+grad_in = np.arange(12.0).reshape(3, 4)
+grad_out = array_utils.sum_to(grad_in, (1, 4))
+panels = [("b (1, 4)", bias), ("broadcast_to (3, 4)", broadcast),
+          ("gradient arriving (3, 4)", grad_in), ("sum_to (1, 4)", grad_out)]
+
+fig, axes = plt.subplots(1, 4, figsize=(12, 2.6),
+                         gridspec_kw={"wspace": 0.45})
+for ax, (title, array) in zip(axes, panels):
+    ax.imshow(array, cmap="Blues", vmin=0, vmax=grad_out.max() * 1.3)
+    for (i, j), value in np.ndenumerate(array):
+        ax.text(j, i, "{:g}".format(value), ha="center", va="center")
+    ax.set_title(title, fontsize=10)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_ylim(2.5, -0.5)
+for left, right, word in [(0, 1, "forward"), (2, 3, "backward")]:
+    middle = (axes[left].get_position().x1 + axes[right].get_position().x0) / 2
+    fig.text(middle, 0.5, word + "\n→", ha="center", va="center", fontsize=11)
+plt.show()
+
+# %% [markdown]
+# ## `broadcast_to` and `sum_to` are each other's backward
+#
+# As functions on Variables, `F.broadcast_to` and `F.sum_to` form a pair:
+# the backward of one is the other. (Mathematically they are *adjoint*:
+# `<broadcast(u), v> = <u, sum_to(v)>` for any `u` and `v` of the two
+# shapes; the cell after the source checks this.) Writing each backward with
+# the other function, on Variables, is what makes second derivatives work
+# through them.
+
+# %%
+import minichain.functions.array.broadcast as broadcast_module
+
+print(inspect.getsource(broadcast_module.BroadcastTo.backward))
+print(inspect.getsource(broadcast_module.SumTo.backward))
+
+# %%
+u = rng.standard_normal((1, 4))
+v = rng.standard_normal((3, 4))
+left = np.sum(F.broadcast_to(u, (3, 4)).array * v)
+right = np.sum(u * F.sum_to(v, (1, 4)).array)
+print(f"<broadcast(u), v> = {left:.6f}   <u, sum_to(v)> = {right:.6f}")
+assert np.isclose(left, right)
+
+# %% [markdown]
+# ## What happens when a backward forgets to sum
+#
+# Here is a bias addition whose backward hands back the gradient of the
+# output unchanged, shape `(3, 4)`, for the bias of shape `(4,)`. minichain
+# checks every gradient against its variable's shape and stops, naming the
+# function that has the bug (this cell raises on purpose).
+
+# %%
+class ForgetfulAddBias(mc.FunctionNode):
+    def forward(self, inputs):
+        x, b = inputs
+        return x + b,
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy, gy            # wrong for b: should be F.sum_to(gy, b.shape)
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+bv = mc.Variable(b_data)
+y = ForgetfulAddBias().apply((mc.Variable(x_data), bv))[0]
+F.sum(y).backward()
+
+# %% [markdown]
+# ## Matrix products: the shapes choose the formula
+#
+# For `y = x @ W` with `x: (N, D)` and `W: (D, H)`, the gradient `gy` has the
+# shape of `y`, `(N, H)`. The gradient of `W` must be `(D, H)` and built from
+# `x` and `gy`; the only product of those two with that shape is `x.T @ gy`.
+# Likewise `gx` must be `(N, D)`: `gy @ W.T`. (Writing out one element,
+# `dL/dW[d, h] = Σ_n x[n, d] gy[n, h]`, gives the same.)
+
+# %%
+N, D, H = 5, 3, 2
+x_data = rng.standard_normal((N, D))
+w_data = rng.standard_normal((D, H))
+gy = rng.standard_normal((N, H))
+
+gw_by_hand = x_data.T @ gy       # (D, N) @ (N, H) -> (D, H)
+gx_by_hand = gy @ w_data.T       # (N, H) @ (H, D) -> (N, D)
+print("gW:", gw_by_hand.shape, " gx:", gx_by_hand.shape)
+
+xv, wv = mc.Variable(x_data), mc.Variable(w_data)
+y = xv @ wv
+y.grad = gy
+y.backward()
+assert np.allclose(wv.grad, gw_by_hand) and np.allclose(xv.grad, gx_by_hand)
+
+# %% [markdown]
+# minichain's `MatMul.backward` is exactly these two products (with flags
+# that fold the transposes in), followed by `sum_to` because batched matrix
+# products broadcast their leading axes too:
+
+# %%
+import minichain.functions.math.matmul as matmul_module
+
+print(inspect.getsource(matmul_module.MatMul.backward))
+
+# %% [markdown]
+# A numerical check, to be sure the shapes did not fool us:
+
+# %%
+mc.gradient_check.check_backward(F.matmul, (x_data, w_data), gy)
+print("check_backward passed for matmul")
+
+# %% [markdown]
+# ## Reductions broadcast back
+#
+# A sum over an axis removes that axis; its backward copies the gradient
+# back along it (broadcasting, the mirror image of the bias). A mean also
+# divides by the number of elements it averaged.
+
+# %%
+x = mc.Variable(np.arange(6.0).reshape(2, 3))
+s = F.sum(x, axis=1)                      # (2,)
+s.grad = np.array([10.0, 20.0])
+s.backward()
+print(x.grad)
+assert np.array_equal(x.grad, [[10, 10, 10], [20, 20, 20]])
+
+x.cleargrad()
+F.mean(x).backward()
+print(x.grad)
+assert np.allclose(x.grad, 1 / 6)
+
+# %% [markdown]
+# ## A layer, with every shape checked
+#
+# A linear layer with a bias and a squared-error loss uses everything above:
+# a matrix product, a broadcast bias and a reduction. Every gradient comes
+# back with the shape of its variable:
+
+# %%
+x = mc.Variable(rng.standard_normal((N, D)).astype(np.float32), name="x")
+W = mc.Variable(rng.standard_normal((D, H)).astype(np.float32), name="W")
+b = mc.Variable(np.zeros(H, dtype=np.float32), name="b")
+t = rng.standard_normal((N, H)).astype(np.float32)
+
+y = x @ W + b
+loss = F.mean((y - t) ** 2)
+loss.backward()
+for v in (x, W, b):
+    print("{:>2}: data {!s:>7} {}   grad {!s:>7} {}".format(
+        v.name, v.shape, v.dtype, v.grad.shape, v.grad.dtype))
+    assert v.grad.shape == v.shape and v.grad.dtype == v.dtype
+
+# %% [markdown]
+# The gradients also keep the dtype: float32 in, float32 out.
+#
+# ## Exercises
+#
+# Replace `None` with your answer and run the cell; the check prints `right`
+# or `not yet: <why>`.
+#
+# **1.** `x` has shape `(5, 1, 3)` and `b` has shape `(4, 1)`. What is the
+# shape of `x + b`? Answer with a tuple.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    truth = (mc.Variable(np.zeros((5, 1, 3))) + mc.Variable(np.zeros((4, 1)))).shape
+    if tuple(answer) == truth:
+        print("right")
+    else:
+        print("not yet: align the shapes on the right; (4, 1) becomes"
+              " (1, 4, 1), then every axis of length 1 stretches")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** In the same sum, `b`'s gradient is `sum_to(g, (4, 1))` for a `g` of
+# the output's shape. Which axes of `g` are summed? Answer with a tuple of
+# axis numbers of `g`, in increasing order.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    g = rng.standard_normal((5, 4, 3))
+    truth = array_utils.sum_to(g, (4, 1))
+    try:
+        mine = g.sum(axis=tuple(answer)).reshape(4, 1)
+    except ValueError:
+        print("not yet: after summing those axes the result cannot be"
+              " reshaped to (4, 1)")
+        return
+    if np.allclose(mine, truth):
+        print("right")
+    else:
+        print("not yet: sum the extra leading axis and every axis where b"
+              " has length 1")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** For `y = x @ W` with `x: (N, D)`, `W: (D, H)`, write
+# `grad_x(gy, W)` returning the gradient of `x` as a NumPy array. The check
+# compares it with minichain's backward.
+
+# %%
+def check_exercise_3(grad_x):
+    if grad_x is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(rng.standard_normal((4, 3)))
+    W = mc.Variable(rng.standard_normal((3, 2)))
+    y = x @ W
+    gy = rng.standard_normal((4, 2))
+    y.grad = gy
+    y.backward()
+    mine = np.asarray(grad_x(gy, W.array))
+    if mine.shape != x.shape:
+        print("not yet: your gradient has shape", mine.shape, "but x has",
+              x.shape)
+    elif not np.allclose(mine, x.grad):
+        print("not yet: right shape, wrong values; which operand needs"
+              " transposing?")
+    else:
+        print("right")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
