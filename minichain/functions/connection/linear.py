@@ -63,8 +63,6 @@ class Linear(FunctionNode):
         return y,
 
     def backward(self, indexes, grad_outputs):
-        from minichain.functions.array.broadcast import sum_to
-        from minichain.functions.array.transpose import transpose
         x, W = self.get_retained_inputs()
         gy, = grad_outputs
         if not config.enable_backprop:
@@ -72,6 +70,8 @@ class Linear(FunctionNode):
             # gradients: the same products on plain arrays, without the cost
             # of applying Transpose and Linear nodes.
             return _backward_arrays(indexes, gy.array, x.array, W.array)
+        from minichain.functions.array.broadcast import sum_to
+        from minichain.functions.array.transpose import transpose
         result = []
         for i in indexes:
             if i == 0:

@@ -76,8 +76,6 @@ class SoftmaxCrossEntropy(FunctionNode):
         return 1.0 / max(count, 1)
 
     def backward(self, indexes, grad_outputs):
-        from minichain.functions.activation.softmax import softmax
-        from minichain.functions.array.reshape import reshape
         x, t = self.get_retained_inputs()
         gy, = grad_outputs
         xp = backend.get_array_module(x.array)
@@ -93,6 +91,8 @@ class SoftmaxCrossEntropy(FunctionNode):
             else:
                 gx *= gy.array * x.dtype.type(self._coefficient(t.array))
             return tuple([Variable(gx) if i == 0 else None for i in indexes])
+        from minichain.functions.activation.softmax import softmax
+        from minichain.functions.array.reshape import reshape
         if self.reduce == "no":   # one gradient per sample: (N, 1, d1, ...)
             scale = reshape(gy, gy.shape[:1] + (1,) + gy.shape[1:])
         else:                     # a 0-d gradient for the mean
