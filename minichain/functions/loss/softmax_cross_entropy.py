@@ -11,13 +11,15 @@ Backward, with ``p = softmax(x)`` and one-hot labels ``T``:
 * The one-hot array and the mask are built in ``x``'s dtype. Subtracting an
   integer one-hot from float32 scores would give float64 and silently run
   the whole backward in float64 (DeZero's MLP is twice as slow for this).
-* It is written with minichain's ``softmax`` and operators on the retained
-  ``x``, so the loss can be differentiated twice.
+* When backward records a graph (``enable_double_backprop=True``) it is
+  written with minichain's ``softmax`` and operators on the retained ``x``,
+  so the loss can be differentiated twice; otherwise the same formula runs
+  on plain arrays, in place, with no nodes to pay for.
 """
 
 from minichain import backend
-from minichain.function_node import FunctionNode
 from minichain.configuration import config
+from minichain.function_node import FunctionNode
 from minichain.functions.activation.log_softmax import _log_softmax_array
 from minichain.functions.activation.softmax import _softmax_array
 from minichain.utils.array import force_array
