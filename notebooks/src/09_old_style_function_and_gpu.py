@@ -1,0 +1,418 @@
+# %% [markdown]
+# # 09 · The old-style Function, and the GPU
+#
+# minichain has two ways to write a differentiable function.
+#
+# - **FunctionNode** (every chapter so far): `forward` on arrays, `backward`
+#   on *Variables*, so the backward is itself recorded and can be
+#   differentiated again (chapter 11).
+# - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
+#   plain arrays. It is simpler to write, and the reference's `F.Identity` is
+#   one, so minichain keeps it. Its price: a gradient made of bare arrays has
+#   no graph, so it cannot be differentiated twice.
+#
+# The second half of the chapter is about the other thing the old style made
+# explicit: which device the arrays live on. The same function code runs on
+# NumPy (CPU) and CuPy (GPU); this notebook uses the GPU when one is present
+# and otherwise says so and runs on NumPy.
+
+# %%
+import copy
+import inspect
+
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain.visualize import draw
+
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## An old-style function
+#
+# A `Function` subclass overrides `forward(inputs)` and
+# `backward(inputs, grad_outputs)`. Both get tuples of arrays and return
+# tuples of arrays; `backward` receives the forward's inputs again, so it
+# can use them. An instance is called like a Python function.
+
+# %%
+class Square(mc.Function):
+    def forward(self, inputs):
+        x, = inputs
+        return x * x,
+
+    def backward(self, inputs, grad_outputs):
+        x, = inputs
+        gy, = grad_outputs
+        return 2 * x * gy,
+
+
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+y = Square()(x)
+y.name = "y"
+F.sum(y).backward()
+print("y      =", y.array)
+print("x.grad =", x.grad)
+print(draw(y))
+assert np.allclose(x.grad, 2 * x.array)
+
+# %% [markdown]
+# ## By hand: how an array backward fits into a graph of FunctionNodes
+#
+# The engine of chapters 03–05 only knows FunctionNodes, whose backward
+# takes and returns Variables. An old-style function needs an adapter: a
+# FunctionNode that keeps every input array (the old-style backward may
+# read any of them), calls the function's `forward`, and in backward
+# unwraps the gradients to arrays, calls the function's `backward`, and
+# wraps the results back into Variables.
+
+# %%
+class HandAdapter(mc.FunctionNode):
+    def __init__(self, function):
+        self.function = function
+
+    def forward(self, inputs):
+        self.retain_inputs(range(len(inputs)))        # keep them all
+        return self.function.forward(inputs)
+
+    def backward(self, target_input_indexes, grad_outputs):
+        in_data = tuple(node.data for node in self.inputs)
+        gys = tuple(g.array for g in grad_outputs)     # Variables -> arrays
+        gxs = self.function.backward(in_data, gys)
+        return tuple(mc.Variable(gx) for gx in gxs)   # arrays -> Variables
+
+
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+y_hand = HandAdapter(Square()).apply((x,))[0]
+F.sum(y_hand).backward()
+grad_hand = x.grad.copy()
+print("through HandAdapter:", grad_hand)
+
+# %% [markdown]
+# minichain's adapter is `FunctionAdapter`. Calling an old-style function
+# applies one; the output's `creator` is the Function the user wrote, and
+# its `creator_node` is the adapter the engine works with. Here is the real
+# adapter's backward: the same unwrap, call, wrap, plus two things ours
+# skipped (a check of each gradient against its input, and a mark on each
+# gradient saying who made it).
+
+# %%
+print(inspect.getsource(mc.FunctionAdapter.backward))
+
+# %%
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+square = Square()
+y = square(x)
+F.sum(y).backward()
+print("y.creator is the Function: ", y.creator is square)
+print("y.creator_node is a:       ", type(y.creator_node).__name__)
+print("through FunctionAdapter:   ", x.grad)
+assert np.array_equal(x.grad, grad_hand)
+
+# %% [markdown]
+# ## It cannot be differentiated twice
+#
+# The gradient our `HandAdapter` returned was `Variable(gx)`: an array with
+# no creator. Asking for its derivative would quietly give nothing (chapter
+# 11 showed the same with `ArrayCube`). The real adapter marks such
+# gradients, and a backward that starts from one is refused loudly. First
+# the FunctionNode version, which works:
+
+# %%
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+gx, = mc.grad([F.sum(F.square(x))], [x], enable_double_backprop=True)
+ggx, = mc.grad([F.sum(gx)], [x])
+print("F.square: first", gx.array, " second", ggx.array)
+
+# %% [markdown]
+# And the old-style one, differentiating the gradient `x.grad_var` again as
+# the reference does (the error is raised on purpose):
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+F.sum(Square()(x)).backward(enable_double_backprop=True)
+mc.grad([x.grad_var], [x])
+
+# %% [markdown]
+# ## What it keeps: every input, unless told otherwise
+#
+# Because the old-style backward gets the forward's inputs back, the
+# adapter keeps all of them by default, whether the backward reads them or
+# not. That is memory (chapter 07 measures it). A function that needs less
+# says so in `forward`: `self.retain_inputs(())` keeps no input, and
+# `self.retain_outputs((0,))` keeps output 0, which backward reads as
+# `self.output_data`. `exp` needs only its output, since `d exp(x)/dx =
+# exp(x)`:
+
+# %%
+class Exp(mc.Function):
+    def forward(self, inputs):
+        self.retain_inputs(())          # backward does not read x
+        self.retain_outputs((0,))       # ... but it reads y = exp(x)
+        return np.exp(inputs[0]),
+
+    def backward(self, inputs, grad_outputs):
+        y, = self.output_data
+        return y * grad_outputs[0],
+
+
+x_square = mc.Variable(np.array([0.0, 1.0]), name="x_square")
+x = mc.Variable(np.array([0.0, 1.0]), name="x")
+y_square = Square()(x_square)
+y_exp = Exp()(x)
+print("Square keeps its input:", x_square.node.data is not None)
+print("Exp keeps its input:   ", x.node.data is not None)
+print("Exp keeps its output:  ", y_exp.node.data is not None)
+assert x_square.node.data is not None and x.node.data is None
+F.sum(y_exp).backward()
+print("x.grad =", x.grad, "(exp(x))")
+assert np.allclose(x.grad, np.exp(x.array))
+
+# %% [markdown]
+# The graph picture shows the same thing: a red outline marks an array that
+# a function keeps for its backward. Old-style and new-style functions mix
+# freely in one graph (`F.sum` is a FunctionNode).
+
+# %%
+x = mc.Variable(np.array([0.0, 1.0]), name="x")
+loss = F.sum(Exp()(Square()(x)))
+loss.name = "loss"
+print(draw(loss))
+mc.visualize.to_digraph(loss, rankdir="LR")
+
+# %% [markdown]
+# ## One call per instance, and the `copy.copy` idiom
+#
+# An old-style Function instance becomes a node of the graph when it is
+# called, and a node is one application: it remembers one set of inputs.
+# Calling the same instance again would overwrite what the first graph
+# needs, so minichain refuses (on purpose, below).
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+square = Square()
+y1 = square(mc.Variable(np.array([1.0])))
+y2 = square(mc.Variable(np.array([2.0])))
+
+# %% [markdown]
+# The reference's idiom for a function with settings (say, a scale chosen
+# once): keep a *template* instance that is never called, and call a fresh
+# shallow copy each time. A copy of a never-called instance starts with no
+# node of its own.
+
+# %%
+class Scale(mc.Function):
+    def __init__(self, factor):
+        self.factor = factor
+
+    def forward(self, inputs):
+        self.retain_inputs(())
+        return inputs[0] * self.factor,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * self.factor,
+
+
+triple = Scale(3.0)                       # the template: never called
+a = mc.Variable(np.array([1.0]), name="a")
+b = mc.Variable(np.array([2.0]), name="b")
+ya = copy.copy(triple)(a)
+yb = copy.copy(triple)(b)
+(ya + yb).backward()
+print("ya =", ya.array, " yb =", yb.array, " a.grad =", a.grad, " b.grad =", b.grad)
+assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
+
+# %% [markdown]
+# The reference's own `F.Identity` is an old-style function written this
+# way: it has no settings, so a new instance per call is all it needs.
+
+# %%
+print(inspect.getsource(F.Identity))
+
+# %% [markdown]
+# ## The GPU: one code path, two array modules
+#
+# CuPy copies NumPy's interface: `cupy.exp`, `cupy.zeros_like`, `a @ b` all
+# exist and mean the same thing, on arrays that live in GPU memory. So a
+# function does not need two versions. It asks which module its inputs
+# belong to and calls that one:
+
+# %%
+print(inspect.getsource(mc.backend.get_array_module))
+
+# %% [markdown]
+# Every FunctionNode in minichain starts its `forward` with
+# `xp = backend.get_array_module(x)`. Written by hand, a softplus
+# `log(1 + exp(x))` that runs on either device looks like this:
+
+# %%
+class Softplus(mc.FunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        xp = mc.backend.get_array_module(x)      # numpy or cupy
+        self.retain_inputs((0,))
+        return xp.logaddexp(0, x).astype(x.dtype),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * F.sigmoid(x),   # d softplus / dx = sigmoid
+
+
+def softplus(x):
+    return Softplus().apply((x,))[0]
+
+# %% [markdown]
+# The old style spelled the two devices out instead: its default `forward`
+# calls `forward_gpu` when any input is a CuPy array and `forward_cpu`
+# otherwise (and `backward` likewise). The dispatch, from the package:
+
+# %%
+print(inspect.getsource(mc.Function.forward))
+
+# %% [markdown]
+# Now the device. `mc.backend.available` is True only when CuPy is
+# installed *and* sees a GPU. The next cell picks the GPU if it can and
+# otherwise prints a note and stays on NumPy, so the rest of the chapter
+# runs either way. (Its output depends on the machine, so the course's
+# notebook test does not compare it.)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+if mc.backend.available:
+    to_device = mc.backend.to_gpu
+    print("GPU found: the arrays below live in GPU memory (CuPy).")
+else:
+    def to_device(array):
+        return array
+    print("Note: no GPU here (CuPy is missing or sees no device), so this"
+          " chapter falls back to NumPy on the CPU. The code is the same.")
+
+# %% [markdown]
+# The same calls on the chosen device: move the data, run forward and
+# backward, bring the gradient back with `to_cpu`, and compare with a CPU
+# run. On the CPU both runs are the same run, and the check is trivially
+# true; on a GPU it checks that CuPy and NumPy agree.
+
+# %%
+rng = np.random.default_rng(0)
+x_cpu = rng.normal(size=(3, 4)).astype(np.float32)
+
+x = mc.Variable(to_device(x_cpu))
+loss = F.sum(softplus(x) * F.tanh(x))
+loss.backward()
+expected_module = mc.backend.cupy if mc.backend.available else np
+print("the data lives where we put it:", x.xp is expected_module)
+grad_on_device = mc.backend.to_cpu(x.grad)
+
+x_ref = mc.Variable(x_cpu)
+F.sum(softplus(x_ref) * F.tanh(x_ref)).backward()
+print("gradient, back on the CPU:\n", grad_on_device)
+assert np.allclose(grad_on_device, x_ref.grad, atol=1e-6)
+
+# %% [markdown]
+# A `Variable` also moves in place with `x.to_gpu()` and `x.to_cpu()`
+# (its gradient goes with it). Without a GPU, `to_gpu` raises an error that
+# says what is missing, rather than a bare `ImportError`:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+try:
+    mc.Variable(x_cpu).to_gpu()
+    print("moved to the GPU")
+except RuntimeError as error:
+    print("RuntimeError:", error)
+
+# %% [markdown]
+# Two rules keep code device-neutral, and minichain's functions follow
+# both: never call `numpy.` directly on data inside `forward` (ask for `xp`),
+# and never mix devices in one function call. The second is checked when a
+# function is applied: an input on the CPU and one on the GPU raise a
+# `TypeError` naming both array types.
+#
+# ## Exercises
+#
+# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
+# `None` with your answer and run the cell.
+#
+# **1.** Write an old-style Function `Cube` (`y = x³`, forward and backward
+# on arrays) and assign the class to `answer_1`.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    if not issubclass(answer, mc.Function):
+        print("not yet: Cube should subclass mc.Function (the old style)")
+        return
+    x = mc.Variable(np.array([1.0, -2.0]))
+    y = answer()(x)
+    if not np.allclose(y.array, [1.0, -8.0]):
+        print("not yet: forward should give x³, got", y.array)
+        return
+    F.sum(y).backward()
+    if x.grad is None or not np.allclose(x.grad, [3.0, 12.0]):
+        print("not yet: the gradient should be 3x², got", x.grad)
+    else:
+        print("right")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** Write a function `scale_all(template, xs)` that applies the
+# never-called old-style template (like `triple` above) to every Variable in
+# the list `xs` and returns the list of outputs. Assign it to `answer_2`.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    template = Scale(2.0)
+    xs = [mc.Variable(np.array([float(k)])) for k in range(3)]
+    try:
+        ys = answer(template, xs)
+    except RuntimeError as error:
+        print("not yet:", str(error).splitlines()[0])
+        return
+    if template._called:
+        print("not yet: the template itself was called; call copies of it")
+    elif [y.item() for y in ys] != [0.0, 2.0, 4.0]:
+        print("not yet: expected [0, 2, 4], got", [y.item() for y in ys])
+    else:
+        print("right")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** Write an old-style `Tanh` that keeps only its output
+# (`d tanh(x)/dx = 1 - tanh(x)²`) and assign the class to `answer_3`. The
+# check looks at what the graph holds as well as at the gradient.
+
+# %%
+def check_exercise_3(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array([0.0, 0.5]))
+    y = answer()(x)
+    kept_input = y.creator_node.inputs[0].data is not None
+    F.sum(y).backward()
+    expected = 1 - np.tanh(x.array) ** 2
+    if x.grad is None or not np.allclose(x.grad, expected):
+        print("not yet: the gradient should be 1 - tanh(x)², got", x.grad)
+    elif kept_input:
+        print("not yet: the input is still kept; call self.retain_inputs(())"
+              " in forward")
+    else:
+        print("right")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
