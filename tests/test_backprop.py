@@ -35,7 +35,7 @@ def traced(log, name, *inputs):
     return Traced(log, name).apply(inputs)[0]
 
 
-# ----- order and accumulation (§5.2, §5.6) --------------------------------------------
+# ----- order and accumulation (§5.2, §5.6) -----------------------------------
 def test_heap_order_and_each_backward_once():
     log = []
     x = Variable(f64(1))
@@ -114,7 +114,7 @@ def test_unchained_function_between_forward_and_backward_is_skipped():
     assert x.grad is None
 
 
-# ----- depth (SPEC §3: no recursion) ----------------------------------------------------
+# ----- depth (SPEC §3: no recursion) -----------------------------------------
 def test_chain_of_100000_functions_backprops_and_is_freed():
     x = Variable(f64(1))
     y = x
@@ -149,7 +149,7 @@ def test_graph_of_12000_functions_with_heavy_reuse():
     assert len(log) == len(set(log)) == 12000
 
 
-# ----- Parameter buffers ------------------------------------------------------------------
+# ----- Parameter buffers -----------------------------------------------------
 def test_parameter_owned_buffer_accumulates_in_place():
     p = Parameter(f64([1, 2]))
     p.zerograd()
@@ -185,7 +185,7 @@ def test_parameter_buffer_is_not_written_under_double_backprop():
     assert p.grad_var.creator is not None
 
 
-# ----- mc.grad (§5.9) ----------------------------------------------------------------------
+# ----- mc.grad (§5.9) --------------------------------------------------------
 def test_grad_leaves_input_grad_unchanged():
     x = Variable(f64(3))
     x.grad = f64(5)
@@ -321,7 +321,7 @@ def test_grad_argument_checks(call, error, message):
         call(x * 2, x)
 
 
-# ----- mc.backward (§5.10) ------------------------------------------------------------------
+# ----- mc.backward (§5.10) ---------------------------------------------------
 def test_backward_from_several_outputs_consumes_their_grads():
     log = []
     x = Variable(f64([1, 2]))

@@ -147,7 +147,7 @@ def test_debug_helpers():
     assert mc.is_debug() is False
 
 
-# ----- backprop modes (§6.5) -------------------------------------------------------
+# ----- backprop modes (§6.5) -------------------------------------------------
 def test_no_backprop_mode_builds_no_graph_but_keeps_requires_grad():
     x = Variable(numpy.array(2.0))
     with mc.no_backprop_mode():

@@ -134,7 +134,7 @@ def test_function_without_targets_fires_no_backward_hook():
     assert [e[1] for e in hook.log if e[0] == "bpre"] == ["_ * _"]
 
 
-# ----- local hooks (§3.13) -----------------------------------------------------------------
+# ----- local hooks (§3.13) ---------------------------------------------------
 def test_local_hook_fires_only_for_its_node():
     log = []
     f = mc.functions.Identity()

@@ -46,7 +46,7 @@ def with_creator_of_rank(rank):
     return v
 
 
-# ----- apply (§3.1, §3.3, §3.6) -------------------------------------------------------
+# ----- apply (§3.1, §3.3, §3.6) ----------------------------------------------
 def test_apply_returns_a_tuple_of_variables():
     ys = Copy().apply((Variable(f32([1, 2])),))
     assert type(ys) is tuple and len(ys) == 1 and isinstance(ys[0], Variable)
@@ -110,7 +110,7 @@ def test_lazy_grad_sum_is_copied_from_config_at_apply():
     assert Copy().apply((Variable(f32(1)),))[0].creator.lazy_grad_sum is False
 
 
-# ----- forward dispatch and checks (§3.2, §3.4, §3.5, §3.7) -------------------------
+# ----- forward dispatch and checks (§3.2, §3.4, §3.5, §3.7) ------------------
 def test_default_forward_dispatches_to_forward_cpu():
     class CpuOnly(FunctionNode):
         def forward_cpu(self, inputs):
@@ -198,7 +198,7 @@ def test_forward_nan_is_caught_only_in_debug_mode():
             NaNForward().apply((f32([1]),))
 
 
-# ----- backward checks (§3.8, §3.9, §3.17) ----------------------------------------
+# ----- backward checks (§3.8, §3.9, §3.17) -----------------------------------
 def test_backward_nan_is_caught_only_in_debug_mode():
     x = Variable(f32([1, 2]))
     y = mc.functions.identity(x)
@@ -408,7 +408,7 @@ def test_backward_receives_sorted_targets_and_one_grad_per_output():
     assert grad_outputs[0].array == 1
 
 
-# ----- retain_inputs / retain_outputs (§2.4, §2.5) ----------------------------------
+# ----- retain_inputs / retain_outputs (§2.4, §2.5) ---------------------------
 class Retainer(FunctionNode):
     def __init__(self, inputs=None, outputs=None):
         self.to_retain = (inputs, outputs)
@@ -565,7 +565,7 @@ def test_unchain_detaches_the_node():
     assert y0.creator is None
 
 
-# ----- repeated inputs and backward_accumulate (§3.10, §3.11) -----------------------
+# ----- repeated inputs and backward_accumulate (§3.10, §3.11) ----------------
 class FusedMultiplyAdd(FunctionNode):
     """``y = a*b + c`` whose backward adds into the accumulated gradients."""
 
