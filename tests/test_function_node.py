@@ -668,3 +668,23 @@ def test_lazy_grad_sum_double_backprop():
         ggx, = mc.grad([gx], [x])
     # y = 2x^2 + x^3: y' = 4x + 3x^2 = 20, y'' = 4 + 6x = 16
     assert gx.array == 20 and ggx.array == 16
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_backward_accumulate_under_lazy_grad_sum(lazy):
+    def gradient(fused):
+        with mc.using_config("lazy_grad_sum", lazy):
+            x = Variable(f64([1, 2]))
+            h = x * 2
+            a = h * 3 + h  # h collects several contributions
+            if fused:
+                y = FusedMultiplyAdd().apply((h, h, a))[0]
+            else:
+                y = h * h + a
+            z = y * h
+            z.grad = f64([1, 1])
+            z.backward()
+        return x.grad
+
+    numpy.testing.assert_allclose(gradient(True), gradient(False))
+    numpy.testing.assert_allclose(gradient(True), [56, 160])
