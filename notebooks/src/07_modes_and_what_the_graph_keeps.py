@@ -1,0 +1,403 @@
+# %% [markdown]
+# # 07 · Modes, `retain_grad`, and what the graph keeps
+#
+# Every function applied to a Variable records a node, and some nodes keep
+# arrays for their backward. That is the price of being able to call
+# `backward()` later. This chapter is about paying it only when needed:
+#
+# - **modes**: `no_backprop_mode()` records no graph at all (evaluation,
+#   inference); `force_backprop_mode()` records one again inside it;
+# - **`retain_grad`**: which gradients backward leaves behind;
+# - **what is kept**: which arrays the graph holds on to, why the rest is
+#   freed as soon as the user drops it, and the bytes, measured.
+
+# %%
+import contextlib
+import inspect
+import weakref
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain.visualize import draw, to_digraph
+
+np.set_printoptions(precision=4, suppress=True)
+MiB = 2 ** 20
+
+# %% [markdown]
+# ## By hand: a switch that turns recording off
+#
+# Recording the graph is one `if` in the code that applies a function. A
+# global flag decides; a context manager sets it for the length of a `with`
+# block and puts the old value back afterwards, even if the block raises.
+
+# %%
+hand_config = {"enable_backprop": True}
+
+
+@contextlib.contextmanager
+def hand_using_config(name, value):
+    old = hand_config[name]
+    hand_config[name] = value
+    try:
+        yield
+    finally:
+        hand_config[name] = old
+
+
+class HandVariable:
+    def __init__(self, data, creator=None):
+        self.data, self.creator = data, creator
+
+
+def hand_tanh(x):
+    y = HandVariable(np.tanh(x.data))
+    if hand_config["enable_backprop"]:
+        y.creator = ("tanh", x)          # record: y <--- tanh <--- x
+    return y
+
+
+x_hand = HandVariable(np.array([0.5]))
+print("recorded:        ", hand_tanh(x_hand).creator is not None)
+with hand_using_config("enable_backprop", False):
+    print("inside the block:", hand_tanh(x_hand).creator is not None)
+print("after the block: ", hand_tanh(x_hand).creator is not None)
+
+# %% [markdown]
+# ## The real modes
+#
+# minichain's switch is `mc.config.enable_backprop`, and
+# `mc.no_backprop_mode()` is `using_config` with that name. The real
+# `using_config` does what ours does, with one difference explained in its
+# docstring: each thread has its own view of the configuration, so one
+# thread evaluating a model does not switch off recording in another.
+
+# %%
+print(inspect.getsource(mc.no_backprop_mode))
+print(inspect.getsource(mc.using_config))
+
+# %% [markdown]
+# The same three calls with the real thing: outside, inside, after.
+
+# %%
+x = mc.Variable(np.array([0.5]), name="x")
+real = [F.tanh(x).creator is not None]
+with mc.no_backprop_mode():
+    real.append(F.tanh(x).creator is not None)
+real.append(F.tanh(x).creator is not None)
+print("recorded outside, inside, after:", real)
+
+hand = [hand_tanh(x_hand).creator is not None]
+with hand_using_config("enable_backprop", False):
+    hand.append(hand_tanh(x_hand).creator is not None)
+hand.append(hand_tanh(x_hand).creator is not None)
+assert real == hand == [True, False, True]
+
+# %% [markdown]
+# The values are the same either way; only the graph is missing. A result
+# made in `no_backprop_mode` is a leaf, so a backward from it stops at once
+# and nothing reaches `x`:
+
+# %%
+with mc.no_backprop_mode():
+    y = F.sum(F.tanh(x) * 3)
+print("value:", y.array, " creator:", y.creator)
+y.backward()
+print("x.grad after backward:", x.grad)
+assert x.grad is None
+
+# %% [markdown]
+# `force_backprop_mode()` switches recording back on inside a
+# `no_backprop_mode()` block. A typical use: an evaluation loop that runs
+# without a graph, except for one quantity it must differentiate (here the
+# gradient of the output with respect to the *input*, as in a saliency map).
+
+# %%
+with mc.no_backprop_mode():
+    h = F.tanh(x * 2)                     # not recorded
+    with mc.force_backprop_mode():
+        y = F.sum(F.tanh(x * 2))          # recorded
+print("h has a creator:", h.creator is not None)
+print("y has a creator:", y.creator is not None)
+gx, = mc.grad([y], [x])
+print("dy/dx =", gx.array, "  by hand:", 2 * (1 - np.tanh(2 * x.array) ** 2))
+assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
+
+# %% [markdown]
+# ## `retain_grad`: gradients of the middle
+#
+# Backward computes a gradient for every variable on the way, but keeps only
+# the leaves' (`x.grad`). The gradients of intermediate variables are
+# dropped as soon as they have been passed on, which keeps backward's own
+# memory small. Ask for them with `retain_grad=True`.
+
+# %%
+def forward(x):
+    h = F.tanh(x * 2)
+    h.name = "h"
+    loss = F.sum(h * h)
+    return h, loss
+
+
+x = mc.Variable(np.array([0.1, 0.2, 0.3]), name="x")
+h, loss = forward(x)
+loss.backward()
+print("plain:           h.grad =", h.grad, "  x.grad =", x.grad)
+
+x.cleargrad()
+h, loss = forward(x)
+loss.backward(retain_grad=True)
+print("retain_grad=True: h.grad =", h.grad, "  x.grad =", x.grad)
+assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
+
+# %% [markdown]
+# ## What the graph keeps, and what it lets go
+#
+# Chapter 02 showed that the graph holds **VariableNodes**, not the user's
+# Variables, and that a node points to its Variable only weakly. A node holds
+# an array only when a function asked for it with `retain_inputs` or
+# `retain_outputs` (its `data` is then set). Everything else goes as soon as
+# the user lets go of the Variable.
+#
+# `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` keeps nothing
+# (its derivative is the constant 2); `sum` keeps nothing (its backward only
+# needs the input's shape). A weak reference to each array shows which ones
+# survive after we drop our Variables:
+
+# %%
+x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
+a = x * 2          # MulConstant: keeps nothing
+b = F.tanh(a)      # Tanh: keeps its output b
+loss = F.sum(b)
+alive = {"a": weakref.ref(a.array), "b": weakref.ref(b.array)}
+del a, b
+for name, ref in alive.items():
+    print(f"array of {name}: {'still held by the graph' if ref() is not None else 'freed'}")
+assert alive["a"]() is None and alive["b"]() is not None
+
+# %% [markdown]
+# `a`'s array is gone, yet backward still works: it needs `a`'s *node*, to
+# route the gradient through, not its values.
+
+# %%
+loss.backward()
+print("x.grad[:4] =", x.grad[:4], " (2 · (1 - tanh(2)²) each)")
+assert np.allclose(x.grad, 2 * (1 - np.tanh(2.0) ** 2))
+
+# %% [markdown]
+# And when the last Variable of a graph goes, the whole graph goes with it,
+# retained arrays included: nothing else points at the function nodes.
+
+# %%
+del loss
+print("array of b after `del loss`:", "freed" if alive["b"]() is None else "held")
+assert alive["b"]() is None
+
+# %% [markdown]
+# The graph picture marks the nodes holding an array with a red outline and
+# says how many bytes each keeps. In `y = exp(sin(x) · 2)`: `sin` keeps its
+# input `x`, `exp` keeps its output `y`, and `_ * 2` keeps nothing.
+
+# %%
+x = mc.Variable(np.ones((50, 20), dtype=np.float32), name="x")
+y = F.exp(F.sin(x) * 2)
+y.name = "y"
+print(draw(y))
+to_digraph(y, rankdir="LR")
+
+# %% [markdown]
+# ## Counting the bytes by hand, then measuring them
+#
+# By hand: walk the graph from the output, collect every array a node holds
+# (an array held twice counts once) and add up their sizes.
+
+# %%
+def kept_bytes(y):
+    """Bytes of the arrays the graph behind ``y`` keeps for backward."""
+    arrays, seen, stack = {}, set(), [y.node]
+    while stack:
+        node = stack.pop()
+        if node.data is not None:
+            arrays[id(node.data)] = node.data.nbytes
+        creator = node.creator_node
+        if creator is not None and creator not in seen:
+            seen.add(creator)
+            stack.extend(creator.inputs)
+    return sum(arrays.values())
+
+
+print("kept by the graph of y:", kept_bytes(y), "bytes =", 2 * x.array.nbytes,
+      "(x and y, 4000 bytes each)")
+assert kept_bytes(y) == 2 * x.array.nbytes
+
+# %% [markdown]
+# `mc.memory.measure()` measures instead of counting: NumPy reports every
+# array it allocates to Python's `tracemalloc`, and the block's figures are
+# relative to the moment it starts. `final` is what the block left alive,
+# `peak` the most it held at once. (Python objects made in the block count
+# too, a few hundred bytes per function, so we print tenths of a MiB.)
+#
+# A chain of `tanh`s on a 1 MiB input: with a graph, every output is kept
+# for backward; without one, each intermediate array is freed as soon as the
+# next is computed.
+
+# %%
+x = mc.Variable(np.ones((256, 1024), dtype=np.float32), name="x")  # 1 MiB
+
+
+def tanh_chain(x, depth):
+    h = x
+    for _ in range(depth):
+        h = F.tanh(h)
+    return h
+
+
+with mc.memory.measure() as with_graph:
+    y = tanh_chain(x, 4)
+print(f"with a graph:  final {with_graph.final / MiB:.1f} MiB,"
+      f" peak {with_graph.peak / MiB:.1f} MiB, counted by hand"
+      f" {kept_bytes(y) / MiB:.1f} MiB")
+del y
+
+with mc.no_backprop_mode(), mc.memory.measure() as without:
+    y = tanh_chain(x, 4)
+print(f"without:       final {without.final / MiB:.1f} MiB,"
+      f" peak {without.peak / MiB:.1f} MiB")
+del y
+assert abs(with_graph.final - 4 * MiB) < 16 * 1024
+assert abs(without.final - 1 * MiB) < 16 * 1024
+
+# %% [markdown]
+# The measurement agrees with the count: four outputs of 1 MiB kept with
+# the graph (the last one is also the result), one without. The peak
+# without a graph is 2 MiB: an input and an output exist together for a
+# moment. Over depths 1 to 8 the difference grows linearly:
+
+# %%
+depths = range(1, 9)
+held = {"with a graph": [], "no_backprop_mode": []}
+for depth in depths:
+    with mc.memory.measure() as m:
+        y = tanh_chain(x, depth)
+    held["with a graph"].append(m.final / MiB)
+    del y
+    with mc.no_backprop_mode(), mc.memory.measure() as m:
+        y = tanh_chain(x, depth)
+    held["no_backprop_mode"].append(m.final / MiB)
+    del y
+print("MiB held after the forward, with a graph:", np.round(held["with a graph"], 1))
+print("MiB held after the forward, without:     ", np.round(held["no_backprop_mode"], 1))
+
+fig, ax = plt.subplots(figsize=(6, 3.3))
+for (label, values), marker in zip(held.items(), "os"):
+    ax.plot(list(depths), values, marker + "-", label=label)
+ax.set_xlabel("number of tanh functions in the chain")
+ax.set_ylabel("MiB held after forward")
+ax.set_title("What a forward leaves alive (1 MiB per activation)")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## Over a whole step: forward, then backward
+#
+# `measure` also records a timeline: the bytes held after each forward and
+# each backward step of each function. Plotted, a training-like step on the
+# 4-deep chain climbs during forward (each `tanh` adds its kept output),
+# climbs further during backward (the graph is alive until `y` is dropped,
+# and the gradients in flight come on top: the one a step receives and the
+# one it produces), and ends with only the gradient `x.grad` left.
+
+# %%
+x.cleargrad()
+with mc.memory.measure() as step:
+    y = tanh_chain(x, 4)
+    F.sum(y).backward()
+    del y
+for event, nbytes in step.timeline:
+    print(f"{event:20s} {nbytes / MiB:4.1f} MiB")
+assert abs(step.final - x.grad.nbytes) < 16 * 1024
+
+# %%
+mc.visualize.plot_memory({"tanh chain, depth 4": step.timeline})
+plt.show()
+
+# %% [markdown]
+# Backward applies functions of its own (`TanhGrad` computes each
+# gradient), so forward events appear inside the backward part too. The
+# gradients of the middle live only briefly: each is dropped once its
+# function's backward has used it, unless `retain_grad=True` asks to keep
+# them. Chapter 10 cuts the climb of the forward with `forget`.
+#
+# ## Exercises
+#
+# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
+# `None` with your answer and run the cell.
+#
+# **1.** How many bytes does the graph of `F.exp(x)` keep for backward when
+# `x` is a float32 Variable of 1000 elements? Reason it out (which array does
+# `exp`'s backward need?), then assign the number to `answer_1`.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.ones(1000, dtype=np.float32))
+    if answer == kept_bytes(F.exp(x)):
+        print("right: exp keeps its output, 1000 × 4 bytes")
+    elif answer == 8 * 1000:
+        print("not yet: exp keeps one array, not two")
+    else:
+        print("not yet: float32 is 4 bytes per element; which array does"
+              " exp's backward read?")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** Write `predict(x)` that returns `F.tanh(x * 3)` *without* recording
+# a graph, and assign the function to `answer_2`.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array([0.1, 0.2]))
+    y = answer(x)
+    if not np.allclose(y.array, np.tanh(3 * x.array)):
+        print("not yet: the values should be tanh(3x)")
+    elif y.creator is not None:
+        print("not yet: the result has a creator, so a graph was recorded;"
+              " use mc.no_backprop_mode()")
+    elif not mc.config.enable_backprop:
+        print("not yet: recording is still off after predict returns")
+    else:
+        print("right")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** For `h = F.sin(x)` and `loss = F.sum(h * h)` with
+# `x = [0.5, 1.0]`, get `h.grad` from minichain (not by hand) and assign the
+# array to `answer_3`.
+
+# %%
+def check_exercise_3(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    expected = 2 * np.sin(np.array([0.5, 1.0]))
+    if np.shape(answer) == expected.shape and np.allclose(answer, expected):
+        print("right: d(sum h²)/dh = 2h")
+    else:
+        print("not yet: loss.backward() drops h.grad unless asked to keep it")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
