@@ -8,6 +8,7 @@ import numpy
 from hypothesis import assume, given, settings
 
 import minichain as mc
+import minichain.functions as F
 from minichain import Variable
 from strategies import numerical_gradients, programs_with_inputs, run_numpy
 from strategies import run_variables
@@ -150,3 +151,42 @@ def test_retain_grad_gives_every_intermediate_its_full_gradient(example):
         if v.creator_node in reachable_from_y and want is not None:
             numpy.testing.assert_allclose(v.grad, want.array, rtol=1e-12,
                                           atol=1e-12)
+
+
+def first_order(steps, arrays, gy):
+    """Gradients of ``sum(y * gy)`` w.r.t. the inputs, as arrays."""
+    leaves = [Variable(numpy.array(a, dtype=numpy.float64)) for a in arrays]
+    y = run_variables(steps, leaves)[-1]
+    grads = mc.grad([y], leaves, grad_outputs=[gy])
+    return [numpy.zeros_like(a) if g is None else g.array
+            for a, g in zip(arrays, grads)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(programs_with_inputs(max_steps=6))
+def test_double_backprop_matches_differences_of_gradients(example):
+    # Hessian times a direction v, two ways: differentiate <grad, v> with
+    # double backprop, and central differences of the first-order grads.
+    steps, arrays = example
+    leaves, y = build(steps, arrays)
+    gy = numpy.ones_like(y.array)
+    grads = mc.grad([y], leaves, grad_outputs=[gy],
+                    enable_double_backprop=True)
+    directions = [numpy.linspace(-1, 1, a.size).reshape(a.shape) + 0.5
+                  for a in arrays]
+    terms = [F.sum(g * v) for g, v in zip(grads, directions)
+             if g is not None and g.creator is not None]
+    assume(terms)
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    hv = mc.grad([total], leaves)
+    eps = 1e-6
+    plus = first_order(steps, [a + eps * v for a, v in
+                               zip(arrays, directions)], gy)
+    minus = first_order(steps, [a - eps * v for a, v in
+                                zip(arrays, directions)], gy)
+    for h, p, m, a in zip(hv, plus, minus, arrays):
+        expected = (p - m) / (2 * eps)
+        got = numpy.zeros_like(a) if h is None else h.array
+        numpy.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
