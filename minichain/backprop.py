@@ -159,6 +159,9 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads):
     order = itertools.count()
     leaves = []  # leaf nodes that received a gradient, in order
     debug = config.debug
+    # The thread's table of global hooks, looked up once per pass. It is a
+    # live dict, so a hook registered during the pass is still seen.
+    global_hooks = function_hook.get_function_hooks()
     grad_mode = input_nodes is not None
     if grad_mode:
         keep = set(input_nodes)
@@ -183,7 +186,8 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads):
                 continue
             g = grads.get(out) if grad_mode and out in keep else grads.pop(
                 out, None)
-            g = _read_sum(g)
+            if type(g) is list:  # only under lazy_grad_sum
+                g = _read_sum(g)
             out_grads.append(g)
             if retain_grad and g is not None:
                 var = out._variable()
@@ -195,14 +199,15 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads):
         if grad_mode:
             targets = tuple([i for i, n in enumerate(in_nodes)
                              if n.requires_grad and n in depends])
+        elif len(in_nodes) == 1:  # the common unary case, without a loop
+            targets = (0,) if in_nodes[0].requires_grad else ()
         else:
             targets = tuple([i for i, n in enumerate(in_nodes)
                              if n.requires_grad])
         if not targets:
             continue
 
-        hooks = function_hook.get_function_hooks()
-        if hooks or func._local_function_hooks:
+        if global_hooks or func._local_function_hooks:
             hooks = function_hook.hooks_for(func)
             in_data = tuple([n.data for n in in_nodes])
             gy_data = tuple([None if g is None else g._data for g in out_grads])
@@ -256,10 +261,14 @@ def _add_gradient(func, node, index, gx, grads, leaves, grad_mode):
     data = gx._data
     if data is None:
         return
-    if data.shape != node.shape or data.dtype != node.dtype:
+    # ``is not`` first: NumPy returns the same dtype object for the same
+    # built-in type, and the identity test is much cheaper than ``!=``.
+    dtype = data.dtype
+    if data.shape != node.shape or (dtype is not node.dtype and
+                                    dtype != node.dtype):
         _check_grad_type(func, node, data)
     current = grads.get(node)
-    if current is None and node not in grads:
+    if current is None and node.creator_node is None and node not in grads:
         current = _load_leaf(node, leaves, grad_mode)
     if current is None:
         grads[node] = gx

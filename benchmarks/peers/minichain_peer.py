@@ -1,0 +1,150 @@
+"""minichain's side of every figure, written as a learner would write it."""
+
+import time
+
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+
+NAME = "minichain"
+MUL_C, ADD_C = 1.0001, 0.001
+
+
+def version():
+    return getattr(mc, "__version__", "dev")
+
+
+def missing():
+    """Names this benchmark needs that minichain does not (yet) provide."""
+    needed = ["sin", "linear", "relu", "softmax_cross_entropy"]
+    return [name for name in needed if not hasattr(F, name)]
+
+
+def _chain(y, n, kind):
+    if kind == "muladd":
+        for i in range(n):
+            y = y * MUL_C if i % 2 == 0 else y + ADD_C
+    else:
+        sin = F.sin
+        for i in range(n):
+            y = sin(y) if i % 2 == 0 else y * MUL_C
+    return y
+
+
+def perop_once(x0, n, kind):
+    x = mc.Variable(x0)
+    t0 = time.perf_counter()
+    y = _chain(x, n, kind)
+    t1 = time.perf_counter()
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1, x.grad
+
+
+def deep_once(x0, n, meter):
+    if meter is not None:
+        meter.start()
+    x = mc.Variable(x0)
+    t0 = time.perf_counter()
+    y = _chain(x, n, "muladd")
+    t1 = time.perf_counter()
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    t2 = time.perf_counter()
+    mem = {}
+    if meter is not None:
+        mem["peak"] = meter.peak()
+        mem["after_backward"] = meter.read()
+    assert np.allclose(x.grad, MUL_C ** ((n + 1) // 2), rtol=1e-3)
+    t3 = time.perf_counter()
+    del y
+    t4 = time.perf_counter()
+    if meter is not None:
+        x = None
+        mem["after_release"] = meter.read()
+        meter.stop()
+    return t1 - t0, t2 - t1, t4 - t3, mem
+
+
+def make_mlp_step(params, x, t, lr=0.01):
+    """Three Linear layers with ReLU, softmax cross entropy, plain SGD.
+
+    Uses ``mc.links.Linear`` and ``mc.optimizers.SGD`` when they exist,
+    else Parameters with ``F.linear`` and a hand-written update.
+    """
+    try:
+        import minichain.links as L
+        import minichain.optimizers as O
+    except ImportError:
+        L = O = None
+    if L is not None and hasattr(L, "Linear") and hasattr(O, "SGD"):
+        layers = []
+        for i in range(3):
+            w, b = params[2 * i], params[2 * i + 1]
+            layer = L.Linear(w.shape[1], w.shape[0])
+            layer.W.array[...] = mc.backend.to_cpu(w)
+            layer.b.array[...] = mc.backend.to_cpu(b)
+            layers.append(layer)
+        model = mc.Chain()
+        with model.init_scope():
+            model.l1, model.l2, model.l3 = layers
+        if not isinstance(x, np.ndarray):  # the GPU section: CuPy arrays
+            model.to_gpu()
+        optimizer = O.SGD(lr=lr)
+        optimizer.setup(model)
+
+        def step():
+            h = F.relu(model.l1(x))
+            h = F.relu(model.l2(h))
+            loss = F.softmax_cross_entropy(model.l3(h), t)
+            model.cleargrads()
+            loss.backward()
+            optimizer.update()
+            return float(loss.array)
+        return step
+
+    ps = [mc.Parameter(p) for p in params]
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = ps
+        h = F.relu(F.linear(x, w1, b1))
+        h = F.relu(F.linear(h, w2, b2))
+        loss = F.softmax_cross_entropy(F.linear(h, w3, b3), t)
+        for p in ps:
+            p.cleargrad()
+        loss.backward()
+        for p in ps:
+            p.array -= np.float32(lr) * p.grad
+        return float(loss.array)
+    return step
+
+
+MEMORY = "tracemalloc"
+
+
+def make_forget(ws, bs, x):
+    """The forget net as in benchmarks/forget_net.py, on the given arrays."""
+    params = []
+    for w, b in zip(ws, bs):
+        W, B = mc.Parameter(w), mc.Parameter(b)
+        W.zerograd()
+        B.zerograd()
+        params.append((W, B))
+    functions = [(lambda h, W=W, B=B: F.tanh(F.linear(h, W, B)))
+                 for W, B in params]
+    xv = mc.Variable(x, requires_grad=False)
+
+    def step(segment):
+        if segment is None:
+            h = xv
+            for f in functions:
+                h = f(h)
+        else:
+            h = mc.checkpoint_sequential(functions, len(functions) // segment,
+                                         xv)
+        loss = F.sum(h)
+        del h
+        loss.backward()
+    return step
