@@ -1,0 +1,178 @@
+# %% [markdown]
+# # 01 · A tour of minichain
+#
+# **minichain** is a small automatic-differentiation package in the style of
+# Chainer, written in plain Python on NumPy (and CuPy when there is a GPU).
+# It is *define-by-run*: you compute with it as with NumPy, and while you do,
+# it records a graph of what was computed from what. Calling `backward()`
+# walks that graph from the result back to the inputs and fills in the
+# gradients.
+#
+# This course takes the package apart one idea per chapter. Each chapter
+# first builds its idea by hand in a few lines, then imports the real code
+# from minichain, prints its source, and checks with an `assert` that both
+# agree. Every number the text talks about is computed in a cell above it.
+#
+# ## Opening the course
+#
+# From a fresh clone of the repository, one command installs what is missing
+# (a `.venv` with minichain, Jupyter and a Graphviz `dot` program, or the
+# active conda environment) and opens the course:
+#
+# ```bash
+# make lab     # JupyterLab on notebooks/
+# make test    # unit tests, then every chapter under nbval
+# ```
+#
+# Run the chapters top to bottom (*Run → Run All Cells*); each one starts
+# from a fresh kernel and needs nothing from the others. The first cell of
+# every chapter imports the package the same way:
+
+# %%
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain import visualize
+
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## A first gradient
+#
+# Take `y = x² + 2x` at `x = 3`. By hand, `dy/dx = 2x + 2`. A numerical
+# derivative (a small step either side) agrees:
+
+# %%
+def f(x):
+    return x ** 2 + 2 * x
+
+
+x0 = 3.0
+by_hand = 2 * x0 + 2
+numeric = (f(x0 + 1e-6) - f(x0 - 1e-6)) / 2e-6
+print(f"by hand: {by_hand}   numeric: {numeric:.6f}")
+
+# %% [markdown]
+# In minichain the same formula, applied to a `Variable`, records its graph;
+# `y.backward()` computes the derivative and stores it in `x.grad`:
+
+# %%
+x = mc.Variable(np.array(3.0), name="x")
+y = x ** 2 + 2 * x
+y.name = "y"
+y.backward()
+print("y =", y.array, "  x.grad =", x.grad)
+assert x.grad == by_hand and np.isclose(x.grad, numeric)
+
+# %% [markdown]
+# ## A first graph
+#
+# What did `backward` walk? The graph that the formula recorded. In text,
+# each arrow points from a value to what it was computed from (a function
+# with two inputs is drawn once and tagged `[1]`; its other input points to
+# the tag):
+
+# %%
+print(visualize.draw(y))
+
+# %% [markdown]
+# And as a picture: variables are ellipses (name, shape, dtype, value and
+# gradient), functions are boxes with their rank. A red border marks an array
+# some function keeps for its backward: `x` is kept by `_ ** 2`, whose
+# derivative `2x` needs it. The two unnamed variables in the middle show no
+# value: nothing holds them any more and no backward needs their arrays, so
+# those arrays are already freed (chapter 07 is about exactly this).
+
+# %%
+visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
+
+# %% [markdown]
+# The picture is drawn by Graphviz; the tests compare the graph through its
+# text instead. minichain also writes the graph as DOT text, the format
+# Graphviz reads; its lines name every node and edge:
+
+# %%
+from minichain.computational_graph import build_computational_graph
+
+graph = build_computational_graph(y)
+print(len(graph.nodes), "nodes,", len(graph.edges), "edges")
+print(graph.dump().replace(";", ";\n"))
+
+# %% [markdown]
+# ## Arrays, not just numbers
+#
+# Variables hold NumPy arrays of any shape, and a gradient always has the
+# shape of its variable. Here is the derivative of `tanh` on five points,
+# next to the formula `1 - tanh²`:
+
+# %%
+x = mc.Variable(np.linspace(-2, 2, 5))
+y = F.sum(F.tanh(x))
+y.backward()
+print("x.grad       =", x.grad)
+print("1 - tanh(x)² =", 1 - np.tanh(x.array) ** 2)
+assert np.allclose(x.grad, 1 - np.tanh(x.array) ** 2)
+
+# %% [markdown]
+# ## Course map
+#
+# | chapter | what it shows |
+# | --- | --- |
+# | [01 tour](01_tour.ipynb) | this page: set-up, a first gradient, a first graph picture |
+# | [02 Variables and Functions](02_variables_and_functions.ipynb) | the `x <--- f <--- y` graph built by hand, then `F.Identity` and `FunctionNode` |
+# | [03 backprop on a chain](03_backprop_on_a_chain.ipynb) | the chain rule by hand, finite differences (error vs step figure), the real backward |
+# | [04 branches and accumulation](04_branches_and_accumulation.ipynb) | the reference's `f`/`g` branch, `f(x, x)`, the diamond; the wrong derivative when gradients are overwritten |
+# | [05 backward order](05_backward_order.ipynb) | ranks and the heap; depth-first gets the wrong number; the order drawn |
+# | [06 tensors and broadcasting](06_tensors_and_broadcasting.ipynb) | shapes, `broadcast_to`/`sum_to` (drawn), matmul gradients from their shapes |
+# | [07 modes and what the graph keeps](07_modes_and_what_the_graph_keeps.ipynb) | `no_backprop_mode`, `force_backprop_mode`, `retain_grad`, what is freed (memory measured) |
+# | [08 hooks, type checks, debug](08_hooks_type_checks_debug.ipynb) | function hooks (print, timer, memory, your own), type-check errors, debug mode and NaN |
+# | [09 old-style Function and the GPU](09_old_style_function_and_gpu.ipynb) | the v1 `Function`, `copy.copy`, CuPy (with a NumPy fallback) |
+# | [10 forget and memory](10_forget_and_memory.ipynb) | `F.forget`: memory measured against the bound, the time it costs, dropout, double backprop |
+# | [11 higher-order gradients](11_higher_order_gradients.ipynb) | double backprop, Newton's method, a Hessian-vector product |
+# | [12 training a network](12_training_a_network.ipynb) | an MLP on the spiral, loss curve, decision boundary, `checkpoint_sequential` |
+#
+# ## Exercises
+#
+# Each chapter ends with a few exercises. Replace `None` with your answer
+# and run the cell: the check prints `right`, or `not yet:` and a hint.
+#
+# **1.** Use minichain to find the derivative of `y = x³ - 4x` at `x = 2`
+# (build `y` from a Variable, call `backward`, read `x.grad`).
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    if np.isclose(float(answer), 3 * 2.0 ** 2 - 4):
+        print("right")
+    else:
+        print("not yet: dy/dx = 3x² - 4; compare with what backward gives")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** How many *functions* does the graph of `y = x ** 2 + 2 * x` hold?
+# Count the boxes in the picture above, or count the function nodes of
+# `build_computational_graph(y).nodes`.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    x = mc.Variable(np.array(3.0))
+    y = x ** 2 + 2 * x
+    nodes = build_computational_graph(y).nodes
+    count = sum(isinstance(node, mc.FunctionNode) for node in nodes)
+    if answer == count:
+        print("right")
+    else:
+        print("not yet: every operator (`**`, `*`, `+`) is one function")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
