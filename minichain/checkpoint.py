@@ -31,10 +31,14 @@ def checkpoint_sequential(functions, segments, x):
     """
     functions = list(functions)
     if not isinstance(segments, int) or segments < 1:
-        raise ValueError("segments must be a positive int, got {!r}".format(
-            segments))
+        raise ValueError("checkpoint_sequential: segments must be a positive "
+                         "int, got {!r}".format(segments))
     if not functions:
         raise ValueError("checkpoint_sequential needs at least one function")
+    for i, f in enumerate(functions):
+        if not callable(f):
+            raise TypeError("checkpoint_sequential: functions[{}] must be "
+                            "callable, got {}".format(i, type(f)))
     h = x if isinstance(x, tuple) else (x,)
     for group in split_into_segments(functions, segments):
         h = forget(_Segment(group), *h)

@@ -82,6 +82,10 @@ class FunctionNode:
             raise RuntimeError(
                 "{}: a FunctionNode instance cannot be applied twice; make a "
                 "new instance for every application".format(self.label))
+        if type(inputs) is not tuple and not isinstance(inputs, list):
+            raise TypeError(
+                "{}: apply takes a tuple (or list) of inputs, got {}; write "
+                "apply((x,)) for one input".format(self.label, type(inputs)))
         input_vars = [x if isinstance(x, Variable) else _wrap_input(self, x)
                       for x in inputs]
         in_data = tuple([x._data for x in input_vars])
@@ -247,6 +251,11 @@ class FunctionNode:
             raise TypeError(
                 "{}.backward returned a Variable; it must return a tuple of "
                 "gradients (write `return gx,`)".format(type(self).__name__))
+        if type(gxs) is not tuple and not isinstance(gxs, list):
+            raise TypeError(
+                "{} ({}): backward must return a tuple of gradients (one "
+                "Variable or None per input), got {}".format(
+                    type(self).__name__, self.label, type(gxs)))
         n_targets = len(target_input_indexes)
         n_inputs = len(self.inputs)
         if len(gxs) == n_inputs:

@@ -68,6 +68,13 @@ def numerical_grad(f, inputs, grad_outputs, eps=1e-3,
     """
     if not eps > 0:
         raise ValueError("eps must be positive, got {}".format(eps))
+    if not callable(f):
+        raise TypeError("numerical_grad: f must be callable, got {}".format(
+            type(f)))
+    for name, value in (("inputs", inputs), ("grad_outputs", grad_outputs)):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError("numerical_grad: {} must be a tuple or list of "
+                            "arrays, got {}".format(name, type(value)))
     inputs = tuple(inputs)
     grad_outputs = tuple(grad_outputs)
     arrays = [a for a in inputs + grad_outputs if a is not None]
@@ -213,6 +220,9 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
         x = numpy.random.uniform(-1, 1, (3,))
         check_backward(F.sin, x, numpy.ones(3))
     """
+    if not callable(func):
+        raise TypeError("check_backward: func must be callable, got {}".format(
+            type(func)))
     x_data = _as_tuple(x_data)
     params = _as_tuple(params)
     if dtype is not None and numpy.dtype(dtype).kind != "f":

@@ -182,6 +182,10 @@ class measure:
 
     def __enter__(self):
         from minichain.function_hooks.memory_hook import MemoryHook
+        if "_hook" in self.__dict__:  # checked before anything is acquired
+            raise RuntimeError(
+                "memory.measure: this measure block is already open; nest a "
+                "new one instead: with measure() as outer, measure() as inner")
         self._counter = get_counter(self.device)
         self._counter.acquire()
         # A name of its own, so a MemoryHook the user registered (or an

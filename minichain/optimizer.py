@@ -21,6 +21,7 @@ import math
 
 from minichain import backend
 from minichain.configuration import config
+from minichain.variable import Variable
 
 
 class Hyperparameter:
@@ -109,6 +110,11 @@ class Optimizer:
     loss_scale = None  # used by update(lossfun, ...) for its backward
 
     def __init__(self, **hyperparams):
+        for name, value in hyperparams.items():
+            if (isinstance(value, (bool, str, bytes))
+                    or not hasattr(value, "__float__")):
+                raise TypeError("{}: hyperparameter {} must be a number, got "
+                                "{!r}".format(type(self).__name__, name, value))
         self.hyperparam = Hyperparameter(**hyperparams)
         self._hooks = {}
 
@@ -167,8 +173,15 @@ class Optimizer:
         if self.target is None:
             raise RuntimeError("call setup(link) before update()")
         if lossfun is not None:
+            if not callable(lossfun):
+                raise TypeError("{}.update: lossfun must be callable, got {}"
+                                .format(type(self).__name__, type(lossfun)))
             self.target.cleargrads()
             loss = lossfun(*args, **kwargs)
+            if not isinstance(loss, Variable):
+                raise TypeError("{}.update: lossfun must return a Variable "
+                                "(the loss), got {}".format(
+                                    type(self).__name__, type(loss)))
             loss.backward(loss_scale=self.loss_scale)
             del loss
         params = self._params_to_update()

@@ -186,11 +186,14 @@ class Variable:
         if not isinstance(requires_grad, bool):
             raise TypeError("Variable: requires_grad must be a bool, got {}"
                             .format(type(requires_grad)))
+        if name is not None and not isinstance(name, str):
+            raise TypeError("Variable: name must be a str or None, got {}"
+                            .format(type(name)))
         self._data = data
         self._grad_var = None
         self._loss_scale = None
         self._node = _new_node(self, data, requires_grad, name)
-        if grad is not None:
+        if grad is not None:  # not validated, as in Chainer
             self._grad_var = Variable(grad)
 
     @classmethod
@@ -390,6 +393,7 @@ class Variable:
         again.
         """
         from minichain import backprop
+        check_loss_scale("Variable.backward", loss_scale)
         backprop.backward_from_variable(
             self, retain_grad, enable_double_backprop, loss_scale)
 
@@ -516,12 +520,26 @@ def _new_node(variable, data, requires_grad, name=None):
 
 
 def _make_output(data, requires_grad):
-    """The Variable for a function's output array (no checks: hot path)."""
+    """The Variable for a function's output array (no checks: hot path).
+
+    The node is built inline rather than by ``_new_node``: this runs once
+    per output of every operation, and a Python call costs about as much
+    as the eight slot assignments together.
+    """
     var = Variable.__new__(Variable)
     var._data = data
     var._grad_var = None
     var._loss_scale = None
-    var._node = _new_node(var, data, requires_grad)
+    var._node = node = VariableNode.__new__(VariableNode)
+    node._variable = weakref.ref(var)
+    node.creator_node = None
+    node.data = None
+    node.name = None
+    node.rank = 0
+    node.requires_grad = requires_grad
+    node._old_style_grad_generator = None
+    node.shape = data.shape
+    node.dtype = data.dtype
     return var
 
 
@@ -594,6 +612,20 @@ def _initial_array(initializer, shape, dtype, xp):
     if callable(initializer):
         return initializer(shape, dtype, xp)
     return xp.full(shape, initializer, dtype=dtype)
+
+
+def check_loss_scale(where, loss_scale):
+    """A loss scale must be None or a positive number: the optimizer divides
+    the gradients by it, and a string or zero would fail only there."""
+    if loss_scale is None:
+        return
+    if (isinstance(loss_scale, (bool, str, bytes))
+            or not hasattr(loss_scale, "__float__")):
+        raise TypeError("{}: loss_scale must be a positive number or None, "
+                        "got {!r}".format(where, loss_scale))
+    if not float(loss_scale) > 0:  # also refuses NaN
+        raise ValueError("{}: loss_scale must be positive, got {!r}".format(
+            where, loss_scale))
 
 
 def as_variable(obj):

@@ -58,6 +58,13 @@ class Linear(Link):
         super().__init__()
         if out_size is None:
             in_size, out_size = None, in_size
+        for name, size in (("in_size", in_size), ("out_size", out_size)):
+            if size is not None and not (hasattr(size, "__index__")
+                                         and not isinstance(size, bool)
+                                         and size >= 1):
+                raise ValueError("Linear: {} must be a positive int{}, got "
+                                 "{!r}".format(name, " or None" if name ==
+                                               "in_size" else "", size))
         self.out_size = out_size
         with self.init_scope():
             self.W = Parameter(lecun_normal if initialW is None else initialW)
@@ -83,6 +90,17 @@ class Linear(Link):
     def _initialize_W(self, x):
         # The input size is everything but the batch axis: (N, 3, 4) -> 12.
         array = getattr(x, "array", x)
+        # Check before allocating: a bad first input must not leave W sized
+        # (or typed) after it.
+        if not isinstance(array, backend.array_types):
+            raise TypeError("Linear: the input must be a Variable or a "
+                            "NumPy/CuPy array, got {}".format(type(x)))
+        if array.dtype.kind != "f" or array.ndim < 2:
+            from minichain.utils.type_check import InvalidType
+            raise InvalidType(
+                "x.dtype.kind == f and x.ndim >= 2 (a batch of float rows)",
+                "x.dtype = {}, x.shape = {}".format(array.dtype, array.shape),
+            ).with_header("Linear")
         in_size = array.size // len(array)
         self.W.initialize((self.out_size, in_size), dtype=array.dtype,
                           xp=backend.get_array_module(array))

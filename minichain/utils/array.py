@@ -33,3 +33,20 @@ def sum_to(x, shape):
     if lead:
         y = y.reshape(shape)
     return force_array(y)
+
+
+def as_shape(label, shape):
+    """``shape`` (an int or a sequence of ints) as a tuple of ints.
+
+    Functions taking a target shape call this first, so ``reshape(x, None)``
+    fails with a message naming the function instead of a bare NumPy error.
+    """
+    try:
+        if hasattr(shape, "__index__"):
+            return (shape.__index__(),)
+        if isinstance(shape, (str, bytes)):
+            raise TypeError
+        return tuple(s.__index__() for s in shape)
+    except (TypeError, AttributeError):
+        raise TypeError("{}: shape must be an int or a tuple of ints, got {!r}"
+                        .format(label, shape)) from None

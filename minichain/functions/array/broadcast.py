@@ -39,6 +39,10 @@ class SumTo(FunctionNode):
     def __init__(self, shape):
         self._shape = tuple(shape)
 
+    @property
+    def label(self):
+        return "SumTo"
+
     def forward(self, inputs):
         x, = inputs
         return array_utils.sum_to(x, self._shape),
@@ -49,7 +53,7 @@ class SumTo(FunctionNode):
 
 def broadcast_to(x, shape):
     """Broadcast ``x`` to ``shape``; returns ``x`` itself if already that shape."""
-    shape = tuple(shape)
+    shape = array_utils.as_shape("broadcast_to", shape)
     if getattr(x, "shape", None) == shape:
         from minichain.variable import as_variable
         return as_variable(x)
@@ -58,8 +62,22 @@ def broadcast_to(x, shape):
 
 def sum_to(x, shape):
     """Sum ``x`` to ``shape`` (the adjoint of ``broadcast_to``)."""
-    shape = tuple(shape)
-    if getattr(x, "shape", None) == shape:
+    shape = array_utils.as_shape("sum_to", shape)
+    x_shape = getattr(x, "shape", None)
+    if x_shape == shape:
         from minichain.variable import as_variable
         return as_variable(x)
+    if x_shape is not None and not _sums_to(x_shape, shape):
+        from minichain.utils.type_check import InvalidType
+        raise InvalidType(
+            "shape {} broadcasts to x.shape".format(shape),
+            "x.shape = {}".format(x_shape)).with_header("SumTo")
     return SumTo(shape).apply((x,))[0]
+
+
+def _sums_to(x_shape, shape):
+    """Can ``x_shape`` be summed down to ``shape`` (i.e. ``shape``
+    broadcasts to ``x_shape``)?"""
+    lead = len(x_shape) - len(shape)
+    return lead >= 0 and all(n == 1 or n == x_shape[lead + i]
+                             for i, n in enumerate(shape))

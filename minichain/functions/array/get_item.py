@@ -63,7 +63,12 @@ class GetItem(FunctionNode):
 
     def forward(self, inputs):
         x, = inputs
-        y = x[self.slices]
+        try:
+            y = x[self.slices]
+        except IndexError as error:  # add the label and the shape to NumPy's
+            raise IndexError("{}: cannot index an array of shape {} with {!r}: "
+                             "{}".format(self.label, x.shape, self.slices,
+                                         error)) from None
         if not isinstance(y, backend.array_types):  # an int index gave a scalar
             y = backend.get_array_module(x).asarray(y)
         return y,

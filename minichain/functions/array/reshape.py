@@ -5,14 +5,13 @@ into the input's shape: the backward of a reshape is another reshape.
 """
 
 from minichain.function_node import FunctionNode
+from minichain.utils.array import as_shape
 from minichain.variable import Variable, as_variable
 
 
 def _normalize_shape(shape):
     """Accept ``reshape(x, (2, 3))`` and ``reshape(x, [2, 3])`` alike."""
-    if isinstance(shape, (int,)) or hasattr(shape, "__index__"):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    return as_shape("reshape", shape)
 
 
 class Reshape(FunctionNode):

@@ -62,6 +62,10 @@ def split_axis(x, indices_or_sections, axis):
             ``[2, 3]`` cuts a length-5 axis into lengths 2, 1 and 2.
         axis: the axis to cut (negative counts from the end).
     """
-    if not isinstance(indices_or_sections, int):
+    if isinstance(indices_or_sections, int):
+        if indices_or_sections < 1:
+            raise ValueError("split_axis: the number of sections must be at "
+                             "least 1, got {}".format(indices_or_sections))
+    else:
         indices_or_sections = [int(i) for i in indices_or_sections]
     return SplitAxis(indices_or_sections, axis).apply((x,))

@@ -45,8 +45,26 @@ def transpose(x, axes=None):
     matrix, ``transpose(x)`` has shape ``(s1, s0)``.
     """
     if axes is not None:
-        axes = tuple(int(a) for a in axes)
+        axes = _check_axes(axes, getattr(x, "ndim", None))
     return Transpose(axes).apply((x,))[0]
+
+
+def _check_axes(axes, ndim):
+    """``axes`` as a tuple of ints, checked to permute ``range(ndim)``."""
+    try:
+        axes = tuple(a.__index__() for a in axes)
+    except (TypeError, AttributeError):
+        raise TypeError("transpose: axes must be None or a tuple of ints, got "
+                        "{!r}".format(axes)) from None
+    if ndim is not None:
+        in_range = [a % ndim for a in axes if -ndim <= a < ndim]
+        if len(axes) != ndim or sorted(in_range) != list(range(ndim)):
+            from minichain.utils.type_check import InvalidType
+            raise InvalidType(
+                "axes is a permutation of range(x.ndim) = range({})".format(
+                    ndim),
+                "axes = {}".format(axes)).with_header("Transpose")
+    return axes
 
 
 def _variable_transpose(self, *axes):

@@ -176,7 +176,15 @@ def linear(x, W, b=None, n_batch_axes=1):
         raise ValueError("linear: n_batch_axes must be at least 1, got {}"
                          .format(n_batch_axes))
     inputs = (x, W) if b is None else (x, W, b)
-    shape = x.shape
+    shape = getattr(x, "shape", None)
+    if shape is None:  # not an array: apply names the type
+        return Linear().apply(inputs)[0]
+    if len(shape) <= n_batch_axes:
+        from minichain.utils.type_check import InvalidType
+        raise InvalidType(
+            "x.ndim > n_batch_axes = {}".format(n_batch_axes),
+            "x.ndim = {} (x.shape = {})".format(len(shape), shape),
+        ).with_header("Linear")
     if len(shape) == n_batch_axes + 1 and n_batch_axes == 1:
         return Linear().apply(inputs)[0]
     from minichain.functions.array.reshape import reshape

@@ -37,7 +37,13 @@ class _Extremum(FunctionNode):
         self.retain_inputs((0,))
         self.retain_outputs((0,))
         x, = inputs
-        self._axes = normalize_axis(self.axis, x.ndim)
+        self._axes = normalize_axis(self.axis, x.ndim, self.label)
+        for a in self._axes:
+            if x.shape[a] == 0:  # NumPy's own message would not name us
+                raise ValueError(
+                    "{}: cannot take the {} over axis {} of length 0 (x.shape "
+                    "= {}): an empty slice has no {}".format(
+                        self.label, self._reduce, a, x.shape, self._reduce))
         reduce = getattr(x, self._reduce)
         return force_array(reduce(axis=self._axes, keepdims=self.keepdims)),
 

@@ -12,22 +12,26 @@ from minichain.utils.array import force_array
 from minichain.variable import Variable
 
 
-def normalize_axis(axis, ndim):
+def normalize_axis(axis, ndim, label="axis"):
     """``axis`` (None, an int or a tuple, negatives allowed) as a sorted
-    tuple of non-negative ints; None means every axis."""
+    tuple of non-negative ints; None means every axis. ``label`` names the
+    function in the error a bad axis raises."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) or hasattr(axis, "__index__") \
-        else tuple(axis)
+    try:
+        axes = (axis,) if hasattr(axis, "__index__") else tuple(axis)
+        axes = [a.__index__() for a in axes]
+    except (TypeError, AttributeError):
+        raise TypeError("{}: axis must be None, an int or a tuple of ints, "
+                        "got {!r}".format(label, axis)) from None
     result = []
     for a in axes:
-        a = int(a)
         if not -ndim <= a < ndim:
-            raise ValueError("axis {} is out of bounds for an array of "
-                             "dimension {}".format(a, ndim))
+            raise ValueError("{}: axis {} is out of bounds for an array of "
+                             "dimension {}".format(label, a, ndim))
         result.append(a % ndim)
     if len(set(result)) != len(result):
-        raise ValueError("duplicate value in axis: {}".format(axis))
+        raise ValueError("{}: duplicate value in axis: {}".format(label, axis))
     return tuple(sorted(result))
 
 
@@ -66,7 +70,7 @@ class Sum(FunctionNode):
 
     def forward(self, inputs):
         x, = inputs
-        self._axes = normalize_axis(self.axis, x.ndim)
+        self._axes = normalize_axis(self.axis, x.ndim, self.label)
         return force_array(x.sum(axis=self._axes, keepdims=self.keepdims)),
 
     def backward(self, indexes, grad_outputs):
@@ -91,7 +95,7 @@ class Mean(FunctionNode):
 
     def forward(self, inputs):
         x, = inputs
-        self._axes = normalize_axis(self.axis, x.ndim)
+        self._axes = normalize_axis(self.axis, x.ndim, self.label)
         self._count = 1
         for a in self._axes:
             self._count *= x.shape[a]

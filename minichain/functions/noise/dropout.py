@@ -72,6 +72,9 @@ def dropout(x, ratio=0.5):
     Returns a Variable of ``x``'s shape and dtype. When ``config.train``
     is False it returns ``x`` itself (as a Variable), unchanged.
     """
+    if isinstance(ratio, (str, bytes)) or not hasattr(ratio, "__float__"):
+        raise TypeError("dropout: ratio must be a number in [0, 1), got {!r}"
+                        .format(ratio))
     if not 0.0 <= ratio < 1.0:
         raise ValueError("dropout: ratio must be in [0, 1), got {}".format(
             ratio))

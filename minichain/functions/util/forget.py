@@ -46,7 +46,8 @@ class Forget(FunctionNode):
 
     def __init__(self, func, anchored=False):
         if not callable(func):
-            raise TypeError("func must be callable")
+            raise TypeError("forget: func must be callable, got {}".format(
+                type(func)))
         self.func = func
         # An anchored node has one extra, last input: a 0-d Variable that
         # requires a gradient (see ``forget``). ``func`` never sees it.
@@ -198,6 +199,10 @@ def forget(func, *xs):
     >>> x.grad   # 2x + 1
     array([3., 5.], dtype=float32)
     """
+    for i, x in enumerate(xs):
+        if not isinstance(x, (Variable,) + backend.array_types):
+            raise TypeError("forget: inputs must be Variables or NumPy/CuPy "
+                            "arrays; input {} is {}".format(i, type(x)))
     xs = [x if isinstance(x, Variable) else Variable(x, requires_grad=True)
           for x in xs]
     # The engine visits a node only if some input needs a gradient. When
