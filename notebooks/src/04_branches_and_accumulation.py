@@ -312,8 +312,8 @@ plt.show()
 #
 # The engine keeps a table from each node to the gradient gathered so far.
 # `_add_gradient` is where a new gradient meets that table: the first one is
-# stored, the next ones are added (by a new `+`, or in place into a buffer a
-# Parameter owns, chapter 12).
+# stored, the next ones are added (by a new `+`, or in place into the
+# gradient buffer a Parameter owns during training).
 
 # %%
 import minichain.backprop as backprop
