@@ -1,0 +1,478 @@
+# %% [markdown]
+# # 08 · Hooks, type checks and debug mode
+#
+# Three ways to look inside a running graph without changing a single
+# function:
+#
+# - **hooks** are called around every forward and backward step: to print,
+#   time, measure memory, or anything a learner writes;
+# - **type checks** state what inputs a function accepts, and explain in
+#   plain words when they are broken;
+# - **debug mode** stops at the first NaN and says which line built the
+#   function whose backward failed.
+#
+# Several cells below raise errors on purpose; each is marked, and reading
+# the message is the point.
+
+# %%
+import inspect
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain.function_hooks import MemoryHook, PrintHook, TimerHook
+from minichain.utils import type_check
+
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## By hand: a place to hook in
+#
+# A hook is an object with a few methods that the code applying functions
+# calls at fixed points: before and after each forward, before and after
+# each backward. By hand, a list of hooks and an `apply` that calls them is
+# all it takes. Our `hand_apply` runs a real FunctionNode's `forward` on
+# arrays, with the hooks around it.
+
+# %%
+hand_hooks = []
+
+
+def hand_apply(function, inputs):
+    for hook in hand_hooks:
+        hook.forward_preprocess(function, inputs)
+    outputs = function.forward(inputs)
+    for hook in hand_hooks:
+        hook.forward_postprocess(function, inputs)
+    return outputs
+
+
+class LabelRecorder(mc.FunctionHook):
+    """Writes down the label of every function whose forward runs."""
+
+    name = "LabelRecorder"
+
+    def __init__(self):
+        self.labels = []
+
+    def forward_preprocess(self, function, in_data):
+        self.labels.append(function.label)
+
+
+from minichain.functions.activation.tanh import Tanh
+from minichain.functions.math.exponential import Exp
+
+x_array = np.array([0.5, 1.0])
+by_hand = LabelRecorder()
+hand_hooks.append(by_hand)
+hand_apply(Exp(), hand_apply(Tanh(), (x_array,)))
+hand_hooks.remove(by_hand)
+print("seen by hand:", by_hand.labels)
+
+# %% [markdown]
+# ## The real hooks
+#
+# In minichain the list is per thread, and a `with hook:` block registers
+# the hook for its duration. `FunctionNode.apply` asks for the registered
+# hooks and calls them around `forward`, exactly as `hand_apply` did; the
+# engine does the same around each backward step. The base class only
+# defines the six methods, doing nothing:
+
+# %%
+print(inspect.getsource(mc.FunctionHook))
+
+# %% [markdown]
+# The same recorder, registered for real, sees the same functions:
+
+# %%
+x = mc.Variable(x_array, name="x")
+with LabelRecorder() as real:
+    y = F.exp(F.tanh(x))
+print("seen for real:", real.labels)
+assert real.labels == by_hand.labels == ["Tanh", "exp"]
+
+# %% [markdown]
+# ## Hooks see backward too, and it nests
+#
+# A backward step is written with minichain functions (chapter 11), so
+# while one function's backward runs, the forwards of the functions it
+# applies run inside it. A hook that prints an indented line per step shows
+# the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its own.
+
+# %%
+class StepPrinter(mc.FunctionHook):
+    name = "StepPrinter"
+
+    def __init__(self):
+        self.depth = 0
+
+    def _enter(self, phase, function):
+        print("  " * self.depth + f"{phase} {function.label}")
+        self.depth += 1
+
+    def _leave(self):
+        self.depth -= 1
+
+    def forward_preprocess(self, function, in_data):
+        self._enter("forward ", function)
+
+    def forward_postprocess(self, function, in_data):
+        self._leave()
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self._enter("backward", function)
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        self._leave()
+
+
+x = mc.Variable(np.array([0.5, 1.0]), name="x")
+with StepPrinter():
+    y = F.tanh(x * 2)
+    y.grad = np.ones(2)
+    y.backward()
+
+# %% [markdown]
+# ## Ready-made hooks: print, time, memory
+#
+# `PrintHook` prints what goes into each step: the function and a summary of
+# each input. In backward, it prints `(removed)` for the inputs the function
+# did not keep: the memory choices of chapter 07, made visible. Below, the
+# first block is the forward of `x * 2`, the second its backward (its input
+# was not kept: the derivative is the constant 2), and the third the forward
+# of the `_ * 2` that this backward applies to the incoming gradient.
+
+# %%
+x = mc.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), name="x")
+with PrintHook():
+    y = x * 2
+    y.grad = np.ones((2, 2), dtype=np.float32)
+    y.backward()
+
+# %% [markdown]
+# `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
+# allocated. A small two-layer network gives them something to record.
+# (Times change from run to run; the course's notebook test replaces each
+# printed time by a placeholder.)
+
+# %%
+rng = np.random.default_rng(0)
+x = rng.normal(size=(256, 64)).astype(np.float32)
+t = rng.integers(0, 10, size=256)
+W1 = mc.Parameter(rng.normal(size=(128, 64)).astype(np.float32) * 0.1)
+W2 = mc.Parameter(rng.normal(size=(10, 128)).astype(np.float32) * 0.1)
+
+
+def step():
+    h = F.relu(F.linear(x, W1))
+    loss = F.softmax_cross_entropy(F.linear(h, W2), t)
+    loss.backward()
+
+
+with TimerHook() as timer, MemoryHook() as memory:
+    step()
+for name, record in timer.summary().items():
+    print(f"{name:22s} {record['occurrence']} call(s)  "
+          f"{record['elapsed_time'] * 1e3:.3f}ms")
+
+# %% [markdown]
+# `MemoryHook` has the same kind of report. Its figures include the Python
+# objects each step makes (a few hundred bytes, which can differ by a few
+# bytes between runs, so the notebook test skips this one cell); the arrays
+# dominate. `ReLU`'s forward, for example, left its output allocated: 256 ×
+# 128 float32 values.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+memory.print_report(unit="KB")
+
+# %%
+relu_bytes = memory.summary()["forward:ReLU"]["allocated_bytes"]
+print(f"forward:ReLU left {relu_bytes / 1024:.0f} KiB;"
+      f" its output is {256 * 128 * 4 / 1024:.0f} KiB")
+assert abs(relu_bytes - 256 * 128 * 4) < 2048
+
+# %% [markdown]
+# A picture says the same faster: where the time goes, and where the bytes
+# go. `TimerHook` groups by function class, forwards and backwards together;
+# `MemoryHook` keeps the two phases apart. (The bars on the left change a
+# little from run to run; the ones on the right do not.)
+
+# %%
+times = timer.summary()
+bytes_allocated = memory.summary()
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+left.barh(list(times), [r["elapsed_time"] * 1e3 for r in times.values()])
+left.set_xlabel("milliseconds (all calls)")
+left.set_title("TimerHook")
+left.invert_yaxis()
+right.barh(list(bytes_allocated),
+           [r["allocated_bytes"] / 1024 for r in bytes_allocated.values()],
+           color="C1")
+right.set_xlabel("KiB left allocated by the step")
+right.set_title("MemoryHook")
+right.invert_yaxis()
+plt.show()
+
+# %% [markdown]
+# ## A hook on one function only
+#
+# `with hook:` watches every function. `node.add_hook(hook)` watches one
+# node. A hook added to a node after its forward sees that node's backward
+# step and nothing else; a global hook beside it sees every step. (Hooks are
+# registered under their `name`: a local hook with the same name as a global
+# one replaces it for that node, so ours get two names.)
+
+# %%
+class BackwardLabels(mc.FunctionHook):
+    def __init__(self, name):
+        self.name = name          # the key it is registered under
+        self.labels = []
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.labels.append(function.label)
+
+
+x = mc.Variable(np.array([0.5]), name="x")
+y = F.tanh(F.tanh(x) * 3)
+local = BackwardLabels("local labels")
+y.creator_node.add_hook(local)
+with BackwardLabels("global labels") as everywhere:
+    y.backward()
+print("local hook:  ", local.labels)
+print("global hook: ", everywhere.labels)
+assert local.labels == ["Tanh"] and everywhere.labels == ["Tanh", "_ * 3", "Tanh"]
+
+# %% [markdown]
+# ## Type checks: say what you accept
+#
+# A function that gets inputs it cannot handle should say so in words,
+# before NumPy fails somewhere deep inside with a message about broadcasting.
+# By hand, that is an `if` and a message in `forward`:
+
+# %%
+class HandDot(mc.FunctionNode):
+    def forward(self, inputs):
+        a, b = inputs
+        if a.shape[-1] != b.shape[0]:
+            raise TypeError(f"Expect: a.shape[-1] == b.shape[0]\n"
+                            f"Actual: {a.shape[-1]} != {b.shape[0]}")
+        return a @ b,
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+HandDot().apply((np.ones((2, 3)), np.ones((2, 3))))
+
+# %% [markdown]
+# minichain's functions write the same promises in `check_type_forward`,
+# with the small expression language of `minichain.utils.type_check`. A
+# condition such as `a.shape[-1] == b.shape[-2]` is recorded as an
+# expression, not evaluated at once, so the error can print it the way it
+# was written next to the values that broke it. `matmul`'s checks:
+
+# %%
+from minichain.functions.math.matmul import MatMul
+
+print(inspect.getsource(MatMul.check_type_forward))
+
+# %% [markdown]
+# The same mistake with the real `F.matmul`:
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+F.matmul(np.ones((2, 3)), np.ones((2, 3)))
+
+# %% [markdown]
+# Both messages say the same thing, the real one with the function's name:
+
+# %%
+def message(call):
+    try:
+        call()
+    except (TypeError, type_check.InvalidType) as error:
+        return str(error)
+
+
+hand_message = message(lambda: HandDot().apply((np.ones((2, 3)), np.ones((2, 3)))))
+real_message = message(lambda: F.matmul(np.ones((2, 3)), np.ones((2, 3))))
+print(real_message)
+assert hand_message.splitlines()[-1] == real_message.splitlines()[-1] == "Actual: 3 != 2"
+
+# %% [markdown]
+# Our own function can use the language too. `ScaleRows` multiplies each
+# row of a matrix by one number, so it wants a 2-D float matrix and a vector
+# with one entry per row:
+
+# %%
+class ScaleRows(mc.FunctionNode):
+    def check_type_forward(self, in_types):
+        type_check.argname(in_types, ("x", "scale"))
+        x, scale = in_types
+        type_check.expect(
+            x.dtype.kind == "f",
+            x.ndim == 2,
+            scale.ndim == 1,
+            scale.shape[0] == x.shape[0],
+        )
+
+    def forward(self, inputs):
+        x, scale = inputs
+        return x * scale[:, None],
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+ScaleRows().apply((np.ones((3, 2)), np.ones(2)))
+
+# %% [markdown]
+# Checks cost a little time per call, so they can be switched off with
+# `mc.using_config("type_check", False)`. The same mistake then reaches
+# NumPy, whose message knows nothing about `ScaleRows`:
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+with mc.using_config("type_check", False):
+    ScaleRows().apply((np.ones((3, 2)), np.ones(2)))
+
+# %% [markdown]
+# ## Debug mode: stop at the first NaN
+#
+# A NaN spreads: every operation with a NaN input gives NaN, so by the time
+# the loss is NaN, the place it was born is far away. Here `log` of a
+# negative number makes one, and it flows silently to the end:
+
+# %%
+x = mc.Variable(np.array([2.0, -1.0, 3.0]), name="x")
+y = F.sum(F.exp(F.log(x) * 0.5))
+print("y =", y.array)
+
+# %% [markdown]
+# With debug mode on, every forward output (and every gradient) is checked,
+# and the first NaN stops the computation, naming the function that made it:
+
+# %%
+# NBVAL_RAISES_EXCEPTION
+with mc.using_config("debug", True):
+    y = F.sum(F.exp(F.log(x) * 0.5))
+
+# %% [markdown]
+# Debug mode also records, for each function, the line that applied it. An
+# error in a backward (which runs far from the code that built the graph)
+# then says where the function came from. `BuggyDouble` returns a gradient
+# of the wrong shape:
+
+# %%
+class BuggyDouble(mc.FunctionNode):
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        return F.sum(grad_outputs[0]) * 2,       # bug: the sum loses the shape
+
+
+with mc.using_config("debug", True):
+    x = mc.Variable(np.array([1.0, 2.0]), name="x")
+    y = BuggyDouble().apply((x,))[0]
+
+# %% [markdown]
+# Its backward fails with a message that names the function and what was
+# wrong, and then, below a line of dashes, the stack of the line that
+# applied `BuggyDouble`. That stack starts with Jupyter's own frames, which
+# differ from machine to machine, so we print the message and only the
+# stack's last line, the one in this notebook:
+
+# %%
+try:
+    F.sum(y).backward()
+except ValueError as error:
+    head, stack = str(error).split("Stacktrace of the function is below:")
+    print(head.strip())
+    print("... the line that applied it:", stack.strip().splitlines()[-1].strip())
+
+# %% [markdown]
+# The shape check itself is cheap, so it always runs; debug mode adds the
+# recorded line, which costs a stack capture per function, and the NaN
+# checks, which cost a pass over every array. That is why it is off by
+# default.
+#
+# ## Exercises
+#
+# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
+# `None` with your answer and run the cell.
+#
+# **1.** Write a hook class `BackwardCounter` (a subclass of
+# `mc.FunctionHook`) whose attribute `count` counts the backward steps it
+# sees, and assign the class to `answer_1`.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    hook = answer()
+    x = mc.Variable(np.array([0.5, 1.5]))
+    with hook:
+        F.sum(F.tanh(x * 2)).backward()
+    if not hasattr(hook, "count"):
+        print("not yet: the hook has no attribute count")
+    elif hook.count == 3:
+        print("right: sum, tanh and _ * 2")
+    elif hook.count > 3:
+        print("not yet: count only backward steps, not forwards")
+    else:
+        print("not yet: expected 3 backward steps, counted", hook.count)
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** Write a FunctionNode `Outer` (`y = a bᵀ` for two vectors, of shape
+# `(len(a), len(b))`) whose `check_type_forward` requires two 1-D float
+# inputs. Assign the class to `answer_2`.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    y = answer().apply((np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])))[0]
+    if y.shape != (2, 3) or not np.allclose(y.array, np.outer([1, 2], [3, 4, 5])):
+        print("not yet: forward should give the (2, 3) outer product")
+        return
+    for bad in [(np.ones((2, 2)), np.ones(2)), (np.ones(2, dtype=int), np.ones(2))]:
+        try:
+            answer().apply(bad)
+        except type_check.InvalidType:
+            continue
+        print("not yet: inputs", [(a.shape, str(a.dtype)) for a in bad],
+              "were accepted")
+        return
+    print("right")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** In `z = F.sum(F.sqrt(F.log(x)) + F.exp(x))` with
+# `x = [0.5, 2.0]`, which function makes the first NaN? Use debug mode to
+# find out and assign its label (a string) to `answer_3`.
+
+# %%
+def check_exercise_3(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    if answer == "sqrt":
+        print("right: log(0.5) < 0, and sqrt of a negative number is NaN")
+    elif answer == "log":
+        print("not yet: log(0.5) is negative, but not NaN")
+    else:
+        print("not yet: run the line under mc.using_config('debug', True)"
+              " and read the error")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
