@@ -49,7 +49,7 @@ def to_cpu(array):
         return array.get()
     if isinstance(array, numpy.ndarray):
         return array
-    if numpy.isscalar(array):
+    if numpy.isscalar(array) and not isinstance(array, (str, bytes)):
         return numpy.asarray(array)
     raise TypeError(
         "to_cpu: expected a NumPy or CuPy array, got {}".format(type(array)))

@@ -20,7 +20,8 @@ import warnings
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config, using_config
-from minichain.variable import Parameter, Variable, _check_grad_type
+from minichain.variable import (
+    Parameter, Variable, _check_grad_type, check_loss_scale)
 
 
 # ----- public entry points ---------------------------------------------------
@@ -88,6 +89,7 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     ``grad_outputs`` entries that are None mean ones (times ``loss_scale``);
     ``grad_inputs`` are added to the result.
     """
+    check_loss_scale("grad", loss_scale)
     outputs = _as_sequence("outputs", outputs, allow_none=False)
     inputs = _as_sequence("inputs", inputs, allow_none=False)
     if grad_outputs is None:
@@ -105,6 +107,12 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
         y._node._check_old_style_gradient()
     for i, x in enumerate(inputs):
         _check_variable("grad", "inputs", i, x)
+    # Checked now, before the walk: added at the end, a gradient of the
+    # wrong shape would broadcast silently into every result.
+    grad_inputs = [_as_grad_variable(g) for g in grad_inputs]
+    for x, g_in in zip(inputs, grad_inputs):
+        if g_in is not None:
+            _check_grad_type(None, x._node, g_in._data)
 
     seeds, seen = [], set()
     for y, gy in zip(outputs, grad_outputs):

@@ -67,7 +67,12 @@ def _show(values, file):
 
 def _env_flag(name, default):
     value = os.environ.get(name)
-    return default if value is None else bool(int(value))
+    if value is None:
+        return default
+    if value.strip() not in ("0", "1"):
+        raise ValueError("environment variable {} must be 0 or 1, got {!r}"
+                         .format(name, value))
+    return value.strip() == "1"
 
 
 global_config = GlobalConfig()
@@ -126,4 +131,7 @@ def is_debug():
 
 def set_debug(debug):
     """Turn debug mode on or off for this thread."""
+    if not isinstance(debug, bool):
+        raise TypeError("set_debug: debug must be True or False, got {!r}"
+                        .format(debug))
     config.debug = debug

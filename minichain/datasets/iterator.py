@@ -40,9 +40,9 @@ class SerialIterator:
                              "different lengths {}".format(sorted(sizes)))
         if 0 in sizes:
             raise ValueError("SerialIterator: the data set is empty")
-        if batch_size < 1:
-            raise ValueError("batch_size must be >= 1, got {}".format(
-                batch_size))
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("SerialIterator: batch_size must be an int >= "
+                             "1, got {!r}".format(batch_size))
         self.dataset = dataset
         self._arrays = arrays
         self._size = sizes.pop()

@@ -15,8 +15,8 @@ def make_sine(n=100, noise=0.1, seed=0):
     Returns:
         ``(x, t)``: both float32 of shape ``(n, 1)``.
     """
-    if n < 1:
-        raise ValueError("make_sine needs n >= 1")
+    if not isinstance(n, int) or n < 1:
+        raise ValueError("make_sine needs an int n >= 1, got {!r}".format(n))
     rng = numpy.random.default_rng(seed)
     x = numpy.sort(rng.uniform(-math.pi, math.pi, size=n))
     t = numpy.sin(x) + noise * rng.standard_normal(n)

@@ -22,8 +22,11 @@ def make_spiral(n_per_class=100, n_classes=3, noise=0.2, seed=0):
         shape ``(N,)``, the class of each point. Points are ordered by class;
         shuffle with an iterator (``SerialIterator``) when training.
     """
-    if n_per_class < 1 or n_classes < 1:
-        raise ValueError("make_spiral needs n_per_class >= 1 and n_classes >= 1")
+    if not (isinstance(n_per_class, int) and isinstance(n_classes, int)
+            and n_per_class >= 1 and n_classes >= 1):
+        raise ValueError("make_spiral needs ints n_per_class >= 1 and "
+                         "n_classes >= 1, got {!r} and {!r}".format(
+                             n_per_class, n_classes))
     rng = numpy.random.default_rng(seed)
     radius = numpy.arange(n_per_class) / n_per_class          # (n,)
     classes = numpy.repeat(numpy.arange(n_classes), n_per_class)  # (N,)

@@ -346,6 +346,10 @@ def _constant_or_none(value, x):
     if isinstance(value, backend.array_types):
         return "array", value.astype(x.dtype, copy=False)
     if numpy.isscalar(value) and not isinstance(value, (str, bytes)):
+        if numpy.iscomplexobj(value) and x.dtype.kind != "c":
+            raise TypeError(
+                "Value must be a real scalar for a Variable of dtype {}.\n"
+                "Actual: {!r}".format(x.dtype, value))
         return "scalar", x.dtype.type(value)
     raise TypeError(
         "Value must be a scalar, `numpy.ndarray`, `cupy.ndarray` or a "
