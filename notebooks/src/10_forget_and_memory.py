@@ -1,0 +1,464 @@
+# %% [markdown]
+# # 10 · `forget`: trading time for memory
+#
+# Chapter 07 measured it: a chain of functions keeps one array per function
+# for backward, so the memory of a training step grows with the depth of the
+# network. Most of those arrays are cheap to compute again. `F.forget(func,
+# x)` runs `func` **without** a graph in forward, keeping only its input and
+# output, and runs it a **second time**, with a graph, when backward reaches
+# it. One extra forward buys back all the memory inside `func`.
+#
+# This chapter builds `forget` by hand in a dozen lines, measures what the
+# real one saves on a small network against the analytic bound, counts what
+# it costs, and shows two places where a dozen lines are not enough: dropout
+# and double backprop.
+
+# %%
+import gc
+import inspect
+import statistics
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain.visualize import draw, to_digraph
+
+np.set_printoptions(precision=4, suppress=True)
+MiB = 2 ** 20
+
+# %% [markdown]
+# ## By hand: forget in a dozen lines
+#
+# `HandForget` is a FunctionNode around a Python function `func`. Its
+# forward calls `func` in `no_backprop_mode`, so nothing inside is recorded
+# or kept, and it retains its input. Its backward calls `func` again on a
+# fresh leaf, this time recording the graph (`force_backprop_mode`: backward
+# itself runs with recording off), and backpropagates the incoming gradient
+# through that new graph with `mc.grad`.
+
+# %%
+class HandForget(mc.FunctionNode):
+    def __init__(self, func):
+        self.func = func
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        with mc.no_backprop_mode():
+            return self.func(mc.Variable(inputs[0])).array,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        x = mc.Variable(x.array)                  # a new leaf
+        with mc.force_backprop_mode():
+            y = self.func(x)                      # forward again, recorded
+        gx, = mc.grad([y], [x], grad_outputs=[grad_outputs[0]])
+        return gx,
+
+
+def hand_forget(func, x):
+    return HandForget(func).apply((x,))[0]
+
+# %% [markdown]
+# The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
+# graph keeps all four outputs; forgotten, it keeps the input and the one
+# output. The gradient is the same.
+
+# %%
+def four_tanhs(h):
+    for _ in range(4):
+        h = F.tanh(h * 1.5)
+    return h
+
+
+x_array = np.random.default_rng(0).normal(size=(256, 1024)).astype(np.float32)
+
+gradients, kept = {}, {}
+for name, run in {"plain": four_tanhs,
+                  "hand_forget": lambda x: hand_forget(four_tanhs, x)}.items():
+    x = mc.Variable(x_array, name="x")
+    with mc.memory.measure() as after_forward:
+        y = run(x)
+    kept[name] = after_forward.final
+    F.sum(y).backward()
+    gradients[name] = x.grad
+    print(f"{name:12s} holds {after_forward.final / MiB:.1f} MiB after forward")
+assert np.allclose(gradients["plain"], gradients["hand_forget"])
+print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]))
+
+# %% [markdown]
+# Plain holds the four `tanh` outputs (the last is also `y`); forgotten, only
+# `y` is new: the input `x` existed before the block, so it is not counted.
+#
+# ## The real `F.forget`
+#
+# minichain's `Forget` is the same idea. Its docstring lists what it adds:
+# any number of inputs and outputs, Parameters used inside `func` (their
+# gradients are accumulated as in a plain backward), the random state
+# replayed, double backprop, and freeing the recomputed arrays during the
+# inner backward. The forward:
+
+# %%
+from minichain.functions.util.forget import Forget
+
+print(inspect.getsource(Forget.forward))
+
+# %% [markdown]
+# `F.forget` agrees with our hand-made one, on the gradient and on the
+# memory:
+
+# %%
+x = mc.Variable(x_array, name="x")
+with mc.memory.measure() as after_forward:
+    y = F.forget(four_tanhs, x)
+F.sum(y).backward()
+print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
+assert np.allclose(x.grad, gradients["plain"])
+assert abs(after_forward.final - kept["hand_forget"]) < 64 * 1024
+
+# %% [markdown]
+# In the graph a forgotten function is one node, `Forget`, whatever `func`
+# does inside:
+
+# %%
+x = mc.Variable(np.ones(3, dtype=np.float32), name="x")
+y = F.forget(four_tanhs, x)
+y.name = "y"
+print(draw(y))
+
+# %% [markdown]
+# ## A network: checkpoints and the bound
+#
+# A chain of `L` blocks `h ← tanh(linear(h, W, b))` keeps one activation per
+# block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into `s`
+# segments and forgets each one. Forward then keeps only the `s` segment
+# outputs (the *checkpoints*); backward rebuilds one segment of `L/s`
+# activations at a time. The activations alive at once are therefore about
+#
+# $$ s + \lceil L/s \rceil, $$
+#
+# smallest near `s = √L`. The source:
+
+# %%
+print(inspect.getsource(mc.checkpoint_sequential))
+
+# %% [markdown]
+# Our net is small so that the chapter runs in seconds: `L = 16` blocks of
+# width 256 on a batch of 128, so one activation is 128 KiB. The gradient
+# buffers of the weights are allocated before measuring (`zerograd`), so the
+# measured peak is what the step itself adds: activations, plus the
+# gradients in flight during backward.
+
+# %%
+L, width, batch = 16, 256, 128
+rng = np.random.default_rng(0)
+params = []
+for _ in range(L):
+    W = mc.Parameter((rng.normal(size=(width, width)) / np.sqrt(width)).astype(np.float32))
+    b = mc.Parameter(np.zeros(width, dtype=np.float32))
+    W.zerograd()
+    b.zerograd()
+    params.append((W, b))
+blocks = [lambda h, W=W, b=b: F.tanh(F.linear(h, W, b)) for W, b in params]
+x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
+activation = batch * width * 4
+print("one activation:", activation // 1024, "KiB")
+
+
+def step(segments=None):
+    """One forward and backward; ``segments=None`` means no forget."""
+    if segments is None:
+        h = x
+        for block in blocks:
+            h = block(h)
+    else:
+        h = mc.checkpoint_sequential(blocks, segments, x)
+    loss = F.sum(h)
+    del h                   # only the graph keeps what backward needs
+    loss.backward()
+
+
+def cleargrads():
+    for W, b in params:
+        W.zerograd()
+        b.zerograd()
+
+
+step(), step(4)           # first calls allocate caches; not what we measure
+cleargrads()
+
+# %% [markdown]
+# First the gradients: with and without checkpoints they are the same.
+
+# %%
+step()
+plain_grads = [W.grad.copy() for W, _ in params]
+cleargrads()
+step(4)
+assert all(np.allclose(g, W.grad, atol=1e-6) for g, (W, _) in zip(plain_grads, params))
+print("same weight gradients with 4 segments:", True)
+cleargrads()
+
+# %% [markdown]
+# Now the memory over one step, plain and with 4 segments (the best `s`
+# for `L = 16`). The dashed line is the bound for 4 segments:
+# `4 + 16/4 = 8` activations.
+
+# %%
+def measure(segments):
+    gc.collect()
+    with mc.memory.measure() as m:
+        step(segments)
+    cleargrads()
+    return m
+
+
+plain, forgetful = measure(None), measure(4)
+bound = mc.visualize.checkpoint_bound(L, 4, activation)
+print(f"peak plain:   {plain.peak / activation:5.1f} activations")
+print(f"peak forget:  {forgetful.peak / activation:5.1f} activations")
+print(f"bound:        {bound / activation:5.1f} activations")
+mc.visualize.plot_memory({"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
+                         bounds={"bound s + L/s, s = 4": bound}, unit="MiB",
+                         title="one step of a 16-block net")
+plt.show()
+
+# %% [markdown]
+# Plain climbs through the whole forward, one activation per block, and
+# stays up until the step ends: the graph, with everything it keeps, lives
+# until `loss` is dropped. With `forget` the forward keeps only the four
+# checkpoints; backward rebuilds one segment at a time and frees it as it
+# goes, which is where the four humps come from. The measured peak sits a little above the bound (the
+# cell above prints both): the bound counts activations only, while at the
+# peak a few temporaries of the backward (an incoming gradient, the one
+# being computed) are alive too.
+#
+# Every choice of `s`, against the bound: one segment forgets everything but
+# must rebuild all 16 blocks at once; 16 segments keep all 16 checkpoints.
+# The minimum is in between.
+
+# %%
+segment_counts = [1, 2, 4, 8, 16]
+peaks = [measure(s).peak / activation for s in segment_counts]
+bounds = [mc.visualize.checkpoint_bound(L, s, activation) / activation
+          for s in segment_counts]
+for s, peak, b in zip(segment_counts, peaks, bounds):
+    print(f"s = {s:2d}: peak {peak:5.1f}  bound {b:5.1f}  activations")
+best = segment_counts[int(np.argmin(peaks))]
+print("smallest measured peak at s =", best)
+assert best == 4
+
+fig, ax = plt.subplots(figsize=(6, 3.3))
+ax.plot(segment_counts, peaks, "o-", label="measured peak (forget)")
+ax.plot(segment_counts, bounds, "s--", label="bound s + ⌈L/s⌉")
+ax.axhline(plain.peak / activation, color="0.5", linestyle=":",
+           label="measured peak (plain)")
+ax.set_xscale("log", base=2)
+ax.set_xticks(segment_counts, [str(s) for s in segment_counts])
+ax.set_xlabel("segments s (L = 16 blocks)")
+ax.set_ylabel("activations")
+ax.set_title("Peak memory of one step")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## What it costs
+#
+# Every forgotten block runs its forward twice. Counting the forward steps
+# with a hook shows it exactly: with 4 segments, twice as many `linear` and
+# `tanh` forwards as plain (the backward's own helper functions are left out
+# of the count).
+
+# %%
+class ForwardCounter(mc.FunctionHook):
+    name = "ForwardCounter"
+
+    def __init__(self):
+        self.count = 0
+
+    def forward_preprocess(self, function, in_data):
+        if function.label in ("Linear", "Tanh"):
+            self.count += 1
+
+
+counts = {}
+for segments in (None, 4):
+    with ForwardCounter() as counter:
+        step(segments)
+    cleargrads()
+    counts[segments] = counter.count
+print("linear and tanh forwards, plain:", counts[None], "  forget:", counts[4])
+assert counts[4] == 2 * counts[None]
+
+# %% [markdown]
+# Forward is only part of a step (backward costs about twice a forward), so
+# the time grows by less than the forward count. The clock says how much on
+# this machine; times vary from run to run, so the notebook test does not
+# compare this cell's output.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+times = {None: [], 4: []}
+for _ in range(5):
+    for segments in (None, 4):
+        start = time.perf_counter()
+        step(segments)
+        times[segments].append(time.perf_counter() - start)
+        cleargrads()
+plain_time, forget_time = statistics.median(times[None]), statistics.median(times[4])
+print(f"plain {plain_time * 1e3:.1f}ms, forget {forget_time * 1e3:.1f}ms,"
+      f" ratio forget / plain = {forget_time / plain_time:.2f}")
+
+# %% [markdown]
+# ## Dropout inside forget: replay the random numbers
+#
+# Our hand-made version has a bug that only shows with randomness.
+# `F.dropout` draws a fresh random mask every time it runs, and `forget`
+# runs `func` twice: the gradient then belongs to a different mask from the
+# one that made the output.
+
+# %%
+def noisy(h):
+    return F.tanh(F.dropout(h, 0.5) * 1.5)
+
+
+def dropout_gradient(run):
+    mc.random.seed(0)                       # the same mask for every run
+    x = mc.Variable(np.linspace(-1, 1, 8).astype(np.float32), name="x")
+    F.sum(run(x)).backward()
+    return x.grad
+
+
+plain_grad = dropout_gradient(noisy)
+hand_grad = dropout_gradient(lambda x: hand_forget(noisy, x))
+real_grad = dropout_gradient(lambda x: F.forget(noisy, x))
+print("plain      :", plain_grad)
+print("hand_forget:", hand_grad)
+print("F.forget   :", real_grad)
+assert not np.allclose(hand_grad, plain_grad)
+assert np.array_equal(real_grad, plain_grad)
+
+# %% [markdown]
+# The hand-made gradient has zeros where the plain one does not, and the
+# other way round: a second mask. `F.forget` saves minichain's random state
+# (`mc.random.get_state()`) when its forward starts and puts it back for the
+# recomputation, so the mask is drawn twice the same. That is why every
+# random draw in minichain goes through `mc.random`.
+#
+# ## Double backprop through forget
+#
+# The hand-made backward calls `mc.grad` on a fresh leaf, so the gradient it
+# returns has no graph behind it: a second derivative through it is lost
+# (`None`). `F.forget` hangs the recomputed graph below its real inputs when
+# double backprop is asked for, so the gradient can be differentiated again.
+
+# %%
+def cube(h):
+    return h * h * h
+
+
+def second_derivative(run):
+    x = mc.Variable(np.array([0.5, 2.0]), name="x")
+    gx, = mc.grad([F.sum(run(x))], [x], enable_double_backprop=True)
+    ggx, = mc.grad([F.sum(gx)], [x])
+    return None if ggx is None else ggx.array
+
+
+print("plain      :", second_derivative(cube), "(6x)")
+print("hand_forget:", second_derivative(lambda x: hand_forget(cube, x)))
+print("F.forget   :", second_derivative(lambda x: F.forget(cube, x)))
+assert second_derivative(lambda x: hand_forget(cube, x)) is None
+assert np.allclose(second_derivative(lambda x: F.forget(cube, x)), [3.0, 12.0])
+
+# %% [markdown]
+# (Chainer's `forget` refuses double backprop outright; minichain allows it,
+# at the price of keeping the recomputed graph for as long as the gradient's
+# graph lives.)
+#
+# One more care the real one takes: during the recomputation
+# `mc.config.in_recomputing` is True, so code with side effects (a running
+# average, a counter) can skip them the second time.
+#
+# ## Exercises
+#
+# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
+# `None` with your answer and run the cell.
+#
+# **1.** For a chain of `L = 36` blocks, which number of segments `s`
+# makes the bound `s + ⌈L/s⌉` smallest, and what is that smallest value?
+# Assign the pair `(s, bound)` to `answer_1`.
+
+# %%
+def check_exercise_1(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    s, value = answer
+    if mc.visualize.checkpoint_bound(36, s, 1) != value:
+        print(f"not yet: for s = {s} the bound is"
+              f" {mc.visualize.checkpoint_bound(36, s, 1)}, not {value}")
+    elif value != min(mc.visualize.checkpoint_bound(36, k, 1) for k in range(1, 37)):
+        print("not yet: a different s gives a smaller bound; try s near √36")
+    else:
+        print("right")
+
+
+answer_1 = None
+check_exercise_1(answer_1)
+
+# %% [markdown]
+# **2.** Using `measure(s)` from above, find the *largest* number of
+# segments whose measured peak is at most 10 activations for our 16-block
+# net, and assign it to `answer_2`.
+
+# %%
+def check_exercise_2(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    fitting = [s for s in range(1, L + 1)
+               if measure(s).peak <= 10 * activation]
+    if answer == max(fitting):
+        print("right")
+    elif answer in fitting:
+        print("not yet: that fits, but a larger s fits too")
+    else:
+        print("not yet: with", answer, "segments the peak is",
+              f"{measure(answer).peak / activation:.1f} activations")
+
+
+answer_2 = None
+check_exercise_2(answer_2)
+
+# %% [markdown]
+# **3.** Write `counted(h)` that returns `F.tanh(h)` and adds one to
+# `calls["n"]` each time it runs, *except* during forget's recomputation.
+# Assign the function to `answer_3`; the check runs `F.forget(answer, x)`
+# forward and backward and expects exactly one count.
+
+# %%
+calls = {"n": 0}
+
+
+def check_exercise_3(answer):
+    if answer is None:
+        print("not answered yet")
+        return
+    calls["n"] = 0
+    x = mc.Variable(np.array([0.5, 1.0]))
+    y = F.forget(answer, x)
+    F.sum(y).backward()
+    if not np.allclose(x.grad, 1 - np.tanh(x.array) ** 2):
+        print("not yet: the function should return F.tanh(h)")
+    elif calls["n"] == 2:
+        print("not yet: counted twice; read mc.config.in_recomputing")
+    elif calls["n"] == 1:
+        print("right")
+    else:
+        print("not yet: counted", calls["n"], "times")
+
+
+answer_3 = None
+check_exercise_3(answer_3)
