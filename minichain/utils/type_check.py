@@ -25,9 +25,12 @@ so it reads as a true statement about the inputs.
 
 Deviations from Chainer, on purpose:
 
-* Chainer runs ``check_type_forward`` twice: a fast pass on raw arrays and,
-  only if that fails, a symbolic pass that builds the message. minichain runs
-  the symbolic pass only; the messages are the same, the code is half as long.
+* Like Chainer, ``invoke_check`` first runs ``check_type_forward`` on plain
+  values (``in_types[0].ndim`` is then just an int, and ``==`` just a bool):
+  building and evaluating trees costs several microseconds per call, more
+  than a small operation itself. Only if that light pass fails (or meets
+  something plain values cannot do) is the check run again on trees, to
+  build the message. So the messages are exactly those of the tree pass.
 * Chainer's ``**`` expression computes ``%`` (``7 ** 3`` gives 1). Here it
   computes the power.
 * Attribute names that start with ``_`` are not turned into ``GetAttr`` nodes,
@@ -672,6 +675,8 @@ def expect_broadcast_shapes(*shapes):
         InvalidType: listing every shape, named ``lhs``/``rhs`` for two
             inputs and ``x0``, ``x1``, ... otherwise.
     """
+    if len(shapes) == 2 and type(shapes[0]) is tuple and shapes[0] == shapes[1]:
+        return shapes[0]  # equal plain shapes (the light pass): nothing to do
     values = [tuple(_evaluate(shape)) for shape in shapes]
     result = _broadcast_shape(values)
     if result is None:
@@ -690,6 +695,46 @@ def expect_broadcast_shapes(*shapes):
     return result
 
 
+class _PlainInfo:
+    """One input as the light pass sees it: plain ``shape``, ``dtype``,
+    ``ndim`` and ``size``, so every condition evaluates at once."""
+
+    __slots__ = ("shape", "dtype", "ndim", "size")
+
+    def __init__(self, array):
+        self.shape = array.shape
+        self.dtype = array.dtype
+        self.ndim = array.ndim
+        self.size = array.size
+
+    def eval(self):  # as ``in_types[i].eval()`` does on a tree
+        return self
+
+
+class _PlainTuple(tuple):
+    """``in_types`` of the light pass; ``size()`` is a plain int."""
+
+    __slots__ = ()
+
+    def size(self):
+        return len(self)
+
+
+def _light_pass(function_node, in_arrays):
+    """True if ``check_type_forward`` passes on plain values.
+
+    Any failure, or any error at all (an index out of range, an attribute
+    only trees have), returns False: the caller then runs the tree pass,
+    which either raises the proper message or passes.
+    """
+    try:
+        function_node.check_type_forward(
+            _PlainTuple([_PlainInfo(array) for array in in_arrays]))
+    except Exception:
+        return False
+    return True
+
+
 def invoke_check(function_node, in_arrays):
     """Run ``function_node.check_type_forward`` on the input arrays.
 
@@ -699,7 +744,11 @@ def invoke_check(function_node, in_arrays):
 
         \\nInvalid operation is performed in: MyFunc (Forward)\\n\\n
         Expect: in_types[0].ndim >= 2\\nActual: 1 < 2
+
+    The light pass on plain values comes first (see the module docstring).
     """
+    if _light_pass(function_node, in_arrays):
+        return
     in_types = get_types(in_arrays)
     try:
         function_node.check_type_forward(in_types)

@@ -15,6 +15,7 @@ import numpy
 
 from minichain import backend
 from minichain.function_node import FunctionNode
+from minichain.utils import type_check
 from minichain.utils.array import force_array
 from minichain.variable import Variable
 
@@ -45,7 +46,6 @@ def _sum_to_input(gx, node):
 
 
 def _check_binary(in_types, float_only=False):
-    from minichain.utils import type_check
     type_check.argname(in_types, ("lhs", "rhs"))
     lhs, rhs = in_types
     if float_only:
@@ -363,6 +363,10 @@ def _constant_or_none(value, x):
 
 
 def _binary(x, value, two_input, one_input, reflected=False):
+    if type(value) is float or type(value) is int:
+        # The most common case (``y * 2.0``) first, without classifying:
+        # this line runs once per operator in a learner's loop.
+        return one_input(x._data.dtype.type(value)).apply((x,))[0]
     kind, other = _constant_or_none(value, x)
     if kind == "scalar":
         return one_input(other).apply((x,))[0]
