@@ -229,7 +229,7 @@ def kept_bytes(y):
 
 
 print("kept by the graph of y:", kept_bytes(y), "bytes =", 2 * x.array.nbytes,
-      "(x and y, 4000 bytes each)")
+      f"(x and y, {x.array.nbytes} bytes each)")
 assert kept_bytes(y) == 2 * x.array.nbytes
 
 # %% [markdown]
