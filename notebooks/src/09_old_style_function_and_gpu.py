@@ -243,9 +243,10 @@ print(inspect.getsource(F.Identity))
 print(inspect.getsource(mc.backend.get_array_module))
 
 # %% [markdown]
-# Every FunctionNode in minichain starts its `forward` with
-# `xp = backend.get_array_module(x)`. Written by hand, a softplus
-# `log(1 + exp(x))` that runs on either device looks like this:
+# minichain's FunctionNodes ask `xp = backend.get_array_module(x)` in
+# `forward` whenever they need a module function (`xp.exp`, `xp.zeros`).
+# Written by hand, a softplus `log(1 + exp(x))` that runs on either device
+# looks like this:
 
 # %%
 class Softplus(mc.FunctionNode):
