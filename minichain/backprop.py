@@ -154,18 +154,23 @@ def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
         return _walk(seeds, retain_grad, loss_scale, input_nodes, grads)
     passes = _open_passes()
     passes.append((grads, loss_scale))
+    leaves = []
     try:
-        return _walk(seeds, retain_grad, loss_scale, input_nodes, grads)
+        return _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves)
+    except Exception as error:
+        _note_partial_sums(error, leaves, grads)
+        raise
     finally:
         passes.pop()
 
 
-def _walk(seeds, retain_grad, loss_scale, input_nodes, grads):
+def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
     """The loop of ``_backprop``, filling the gradient table ``grads``."""
     heap = []
     pushed = set()
     order = itertools.count()
-    leaves = []  # leaf nodes that received a gradient, in order
+    if leaves is None:
+        leaves = []  # leaf nodes that received a gradient, in order
     debug = config.debug
     # The thread's table of global hooks, looked up once per pass. It is a
     # live dict, so a hook registered during the pass is still seen.
@@ -510,6 +515,35 @@ def _check_nan_gradients(func, targets, grads):
         if bool(xp.isnan(g._data).any()):
             raise RuntimeError("NaN is detected on backward computation of {}"
                                .format(func.label))
+
+
+def _note_partial_sums(error, leaves, grads):
+    """Say which Parameters a failed pass had already added into.
+
+    Every leaf keeps its gradient until a pass ends, except a Parameter that
+    owns its buffer (``zerograd()``): for memory's sake the engine adds into
+    that buffer in place as soon as a gradient arrives (see
+    ``_writable_in_place``), so a pass that fails later leaves part of its
+    sum there. Undoing it would need a copy per step; instead the error
+    names those Parameters, so the learner knows to clear them.
+    """
+    if config.enable_backprop:  # double backprop: nothing was written
+        return
+    names = []
+    for node in dict.fromkeys(leaves):
+        var = node._variable()
+        if (isinstance(var, Parameter) and var._grad_owned
+                and var._grad_var is not None
+                and grads.get(node, var._grad_var) is var._grad_var):
+            names.append(var.name or "<unnamed {}>".format(node.label))
+    if not names:
+        return
+    note = ("\n\nThe backward failed after adding into the gradient buffer of "
+            "these Parameters in place: {}. Their .grad may hold part of this "
+            "pass's sum: call cleargrads() (or zerograds()) before the next "
+            "step.".format(", ".join(names)))
+    first = error.args[0] if error.args else ""
+    error.args = (str(first) + note,) + tuple(error.args[1:])
 
 
 def _attach_stack(error, func):

@@ -110,11 +110,7 @@ class Optimizer:
     loss_scale = None  # used by update(lossfun, ...) for its backward
 
     def __init__(self, **hyperparams):
-        for name, value in hyperparams.items():
-            if (isinstance(value, (bool, str, bytes))
-                    or not hasattr(value, "__float__")):
-                raise TypeError("{}: hyperparameter {} must be a number, got "
-                                "{!r}".format(type(self).__name__, name, value))
+        _check_numbers(type(self).__name__, hyperparams)
         self.hyperparam = Hyperparameter(**hyperparams)
         self._hooks = {}
 
@@ -213,6 +209,10 @@ class Optimizer:
         """Raise, naming the parameter, before any parameter is changed."""
         check_finite = config.debug
         for path, param in params:
+            # ``optimizer.lr = "0.1"`` after construction would otherwise
+            # fail half-way through the loop, some parameters updated.
+            _check_numbers("{} ({})".format(type(self).__name__, path),
+                           param.update_rule.hyperparam.__dict__)
             data, grad = param.array, param.grad
             if type(grad) is not type(data):
                 raise TypeError(
@@ -231,6 +231,14 @@ class Optimizer:
                     raise RuntimeError(
                         "{}: NaN or inf in the gradient of {}; no parameter "
                         "was updated".format(type(self).__name__, path))
+
+
+def _check_numbers(where, hyperparams):
+    for name, value in hyperparams.items():
+        if (isinstance(value, (bool, str, bytes))
+                or not hasattr(value, "__float__")):
+            raise TypeError("{}: hyperparameter {} must be a number, got {!r}"
+                            .format(where, name, value))
 
 
 # ----- editing gradients safely ----------------------------------------------
