@@ -14,6 +14,17 @@ also includes the Python objects made in the block (Variables, nodes,
 tuples), a few hundred bytes per function. On a GPU the count comes from
 CuPy's memory pool instead: the bytes of the blocks the arrays occupy.
 
+Determinism has three conditions, all met by ``measure``'s own habits or
+easy to meet: the code has run once before (first calls fill NumPy's and
+minichain's caches), the cyclic garbage collector starts from the same
+state (``measure`` runs ``gc.collect()`` on entry), and, for byte-exact
+comparisons across processes, a fixed ``PYTHONHASHSEED``. Within one
+long process the arrays' bytes repeat exactly, while the Python objects
+may differ by a few hundred bytes from run to run (a cache of CPython's or
+NumPy's that grows during the block), which is noise next to arrays.
+Arrays allocated before tracing started (``measure`` starts
+``tracemalloc`` if it is off) are not seen when they are freed.
+
 A bare ``tracemalloc`` peak can be asked for only once per interval, since
 reading one means restarting it. Here several intervals are open at once
 (a ``measure`` block, and inside it each function a ``MemoryHook`` follows),
@@ -21,6 +32,7 @@ so every restart first hands the peak reached so far to each open interval
 (``_HostCounter._fold``).
 """
 
+import gc
 import tracemalloc
 
 
@@ -192,9 +204,15 @@ class measure:
         # enclosing measure block) stays registered beside this one.
         self._hook = MemoryHook(self.device)
         self._hook.name = "MemoryHook(measure {})".format(id(self))
+        # Collect garbage left from before, so the cyclic collector starts
+        # from zero: it then runs at the same points of the block every
+        # time, and frees only garbage the block itself made.
+        gc.collect()
+        # Register first: the registry's own bookkeeping then happens
+        # before the level is read, not inside the measured block.
+        self._hook.__enter__()
         self._interval = self._counter.open_interval()
         self._hook.origin = self._interval.start
-        self._hook.__enter__()
         return self
 
     def __exit__(self, *exc):

@@ -54,9 +54,7 @@ SPEC_DIFFERENTIABLE = (
 )
 
 # Names whose cases are still being written. Each entry names who removes it.
-PENDING = {
-    "forget",  # the forget engineer: remove when gradient_cases_forget.py lands
-}
+PENDING = set()
 
 
 def _tolerance(case, dtype, order):
