@@ -174,7 +174,8 @@ loss = F.sum(b)
 alive = {"a": weakref.ref(a.array), "b": weakref.ref(b.array)}
 del a, b
 for name, ref in alive.items():
-    print(f"array of {name}: {'still held by the graph' if ref() is not None else 'freed'}")
+    state = "still held by the graph" if ref() is not None else "freed"
+    print(f"array of {name}: {state}")
 assert alive["a"]() is None and alive["b"]() is not None
 
 # %% [markdown]
@@ -287,8 +288,8 @@ for depth in depths:
         y = tanh_chain(x, depth)
     held["no_backprop_mode"].append(m.final / MiB)
     del y
-print("MiB held after the forward, with a graph:", np.round(held["with a graph"], 1))
-print("MiB held after the forward, without:     ", np.round(held["no_backprop_mode"], 1))
+for label, values in held.items():
+    print(f"MiB held after the forward, {label:16s}:", np.round(values, 1))
 
 fig, ax = plt.subplots(figsize=(6, 3.3))
 for (label, values), marker in zip(held.items(), "os"):

@@ -298,7 +298,8 @@ def message(call):
 hand_message = message(lambda: HandDot().apply((np.ones((2, 3)), np.ones((2, 3)))))
 real_message = message(lambda: F.matmul(np.ones((2, 3)), np.ones((2, 3))))
 print(real_message)
-assert hand_message.splitlines()[-1] == real_message.splitlines()[-1] == "Actual: 3 != 2"
+assert (hand_message.splitlines()[-1] == real_message.splitlines()[-1]
+        == "Actual: 3 != 2")
 
 # %% [markdown]
 # Our own function can use the language too. `ScaleRows` multiplies each

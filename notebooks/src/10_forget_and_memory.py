@@ -24,7 +24,7 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain.visualize import draw, to_digraph
+from minichain.visualize import draw
 
 np.set_printoptions(precision=4, suppress=True)
 MiB = 2 ** 20
@@ -156,7 +156,8 @@ L, width, batch = 16, 256, 128
 rng = np.random.default_rng(0)
 params = []
 for _ in range(L):
-    W = mc.Parameter((rng.normal(size=(width, width)) / np.sqrt(width)).astype(np.float32))
+    W = rng.normal(size=(width, width)) / np.sqrt(width)
+    W = mc.Parameter(W.astype(np.float32))
     b = mc.Parameter(np.zeros(width, dtype=np.float32))
     W.zerograd()
     b.zerograd()
@@ -220,9 +221,10 @@ bound = mc.visualize.checkpoint_bound(L, 4, activation)
 print(f"peak plain:   {plain.peak / activation:5.1f} activations")
 print(f"peak forget:  {forgetful.peak / activation:5.1f} activations")
 print(f"bound:        {bound / activation:5.1f} activations")
-mc.visualize.plot_memory({"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
-                         bounds={"bound s + L/s, s = 4": bound}, unit="MiB",
-                         title="one step of a 16-block net")
+mc.visualize.plot_memory(
+    {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
+    bounds={"bound s + L/s, s = 4": bound}, unit="MiB",
+    title="one step of a 16-block net")
 plt.show()
 
 # %% [markdown]
@@ -230,10 +232,10 @@ plt.show()
 # stays up until the step ends: the graph, with everything it keeps, lives
 # until `loss` is dropped. With `forget` the forward keeps only the four
 # checkpoints; backward rebuilds one segment at a time and frees it as it
-# goes, which is where the four humps come from. The measured peak sits a little above the bound (the
-# cell above prints both): the bound counts activations only, while at the
-# peak a few temporaries of the backward (an incoming gradient, the one
-# being computed) are alive too.
+# goes, which is where the four humps come from. The measured peak sits a
+# little above the bound (the cell above prints both): the bound counts
+# activations only, while at the peak a few temporaries of the backward (an
+# incoming gradient, the one being computed) are alive too.
 #
 # Every choice of `s`, against the bound: one segment forgets everything but
 # must rebuild all 16 blocks at once; 16 segments keep all 16 checkpoints.

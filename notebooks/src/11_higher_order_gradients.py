@@ -60,7 +60,7 @@ for cube in (ArrayCube, VariableCube):
     y = cube().apply((x,))[0]
     gx, = mc.grad([y], [x], enable_double_backprop=True)
     creator = None if gx.creator_node is None else gx.creator_node.label
-    print(f"{cube.__name__:13s} dy/dx = {gx.item()}   creator of the gradient: {creator}")
+    print(f"{cube.__name__:13s} dy/dx = {gx.item()}   gradient's creator: {creator}")
 
 # %% [markdown]
 # `enable_double_backprop=True` asks the engine to keep the graph switched on
