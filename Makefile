@@ -72,7 +72,23 @@ test: test-unit test-notebooks ## unit tests, then every notebook under nbval
 test-unit: install ## the pytest suite in tests/ (without GPU tests)
 	$(TEST_RUN) $(PY) -m pytest -q -p no:cacheprovider tests -m "not gpu"
 
-test-notebooks: install ## build chapters from notebooks/src, then execute each top to bottom in a fresh kernel (CHAPTERS="03 05" for some)
+test-notebooks: install ## run every notebook and compare its outputs (nbval)
+	@if ! ls notebooks/*.ipynb >/dev/null 2>&1; then \
+		echo "test-notebooks: no notebooks in notebooks/ yet; nothing to check."; \
+		exit 0; \
+	fi; \
+	echo "$(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/"; \
+	$(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
+
+test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
+	@status=0; \
+	$(TEST_RUN) $(PY) -m pytest -q -rs -p no:cacheprovider tests -m gpu || status=$$?; \
+	if [ $$status -eq 5 ]; then \
+		echo "test-gpu: no GPU tests were collected; nothing to run."; exit 0; \
+	fi; \
+	exit $$status
+
+notebooks: install ## build chapters from notebooks/src, then execute each top to bottom in a fresh kernel (CHAPTERS="03 05" for some)
 	@$(PY) notebooks/build.py $(CHAPTERS)
 	@shopt -s nullglob; chapters=(notebooks/[0-9][0-9]_*.ipynb); \
 	if [ $${#chapters[@]} -eq 0 ]; then \
