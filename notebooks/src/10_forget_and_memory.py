@@ -235,7 +235,9 @@ plt.show()
 # goes, which is where the four humps come from. The measured peak sits a
 # little above the bound (the cell above prints both): the bound counts
 # activations only, while at the peak a few temporaries of the backward (an
-# incoming gradient, the one being computed) are alive too.
+# incoming gradient, the one being computed) are alive too. The repository's
+# `docs/forget.md` counts them array by array, and gives the figures for the
+# 64-block net of the benchmarks (`make bench`).
 #
 # Every choice of `s`, against the bound: one segment forgets everything but
 # must rebuild all 16 blocks at once; 16 segments keep all 16 checkpoints.
