@@ -96,10 +96,14 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # %% [markdown]
 # ## Hooks see backward too, and it nests
 #
-# A backward step is written with minichain functions (chapter 11), so
-# while one function's backward runs, the forwards of the functions it
-# applies run inside it. A hook that prints an indented line per step shows
-# the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its own.
+# A backward step is written with minichain functions (chapter 11). When
+# the gradients must carry a graph (`enable_double_backprop=True`), every
+# function a backward applies is recorded, and its forward runs *inside*
+# that backward step. (A plain backward may take shortcuts on bare arrays
+# where nothing will differentiate the result.) A hook that prints an
+# indented line per step shows the nesting: `Tanh`'s backward applies
+# `TanhGrad`, a function of its own, and `_ * 2`'s backward applies `_ * 2`
+# to the incoming gradient.
 
 # %%
 class StepPrinter(mc.FunctionHook):
@@ -132,7 +136,7 @@ x = mc.Variable(np.array([0.5, 1.0]), name="x")
 with StepPrinter():
     y = F.tanh(x * 2)
     y.grad = np.ones(2)
-    y.backward()
+    y.backward(enable_double_backprop=True)
 
 # %% [markdown]
 # ## Ready-made hooks: print, time, memory
@@ -142,14 +146,15 @@ with StepPrinter():
 # did not keep: the memory choices of chapter 07, made visible. Below, the
 # first block is the forward of `x * 2`, the second its backward (its input
 # was not kept: the derivative is the constant 2), and the third the forward
-# of the `_ * 2` that this backward applies to the incoming gradient.
+# of the `_ * 2` that this backward applies to the incoming gradient
+# (recorded, as we ask for double backprop again).
 
 # %%
 x = mc.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), name="x")
 with PrintHook():
     y = x * 2
     y.grad = np.ones((2, 2), dtype=np.float32)
-    y.backward()
+    y.backward(enable_double_backprop=True)
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
