@@ -31,15 +31,20 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
     node._check_old_style_gradient()
     if y._data is None:
         raise RuntimeError("Variable.backward: the variable holds no array")
-    gy = y._grad_var
+    given = gy = y._grad_var
     if gy is None:
         gy = Variable(_seed(y._data, loss_scale))
     y._grad_var = None  # the output's gradient is consumed by backward
     if node.creator_node is None:  # backward on a leaf: it gets the seed
         y._grad_var = gy
         return
-    with using_config("enable_backprop", enable_double_backprop):
-        _backprop([(node, gy)], retain_grad=retain_grad, loss_scale=loss_scale)
+    try:
+        with using_config("enable_backprop", enable_double_backprop):
+            _backprop([(node, gy)], retain_grad=retain_grad,
+                      loss_scale=loss_scale)
+    except Exception:
+        _give_back([(y, given)])  # a failed pass consumes nothing
+        raise
 
 
 def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
@@ -62,8 +67,7 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
         _check_variable("backward", "outputs", i, y)
         y._node._check_old_style_gradient()
         if grad_outputs is None:
-            gy = y._grad_var
-            y._grad_var = None
+            gy = y._grad_var  # consumed below, once every check has passed
         else:
             gy = _as_grad_variable(grad_outputs[i])
         if gy is None or y._node in seen:
@@ -75,8 +79,23 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
         _check_grad_type(None, y._node, gy._data)
         seen.add(y._node)
         seeds.append((y._node, gy))
-    with using_config("enable_backprop", enable_double_backprop):
-        _backprop(seeds, retain_grad=False, loss_scale=None)
+    taken = [] if grad_outputs is not None else [
+        (y, y._grad_var) for y in outputs]
+    for y, _ in taken:
+        y._grad_var = None
+    try:
+        with using_config("enable_backprop", enable_double_backprop):
+            _backprop(seeds, retain_grad=False, loss_scale=None)
+    except Exception:
+        _give_back(taken)
+        raise
+
+
+def _give_back(taken):
+    """Undo the consumption of output gradients after a failed pass."""
+    for y, g in taken:
+        if g is not None and y._grad_var is None:
+            y._grad_var = g
 
 
 def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,

@@ -356,3 +356,38 @@ def test_failed_lossfun_changes_no_parameter():
     with pytest.raises(RuntimeError, match="no gradient was set"):
         optimizer.update(lossfun, x)
     _assert_params_equal(model, before)
+
+
+def test_failed_backward_gives_back_the_seed_set_by_hand():
+    a = mc.Variable(f32(1, 2))
+    h, = FailsInBackward().apply((a * 2,))
+    h.grad = f32(5, 6)
+    with pytest.raises(ArithmeticError):
+        h.backward()
+    numpy.testing.assert_array_equal(h.grad, f32(5, 6))
+
+
+def test_failed_mc_backward_gives_back_every_output_gradient():
+    a = mc.Variable(f32(1, 2))
+    y1 = a * 3
+    y2, = FailsInBackward().apply((a * 2,))
+    y1.grad, y2.grad = f32(1, 1), f32(2, 2)
+    with pytest.raises(ArithmeticError):
+        mc.backward([y1, y2])
+    numpy.testing.assert_array_equal(y1.grad, f32(1, 1))
+    numpy.testing.assert_array_equal(y2.grad, f32(2, 2))
+    assert a.grad is None
+
+
+def test_mc_backward_consumes_nothing_when_a_later_output_is_refused():
+    a = mc.Variable(f32(1, 2))
+    y1, y2 = a * 3, a * 4
+    y1.grad = f32(1, 1)
+    y2._grad_var = mc.Variable(f32(1, 1, 1))  # wrong shape, past the setter
+    with pytest.raises(ValueError, match="Shape of data and grad mismatch"):
+        mc.backward([y1, y2])
+    numpy.testing.assert_array_equal(y1.grad, f32(1, 1))
+    y2.grad = f32(1, 1)
+    mc.backward([y1, y2])
+    numpy.testing.assert_array_equal(a.grad, f32(7, 7))
+    assert y1.grad is None and y2.grad is None  # consumed by a pass that ran
