@@ -1036,7 +1036,8 @@ def render_rows():
                       "|---|---|---|"]
         exc = r.exc.__name__ + (" (GPU only)" if r.gpu else "")
         pattern = r.pattern.replace("\n", r"\n").replace("|", r"\|")
-        lines.append("| {} | {} | `{}` |".format(r.bad, exc, pattern))
+        code = "`` {} ``" if "`" in pattern else "`{}`"  # Markdown code span
+        lines.append("| {} | {} | {} |".format(r.bad, exc, code.format(pattern)))
     return "\n".join(lines)
 
 
