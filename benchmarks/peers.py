@@ -10,9 +10,13 @@ a finished install):
 * ``chainer``: NumPy 1.23.5, setuptools < 70, Chainer 7.8.1 (an sdist built
   with ``--no-build-isolation``), DeZero 0.0.13 (uses ``np.int``, gone in
   NumPy 1.24) and matplotlib (DeZero imports it);
-* ``torch``: NumPy 1.23.5 and PyTorch 2.13.0 (CPU).
+* ``torch``: PyTorch 2.13.0 (CPU) with the *same* NumPy as the main env,
+  so that PyTorch's ratio and minichain's have the same denominator.
 
-minichain runs in the interpreter that runs this script (the main env).
+minichain runs in the interpreter that runs this script (the main env), and
+once more in the ``chainer`` env ("minichain (NumPy 1.23.5)"), so that each
+peer has a minichain row measured against the same NumPy: NumPy's own cost
+per tiny op differs between 1.23 and 2.x by more than half.
 Every (framework, figure) runs in a fresh process (``peers/run_peer.py``),
 which also times the hand-written NumPy reference, so each ratio is taken
 inside one process. A peer that cannot be installed or fails is listed with
@@ -33,6 +37,9 @@ sys.path.insert(0, HERE)
 import report  # noqa: E402
 
 PEERS_DIR = os.path.join(ROOT, ".venv-peers")
+MAIN_NUMPY = subprocess.run(  # without importing NumPy here (threads)
+    [sys.executable, "-c", "import numpy; print(numpy.__version__)"],
+    capture_output=True, text=True).stdout.strip() or "2.4.6"
 ENVS = {
     "chainer": [
         ["numpy==1.23.5", "setuptools<70", "wheel"],
@@ -40,15 +47,15 @@ ENVS = {
          "chainer==7.8.1", "dezero==0.0.13", "matplotlib"],
     ],
     "torch": [
-        ["numpy==1.23.5"],
-        ["numpy==1.23.5", "torch==2.13.0"],
+        ["numpy=={}".format(MAIN_NUMPY)],
+        ["numpy=={}".format(MAIN_NUMPY), "torch==2.13.0"],
     ],
 }
-FRAMEWORK_ENV = {"minichain": None, "chainer": "chainer", "dezero": "chainer",
-                 "torch": "torch"}
+FRAMEWORK_ENV = {"minichain": None, "minichain-np1": "chainer",
+                 "chainer": "chainer", "dezero": "chainer", "torch": "torch"}
 IMPORT_CHECK = {"chainer": "import chainer, dezero, numpy",
                 "torch": "import torch, numpy"}
-FRAMEWORKS = ("minichain", "chainer", "dezero", "torch")
+FRAMEWORKS = ("minichain", "torch", "minichain-np1", "chainer", "dezero")
 FIGURES = ("perop_muladd", "perop_sinmul", "mlp", "deep", "forget")
 THREADS = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                   "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
@@ -63,8 +70,11 @@ def ensure_env(env):
     """Create ``.venv-peers/<env>`` if needed; returns None or an error line."""
     path = os.path.join(PEERS_DIR, env)
     stamp = os.path.join(path, ".bench-installed")
+    wanted = json.dumps(ENVS[env])  # rebuilt when the requirements change
     if os.path.exists(stamp):
-        return None
+        with open(stamp) as f:
+            if f.read() == wanted:
+                return None
     print("bench-peers: building {} (once; a few minutes)".format(path),
           flush=True)
     steps = [[sys.executable, "-m", "venv", "--clear", path]]
@@ -82,14 +92,15 @@ def ensure_env(env):
             return "install failed ({}): {}".format(" ".join(command[-3:]),
                                                     last)
     with open(stamp, "w") as f:
-        f.write("ok\n")
+        f.write(wanted)
     return None
 
 
 def run_one(framework, figure, quick, timeout):
     env = FRAMEWORK_ENV[framework]
     python = sys.executable if env is None else env_python(env)
-    command = [python, os.path.join(HERE, "peers", "run_peer.py"), framework,
+    module = framework.split("-")[0]  # minichain-np1 runs minichain_peer
+    command = [python, os.path.join(HERE, "peers", "run_peer.py"), module,
                figure] + (["--quick"] if quick else [])
     environ = dict(os.environ, **THREADS)
     try:
@@ -100,7 +111,11 @@ def run_one(framework, figure, quick, timeout):
                 "error": "timed out after {} s".format(timeout)}
     for line in done.stdout.splitlines():
         if line.startswith("RESULT "):
-            return json.loads(line[len("RESULT "):])
+            result = json.loads(line[len("RESULT "):])
+            if framework != module:
+                result["framework"] = "minichain (NumPy {})".format(
+                    result.get("numpy", "?"))
+            return result
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     return {"framework": framework, "figure": figure,
             "error": lines[-1] if lines else "no result (exit {})".format(
