@@ -6,9 +6,16 @@ A chain of ``L`` blocks keeps ``L`` activations for backward. Cut it into
 segment of ``L/s`` activations at a time. The memory for activations falls
 from ``L`` to about ``s + L/s``, smallest at ``s = sqrt(L)`` (16 instead of
 64 for ``L = 64``); the price is one more forward of the whole chain.
+
+Almost: the last segment keeps its graph from forward to backward instead
+of being recomputed. Its backward is the first to run, right after the
+forward, when the other segments hold only their checkpoints, so keeping
+its activations then costs no more memory than recomputing them would, and
+the extra forward shrinks by one segment. (Its graph is dropped as its
+backward runs; a second backward, or double backprop, recomputes it.)
 """
 
-from minichain.functions.util.forget import forget
+from minichain.functions.util.forget import _forget
 
 
 def checkpoint_sequential(functions, segments, x):
@@ -40,8 +47,9 @@ def checkpoint_sequential(functions, segments, x):
             raise TypeError("checkpoint_sequential: functions[{}] must be "
                             "callable, got {}".format(i, type(f)))
     h = x if isinstance(x, tuple) else (x,)
-    for group in split_into_segments(functions, segments):
-        h = forget(_Segment(group), *h)
+    groups = split_into_segments(functions, segments)
+    for k, group in enumerate(groups):
+        h = _forget(_Segment(group), h, keep_graph=k == len(groups) - 1)
         if not isinstance(h, tuple):
             h = (h,)
     return h[0] if len(h) == 1 else h

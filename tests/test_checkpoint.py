@@ -85,3 +85,51 @@ def test_bad_segments(segments):
 def test_no_functions():
     with pytest.raises(ValueError, match="at least one function"):
         mc.checkpoint_sequential([], 1, Variable(numpy.ones(2)))
+
+
+def counting(f, calls, name):
+    def g(*h):
+        calls.append((name, mc.config.in_recomputing))
+        return f(*h)
+    return g
+
+
+def test_only_the_last_segment_keeps_its_graph():
+    # Segments 1-2 run twice (forward, then recomputed in backward); the
+    # last segment runs once: its graph is kept until its backward, which
+    # comes right after the forward.
+    calls = []
+    blocks = [counting(F.sin, calls, k) for k in range(6)]
+    x = Variable(numpy.linspace(0.1, 1.0, 4))
+    y = mc.checkpoint_sequential(blocks, 3, x)
+    F.sum(y).backward()
+    counts = [sum(1 for name, _ in calls if name == k) for k in range(6)]
+    assert counts == [2, 2, 2, 2, 1, 1]
+    assert all(recomputing for name, recomputing in calls[6:])
+
+
+def test_backward_twice_recomputes_the_kept_segment():
+    x = Variable(numpy.linspace(0.1, 1.0, 4))
+    loss = F.sum(mc.checkpoint_sequential([F.sin, F.exp, F.tanh], 3, x))
+    loss.backward()
+    first = x.grad.copy()
+    loss.backward()  # the kept graph was used up: recomputed this time
+    numpy.testing.assert_allclose(x.grad, 2 * first, rtol=1e-13)
+
+
+def test_double_backprop_through_checkpoints():
+    def second_order(use_checkpoints):
+        x = Variable(numpy.linspace(0.1, 1.0, 4))
+        blocks = [F.sin, lambda h: h * h, F.exp]
+        if use_checkpoints:
+            y = mc.checkpoint_sequential(blocks, 2, x)
+        else:
+            y = x
+            for f in blocks:
+                y = f(y)
+        gx, = mc.grad([F.sum(y)], [x], enable_double_backprop=True)
+        ggx, = mc.grad([F.sum(gx * gx)], [x])
+        return gx.array, ggx.array
+
+    for a, b in zip(second_order(False), second_order(True)):
+        numpy.testing.assert_allclose(a, b, rtol=1e-12)

@@ -44,7 +44,7 @@ class Forget(FunctionNode):
     except its outputs (which the caller holds anyway).
     """
 
-    def __init__(self, func, anchored=False):
+    def __init__(self, func, anchored=False, keep_graph=False):
         if not callable(func):
             raise TypeError("forget: func must be callable, got {}".format(
                 type(func)))
@@ -52,6 +52,11 @@ class Forget(FunctionNode):
         # An anchored node has one extra, last input: a 0-d Variable that
         # requires a gradient (see ``forget``). ``func`` never sees it.
         self.anchored = anchored
+        # keep_graph: build the graph in forward and keep it until backward
+        # instead of recomputing it (see ``checkpoint_sequential``: only for
+        # a segment whose backward comes right after its forward).
+        self.keep_graph = keep_graph
+        self._kept = None  # (inputs, outputs, recomputation) of that graph
         self._random_state = None
 
     @property
@@ -63,6 +68,14 @@ class Forget(FunctionNode):
             inputs = inputs[:-1]
         self.retain_inputs(tuple(range(len(inputs))))
         self._random_state = _random().get_state()
+        if self.keep_graph and config.enable_backprop:
+            xs = [Variable(x) for x in inputs]  # leaves of the kept graph
+            recomputation = _Recomputation(release=True)
+            with recomputation:  # notes the functions, to free them later
+                outputs = _call_func(self.func, xs)
+            recomputation.collecting = False
+            self._kept = (xs, outputs, recomputation)
+            return tuple([y.array for y in outputs])
         xs = [Variable(x) for x in inputs]
         with no_backprop_mode(), using_config("will_recompute", True):
             outputs = _call_func(self.func, xs)
@@ -74,12 +87,19 @@ class Forget(FunctionNode):
         # True when the outer backward runs with enable_double_backprop=True:
         # then the gradients we return must carry a graph.
         double = bool(config.enable_backprop)
-        xs, links = self._recompute_inputs(target_input_indexes, double)
-        recomputation = _Recomputation(release=not double)
-        with force_backprop_mode(), using_config("in_recomputing", True), \
-                _replayed_random(self._random_state), recomputation:
-            outputs = _call_func(self.func, xs)
+        kept, self._kept = self._kept, None  # a kept graph serves once
+        links = []
+        if kept is not None and not double:
+            xs, outputs, recomputation = kept
+        else:
+            xs, links = self._recompute_inputs(target_input_indexes, double)
+            recomputation = _Recomputation(release=not double)
+            with force_backprop_mode(), using_config("in_recomputing", True), \
+                    _replayed_random(self._random_state), recomputation:
+                outputs = _call_func(self.func, xs)
             recomputation.collecting = False
+        del kept
+        with force_backprop_mode(), recomputation:
             seed = _GradientSeed(grad_outputs).apply(outputs)[0]
             del outputs  # the graph keeps what its backward needs, no more
             # A backward pass, not ``grad``: Parameters used inside ``func``
@@ -199,6 +219,11 @@ def forget(func, *xs):
     >>> x.grad   # 2x + 1
     array([3., 5.], dtype=float32)
     """
+    return _forget(func, xs)
+
+
+def _forget(func, xs, keep_graph=False):
+    """``forget(func, *xs)``; ``keep_graph`` as in ``Forget``."""
     for i, x in enumerate(xs):
         if not isinstance(x, (Variable,) + backend.array_types):
             raise TypeError("forget: inputs must be Variables or NumPy/CuPy "
@@ -210,7 +235,7 @@ def forget(func, *xs):
     # no gradient), Parameters used inside ``func`` would get none: an
     # extra 0-d input that needs one keeps the node on the backward path.
     anchored = not any([x.requires_grad for x in xs])
-    node = Forget(func, anchored)
+    node = Forget(func, anchored, keep_graph)
     if anchored:
         xp = backend.get_array_module(*[x.array for x in xs])
         xs.append(Variable(xp.zeros((), dtype=numpy.float32)))
