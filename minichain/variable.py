@@ -276,7 +276,11 @@ class Variable:
         return self._node.label
 
     def __len__(self):
-        return len(self._array_or_raise("__len__"))
+        array = self._array_or_raise("__len__")
+        if array.ndim == 0:
+            raise TypeError("Variable.__len__: len() of unsized object (a 0-d "
+                            "variable, shape ())")
+        return len(array)
 
     def item(self):
         return self._data.item()

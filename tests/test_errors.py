@@ -27,6 +27,8 @@ from minichain import backend
 from minichain import configuration
 from minichain import gradient_check as gc
 from minichain.computational_graph import build_computational_graph
+from minichain.functions.activation.tanh import Tanh
+from minichain.functions.connection.linear import Linear as LinearNode
 from minichain.utils import type_check
 
 Row = namedtuple("Row", "entry bad call exc pattern gpu")
@@ -252,10 +254,10 @@ def update_with_grad(grad):
     opt.update()
 
 
-def update_with_nan_grad():
+def update_with_nan_grad(bad=numpy.nan):
     link, opt = sgd_on_linear()
     grad = numpy.zeros((2, 3), numpy.float32)
-    grad[0, 0] = numpy.nan
+    grad[0, 0] = bad
     link.W.grad = grad
     with mc.using_config("debug", True):
         opt.update()
@@ -301,6 +303,9 @@ ROWS = [
         AttributeError, r"Variable.shape: this variable holds no array"),
     row("Variable", "len() with no array", lambda: len(mc.Variable()),
         AttributeError, r"Variable.__len__: this variable holds no array"),
+    row("Variable", "len() of a 0-d variable", lambda: len(v32()), TypeError,
+        r"Variable.__len__: len\(\) of unsized object \(a 0-d variable, "
+        r"shape \(\)\)"),
     row("Variable", "bool()", lambda: bool(v32()), TypeError,
         r"Variables cannot be evaluated as Python bool"),
     row("Variable", "== between Variables", lambda: v32() == v32(), TypeError,
@@ -462,6 +467,14 @@ ROWS = [
         lambda: ReturnsNumpyScalar().apply((v32(2),)), TypeError,
         r"Function: ReturnsNumpyScalar\nActual output types: \(<class "
         r"'numpy.float32'>,\)"),
+    row("FunctionNode.apply", "two inputs to a one-input function",
+        lambda: Tanh().apply((v32(2), v32(2))), mc.type_check.InvalidType,
+        r"in: Tanh \(Forward\).*Invalid number of arguments\nExpect: 1 "
+        r"argument\(s\) \(x\)\nActual: 2 argument\(s\)"),
+    row("FunctionNode.apply", "one input to Linear",
+        lambda: LinearNode().apply((v32(2, 3),)), mc.type_check.InvalidType,
+        r"in: Linear \(Forward\).*Invalid number of arguments\nExpect: 2 "
+        r"argument\(s\) \(x, W\)\nActual: 1 argument\(s\)"),
     row("FunctionNode.apply", "no forward written",
         lambda: NoForward().apply((v32(2),)), NotImplementedError,
         r"NoForward implements neither forward nor forward_cpu"),
@@ -608,6 +621,34 @@ ROWS += [
         ValueError, r"Sum: duplicate value in axis: \(0, -2\)"),
     row("F.mean", "axis out of range", lambda: F.mean(v32(2, 3), axis=-3),
         ValueError, r"Mean: axis -3 is out of bounds"),
+    row("F.softmax", "an empty class axis", lambda: F.softmax(v32(2, 0)),
+        mc.type_check.InvalidType,
+        invalid("Softmax", r"x\.shape\[1\] > 0", "0 <= 0")),
+    row("F.log_softmax", "an empty class axis",
+        lambda: F.log_softmax(v32(2, 0)), mc.type_check.InvalidType,
+        invalid("LogSoftmax", r"x\.shape\[1\] > 0", "0 <= 0")),
+    row("F.sum", "axis 0 of a 0-d array", lambda: F.sum(v32(), axis=0),
+        ValueError, r"Sum: axis 0 is out of bounds for an array of dimension 0"),
+    row("F.split_axis", "a 0-d array", lambda: F.split_axis(v32(), 1, 0),
+        mc.type_check.InvalidType, invalid("SplitAxis", r"x\.ndim > 0",
+                                           "0 <= 0")),
+    row("F.concat", "0-d arrays", lambda: F.concat((v32(), v32())),
+        mc.type_check.InvalidType,
+        invalid("Concat", r"in_types\[0\]\.ndim > 1", "0 <= 1")),
+    row("F.get_item", "an index into a 0-d array", lambda: F.get_item(v32(), 0),
+        IndexError, r"GetItem: cannot index an array of shape \(\) with "
+        r"\(0,\): too many indices"),
+    row("F.transpose", "axes for a 0-d array",
+        lambda: F.transpose(v32(), (0,)), mc.type_check.InvalidType,
+        invalid("Transpose", r"axes is a permutation of range\(x\.ndim\) = "
+                r"range\(0\)", r"axes = \(0,\)")),
+    row("F.softmax_cross_entropy", "0-d scores",
+        lambda: F.softmax_cross_entropy(v32(), numpy.zeros((), numpy.int32)),
+        mc.type_check.InvalidType,
+        invalid("SoftmaxCrossEntropy", r"x\.ndim >= 2", "0 < 2")),
+    row("F.where", "condition None", lambda: F.where(None, v32(2), v32(2)),
+        TypeError, r"where: condition must be a boolean array or Variable, got "
+        r"<class 'NoneType'>"),
     row("F.softmax", "a 0-d array", lambda: F.softmax(v32()),
         mc.type_check.InvalidType, invalid("Softmax", r"x\.ndim > 1", "0 <= 1")),
     row("F.log_softmax", "a 1-d array", lambda: F.log_softmax(v32(3)),
@@ -938,6 +979,9 @@ ROWS += [
         lambda: update_with_grad(a32(3, 2)), ValueError,
         r"SGD: the gradient of /W has shape \(3, 2\) and dtype float32, but "
         r"the parameter has shape \(2, 3\)"),
+    row("optimizers", "inf in a gradient (debug mode)",
+        lambda: update_with_nan_grad(numpy.inf), RuntimeError,
+        r"SGD: NaN or inf in the gradient of /W; no parameter was updated"),
     row("optimizers", "NaN in a gradient (debug mode)", update_with_nan_grad,
         RuntimeError, r"SGD: NaN or inf in the gradient of /W; no parameter "
         r"was updated"),

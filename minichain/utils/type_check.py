@@ -641,7 +641,10 @@ def argname(in_types, names):
         raise InvalidType(
             f"{len(names)} argument(s)",
             f"{len(in_types)} argument(s)",
-            msg="Invalid number of arguments",
+            # Chainer's first line, then what was expected and what came.
+            msg="Invalid number of arguments\nExpect: {} argument(s) ({})\n"
+                "Actual: {} argument(s)".format(
+                    len(names), ", ".join(names), len(in_types)),
         )
     for type_, name in zip(in_types, names):
         if isinstance(type_, Variable):

@@ -462,7 +462,9 @@ def test_argname_with_the_wrong_count_says_so():
     in_types = T.get_types([numpy.zeros(1)])
     with pytest.raises(T.InvalidType) as info:
         T.argname(in_types, ("x", "w"))
-    assert str(info.value) == "Invalid number of arguments"
+    assert str(info.value) == (
+        "Invalid number of arguments\nExpect: 2 argument(s) (x, w)\n"
+        "Actual: 1 argument(s)")
     assert (info.value.expect, info.value.actual) == ("2 argument(s)", "1 argument(s)")
 
 
@@ -633,7 +635,8 @@ def test_invoke_check_uses_a_custom_label_and_argname():
         T.invoke_check(Linear(), [numpy.zeros((2, 3))])
     assert str(info.value) == (
         "\nInvalid operation is performed in: MyLabel (Forward)\n\n"
-        "Invalid number of arguments"
+        "Invalid number of arguments\nExpect: 2 argument(s) (x, w)\n"
+        "Actual: 1 argument(s)"
     )
 
 

@@ -44,7 +44,8 @@ class Softmax(FunctionNode):
         type_check.argname(in_types, ("x",))
         x, = in_types
         type_check.expect(x.dtype.kind == "f", -x.ndim <= self.axis,
-                          self.axis < x.ndim)
+                          self.axis < x.ndim,
+                          x.shape[self.axis] > 0)  # no class to normalise over
 
     def forward(self, inputs):
         self.retain_outputs((0,))

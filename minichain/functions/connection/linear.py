@@ -37,7 +37,7 @@ class Linear(FunctionNode):
         if len(in_types) in (2, 3) and _types_fit(*[t.eval() for t in in_types]):
             return  # the common case, checked cheaply; the DSL gives messages
         from minichain.utils import type_check
-        if len(in_types) == 2:
+        if len(in_types) <= 2:  # one input: W is what is missing
             type_check.argname(in_types, ("x", "W"))
         else:
             type_check.argname(in_types, ("x", "W", "b"))
