@@ -187,6 +187,10 @@ class OldGradNotTuple(OldDouble):
         return gys[0]
 
 
+def _in_types():
+    return type_check.get_types([a32(2, 3)])
+
+
 def call_twice():
     f = OldDouble()
     f(v32(2))
@@ -542,6 +546,22 @@ ROWS = [
     row("type_check", "expect(False) outside a function",
         lambda: type_check.expect(False), type_check.InvalidType,
         r"Expect: True\nActual: False"),
+    row("type_check", "expect() of a str", lambda: type_check.expect("a"),
+        TypeError, r"expect\(\) takes comparisons such as in_types\[0\]\.ndim"
+        r" == 2, or plain bools; got 'a'"),
+    row("type_check", "expect() of None", lambda: type_check.expect(None),
+        TypeError, r"expect\(\) takes comparisons.*got None"),
+    row("type_check", "a shape index past ndim",
+        lambda: type_check.expect(_in_types()[0].shape[5] == 1), IndexError,
+        r"cannot evaluate in_types\[0\]\.shape\[5\]: tuple index out of "
+        r"range \(in_types\[0\]\.shape is \(2, 3\)\)"),
+    row("type_check", "an input index past the inputs",
+        lambda: _in_types()[3], IndexError,
+        r"in_types\[3\] does not exist: there are only 1 inputs"),
+    row("type_check", "argname with too many names",
+        lambda: type_check.argname(_in_types(), ("x", "y")),
+        type_check.InvalidType, r"Invalid number of arguments\nExpect: 2 "
+        r"argument\(s\) \(x, y\)\nActual: 1 argument\(s\)"),
     # hooks -------------------------------------------------------------------------
     row("hooks", "add_hook with a non-hook", lambda: Double().add_hook(1),
         TypeError, r"Hook must be of type FunctionHook"),
