@@ -1076,6 +1076,12 @@ def test_bad_input_gives_a_clear_error(r):
         "message does not match {!r}:\n{}".format(r.pattern, message))
 
 
+def test_every_entry_point_has_one_section():
+    headings = [line for line in render_rows().splitlines()
+                if line.startswith("### ")]
+    assert len(headings) == len(set(headings)) == len(counts())
+
+
 def test_rows_are_unique():
     keys = [(r.entry, r.bad) for r in ROWS]
     assert len(keys) == len(set(keys))
@@ -1086,10 +1092,19 @@ def test_config_is_left_as_it_was():
     assert mc.config.debug is False
 
 
+def grouped_rows():
+    """ROWS with each entry point's rows together, entry points in order of
+    first appearance (stable: rows keep their order within an entry)."""
+    first = {}
+    for i, r in enumerate(ROWS):
+        first.setdefault(r.entry, i)
+    return sorted(ROWS, key=lambda r: first[r.entry])
+
+
 def render_rows():
-    """The doc's tables: one per entry point, in the order of ROWS."""
+    """The doc's tables: one per entry point."""
     lines, entry = [], None
-    for r in ROWS:
+    for r in grouped_rows():
         if r.entry != entry:
             entry = r.entry
             count = sum(1 for s in ROWS if s.entry == entry)
