@@ -20,9 +20,10 @@ Chainer's version of this idea has three gaps, and this one fills them:
   (a running mean, a call counter).
 
 Memory cost of ``forget(func, x)``: ``x`` and the outputs, kept from forward
-to backward; during its backward, one full graph of ``func``. That second
-graph exists only while this node runs its backward. See ``docs/forget.md``
-for the bound on a chain of blocks and the measured figures.
+to backward; during its backward, one graph of ``func``, which exists only
+while this node runs its backward and shrinks as that backward walks down
+it (``_Recomputation``). See ``docs/forget.md`` for the bound on a chain of
+blocks and the measured figures.
 """
 
 import weakref
