@@ -274,7 +274,7 @@ def update_with(lossfun):
 
 # ----- the table -------------------------------------------------------------------
 NOT_ARRAY = "inputs must be Variables or NumPy/CuPy arrays, got <class '{}'>"
-VALUE = r"Value must be a scalar.*Actual: <class '{}'>"
+VALUE = r"^{} Value must be a scalar.*Actual: <class '{}'>"
 ROWS = [
     # Variable ----------------------------------------------------------------------
     row("Variable", "a list as data", lambda: mc.Variable([1.0, 2.0]), TypeError,
@@ -318,17 +318,21 @@ ROWS = [
         r"unhashable type: 'Variable'"),
     # operators ---------------------------------------------------------------------
     row("Variable operators", "x + list", lambda: v32(3) + [1, 2, 3], TypeError,
-        VALUE.format("list")),
+        VALUE.format(r"_ \+ _:", "list")),
     row("Variable operators", "list + x (reflected)", lambda: [1, 2, 3] + v32(3),
-        TypeError, VALUE.format("list")),
+        TypeError, VALUE.format(r"_ \+ _:", "list")),
     row("Variable operators", "x + None", lambda: v32(3) + None, TypeError,
-        VALUE.format("NoneType")),
+        VALUE.format(r"_ \+ _:", "NoneType")),
     row("Variable operators", "x * str", lambda: v32(3) * "a", TypeError,
-        VALUE.format("str")),
+        VALUE.format(r"_ \* _:", "str")),
     row("Variable operators", "x ** list", lambda: v32(3) ** [2], TypeError,
-        VALUE.format("list")),
+        VALUE.format(r"_ \*\* _:", "list")),
+    row("Variable operators", "x / None", lambda: v32(3) / None, TypeError,
+        VALUE.format("_ / _:", "NoneType")),
+    row("Variable operators", "x @ list", lambda: v32(2, 2) @ [[1.0]],
+        TypeError, "MatMul: " + NOT_ARRAY.format("list")),
     row("Variable operators", "x + complex scalar", lambda: v32(3) + 1j,
-        TypeError, r"Value must be a real scalar for a Variable of dtype "
+        TypeError, r"_ \+ _: Value must be a real scalar for a Variable of dtype "
         r"float32.*Actual: 1j"),
     row("Variable operators", "shapes that do not broadcast",
         lambda: v32(2, 3) + v32(3, 2), mc.type_check.InvalidType,

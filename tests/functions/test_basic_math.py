@@ -156,7 +156,7 @@ def test_variable_plus_list_is_a_type_error():
     with pytest.raises(TypeError) as info:
         x + [1]
     assert str(info.value) == (
-        "Value must be a scalar, `numpy.ndarray`, `cupy.ndarray` or a "
+        "_ + _: Value must be a scalar, `numpy.ndarray`, `cupy.ndarray` or a "
         "`Variable`.\nActual: <class 'list'>")
 
 

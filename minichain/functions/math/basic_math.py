@@ -390,7 +390,10 @@ def _binary(x, value, two_input, one_input, reflected=False):
         # The most common case (``y * 2.0``) first, without classifying:
         # this line runs once per operator in a learner's loop.
         return one_input(x._data.dtype.type(value)).apply((x,))[0]
-    kind, other = _constant_or_none(value, x)
+    try:
+        kind, other = _constant_or_none(value, x)
+    except TypeError as error:  # name the operator, e.g. "_ + _: Value ..."
+        raise TypeError("{}: {}".format(two_input().label, error)) from None
     if kind == "scalar":
         return one_input(other).apply((x,))[0]
     if kind == "array" and other.ndim == 0 and one_input is not None:
