@@ -4,8 +4,6 @@ two and three outputs, nested, and with dropout inside (seeded, so every
 call of the case draws the same mask and finite differences make sense).
 """
 
-import numpy
-
 import minichain as mc
 import minichain.functions as F
 from gradient_case import Case, uniform

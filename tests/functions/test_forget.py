@@ -311,6 +311,7 @@ def test_only_inputs_and_outputs_stay_alive():
     # The output, the random state saved for the replay (about 2.7 KB,
     # mostly NumPy's global Mersenne Twister) and a few small objects.
     assert 8000 <= forgotten.final < 8000 + 8000
+    assert y.shape == (1000,)  # y held the output through the measurement
 
 
 def test_non_callable_func():
