@@ -135,7 +135,10 @@ print(draw(y))
 # block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into `s`
 # segments and forgets each one. Forward then keeps only the `s` segment
 # outputs (the *checkpoints*); backward rebuilds one segment of `L/s`
-# activations at a time. The activations alive at once are therefore about
+# activations at a time. (One refinement: the *last* segment keeps its graph
+# instead. Its backward runs first, right after the forward, so keeping its
+# activations costs no more than rebuilding them, and saves one segment of
+# recomputation.) The activations alive at once are therefore about
 #
 # $$ s + \lceil L/s \rceil, $$
 #
@@ -230,18 +233,19 @@ plt.show()
 # %% [markdown]
 # Plain climbs through the whole forward, one activation per block, and
 # stays up until the step ends: the graph, with everything it keeps, lives
-# until `loss` is dropped. With `forget` the forward keeps only the four
-# checkpoints; backward rebuilds one segment at a time and frees it as it
-# goes, which is where the four humps come from. The measured peak sits a
+# until `loss` is dropped. With `forget` the forward keeps only the
+# checkpoints and the last segment's graph; backward runs that segment's
+# backward at once, then rebuilds the other segments one at a time and frees
+# each as it goes, which is where the humps come from. The measured peak sits a
 # little above the bound (the cell above prints both): the bound counts
 # activations only, while at the peak a few temporaries of the backward (an
 # incoming gradient, the one being computed) are alive too. The repository's
 # `docs/forget.md` counts them array by array, and gives the figures for the
 # 64-block net of the benchmarks (`make bench`).
 #
-# Every choice of `s`, against the bound: one segment forgets everything but
-# must rebuild all 16 blocks at once; 16 segments keep all 16 checkpoints.
-# The minimum is in between.
+# Every choice of `s`, against the bound: one segment is the plain net again
+# (the last segment keeps its graph, and here it is the only one); 16
+# segments keep all 16 checkpoints. The minimum is in between.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
@@ -271,9 +275,10 @@ plt.show()
 # ## What it costs
 #
 # Every forgotten block runs its forward twice. Counting the forward steps
-# with a hook shows it exactly: with 4 segments, twice as many `linear` and
-# `tanh` forwards as plain (the backward's own helper functions are left out
-# of the count).
+# with a hook shows it exactly: with 4 segments, the `linear` and `tanh`
+# forwards of three segments run twice, those of the last one (whose graph
+# was kept) once. (The backward's own helper functions are left out of the
+# count.)
 
 # %%
 class ForwardCounter(mc.FunctionHook):
@@ -294,7 +299,10 @@ for segments in (None, 4):
     cleargrads()
     counts[segments] = counter.count
 print("linear and tanh forwards, plain:", counts[None], "  forget:", counts[4])
-assert counts[4] == 2 * counts[None]
+recomputed = counts[4] - counts[None]
+print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
+      f" tanh) = {4 - 1} segments of {L // 4} blocks")
+assert recomputed == (4 - 1) * (L // 4) * 2
 
 # %% [markdown]
 # Forward is only part of a step (backward costs about twice a forward), so
