@@ -6,7 +6,7 @@ forward and the backward (no update: it costs the same in both variants).
 
 * plain: every block keeps its output for backward (``blocks`` activations).
 * forget: ``mc.checkpoint_sequential`` with ``blocks / segment`` segments of
-  ``segment`` blocks each.
+  ``segment`` blocks each (all but the last recomputed in backward).
 
 Memory is the peak of one step above the level just before it, measured with
 ``mc.memory.measure()`` (tracemalloc: exact, the same on every run). That
