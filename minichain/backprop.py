@@ -76,7 +76,9 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
                 "outputs. Note that minichain.backward does not set default "
                 "grad.", RuntimeWarning, stacklevel=2)
             continue
-        _check_grad_type(None, y._node, gy._data)
+        _check_grad_type(None, y._node, gy._data, where=(
+            "backward: outputs[{}].grad" if grad_outputs is None
+            else "backward: grad_outputs[{}]").format(i))
         seen.add(y._node)
         seeds.append((y._node, gy))
     taken = [] if grad_outputs is not None else [
@@ -129,18 +131,20 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     # Checked now, before the walk: added at the end, a gradient of the
     # wrong shape would broadcast silently into every result.
     grad_inputs = [_as_grad_variable(g) for g in grad_inputs]
-    for x, g_in in zip(inputs, grad_inputs):
+    for i, (x, g_in) in enumerate(zip(inputs, grad_inputs)):
         if g_in is not None:
-            _check_grad_type(None, x._node, g_in._data)
+            _check_grad_type(None, x._node, g_in._data,
+                             where="grad: grad_inputs[{}]".format(i))
 
     seeds, seen = [], set()
-    for y, gy in zip(outputs, grad_outputs):
+    for i, (y, gy) in enumerate(zip(outputs, grad_outputs)):
         if y._node in seen:
             continue
         seen.add(y._node)
         gy = (Variable(_seed(y._data, loss_scale)) if gy is None
               else _as_grad_variable(gy))
-        _check_grad_type(None, y._node, gy._data)
+        _check_grad_type(None, y._node, gy._data,
+                         where="grad: grad_outputs[{}]".format(i))
         seeds.append((y._node, gy))
     input_nodes = [x._node for x in inputs]
     with using_config("enable_backprop", enable_double_backprop):

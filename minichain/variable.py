@@ -20,17 +20,19 @@ from minichain import backend
 from minichain.configuration import config
 
 
-def _check_grad_type(function, node, grad_array, is_leaf_check=False):
+def _check_grad_type(function, node, grad_array, is_leaf_check=False,
+                     where=None):
     """Check that a gradient array fits the data it is the gradient of.
 
     ``function`` is the node that produced the gradient (None when the user
     set it directly); its class and label then head the message, so a wrong
-    gradient from a user's backward is traced to that function.
+    gradient from a user's backward is traced to that function. ``where``
+    names the entry point a user-given gradient came through instead.
     """
     if grad_array is None:
         return
     if function is None:
-        prefix = ""
+        prefix = "" if where is None else where + ": "
     else:
         prefix = (
             "Function `{}` ({}) has a bug.\n\n"
@@ -346,7 +348,8 @@ class Variable:
     @grad_var.setter
     def grad_var(self, gv):
         if gv is not None:
-            _check_grad_type(None, self._node, gv._data)
+            _check_grad_type(None, self._node, gv._data,
+                             where="Variable.grad_var")
         self._grad_var = gv
 
     @property
@@ -360,7 +363,7 @@ class Variable:
         if g is None:
             self._grad_var = None
             return
-        _check_grad_type(None, self._node, g)
+        _check_grad_type(None, self._node, g, where="Variable.grad")
         self._grad_var = Variable(g)
 
     def cleargrad(self):

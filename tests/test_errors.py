@@ -297,12 +297,15 @@ ROWS = [
         TypeError, r"Variable: name must be a str or None, got <class 'int'>"),
     row("Variable", ".grad of the wrong shape",
         lambda: set_attr(v32(2), "grad", a32(3)), ValueError,
-        r"Shape of data and grad mismatch\ngrad: \(3,\) != data: \(2,\)"),
+        r"Variable.grad: Shape of data and grad mismatch\ngrad: \(3,\) != "
+        r"data: \(2,\)"),
     row("Variable", ".grad of the wrong dtype",
         lambda: set_attr(v32(2), "grad", numpy.ones(2)), TypeError,
-        r"Dtype of data and grad mismatch\ngrad: float64 != data: float32"),
+        r"Variable.grad: Dtype of data and grad mismatch\ngrad: float64 != "
+        r"data: float32"),
     row("Variable", ".grad a list", lambda: set_attr(v32(2), "grad", [1.0, 2.0]),
-        TypeError, r"Type of grad is invalid.*Actual: <class 'list'>"),
+        TypeError, r"Variable.grad: Type of grad is invalid.*Actual: <class "
+        r"'list'>"),
     row("Variable", ".shape with no array", lambda: mc.Variable().shape,
         AttributeError, r"Variable.shape: this variable holds no array"),
     row("Variable", "len() with no array", lambda: len(mc.Variable()),
@@ -412,16 +415,16 @@ ROWS = [
         r"len\(outputs\) = 1, len\(grad_outputs\) = 2"),
     row("mc.grad", "grad_outputs of the wrong shape",
         lambda: mc.grad([v32(2, 3) * 2], [v32(2)], grad_outputs=[a32(3)]),
-        ValueError, r"Shape of data and grad mismatch\ngrad: \(3,\) != data: "
+        ValueError, r"grad: grad_outputs\[0\]: Shape of data and grad mismatch\ngrad: \(3,\) != data: "
         r"\(2, 3\)"),
     row("mc.grad", "grad_outputs of the wrong dtype",
         lambda: mc.grad([v32(2) * 2], [v32(2)], grad_outputs=[numpy.ones(2)]),
-        TypeError, r"Dtype of data and grad mismatch\ngrad: float64 != data: "
-        r"float32"),
+        TypeError, r"grad: grad_outputs\[0\]: Dtype of data and grad "
+        r"mismatch\ngrad: float64 != data: float32"),
     row("mc.grad", "grad_inputs of the wrong shape",
         lambda: mc.grad([F.sum(v32(2, 3))], [v32(2, 3)],
                         grad_inputs=[a32(3)]),
-        ValueError, r"Shape of data and grad mismatch\ngrad: \(3,\) != data: "
+        ValueError, r"grad: grad_inputs\[0\]: Shape of data and grad mismatch\ngrad: \(3,\) != data: "
         r"\(2, 3\)"),
     row("mc.grad", "a non-scalar output without grad_outputs",
         lambda: mc.grad([v32(2, 3) * 2], [v32(2, 3)]), RuntimeError,
@@ -438,7 +441,7 @@ ROWS = [
         r"'int'>"),
     row("mc.backward", "grad_outputs of the wrong shape",
         lambda: mc.backward([v32(2, 3) * 2], [a32(3)]), ValueError,
-        r"Shape of data and grad mismatch\ngrad: \(3,\) != data: \(2, 3\)"),
+        r"backward: grad_outputs\[0\]: Shape of data and grad mismatch\ngrad: \(3,\) != data: \(2, 3\)"),
     row("mc.backward", "retain_grad= (Variable.backward's keyword)",
         lambda: mc.backward([v32(2) * 2], retain_grad=True), TypeError,
         r"backward: unexpected keyword arguments \['retain_grad'\]"),
