@@ -140,8 +140,10 @@ def _as_graph_node(output):
         return output.node
     if isinstance(output, (VariableNode, FunctionNode)):
         return output
+    # The reference's words, then what came (build_computational_graph).
     raise TypeError("element of outputs must be either Variable, "
-                    "VariableNode,  or FunctionNode.")
+                    "VariableNode,  or FunctionNode.\n"
+                    "build_computational_graph got: {}".format(type(output)))
 
 
 def _walk_backward(starts):

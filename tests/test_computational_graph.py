@@ -37,7 +37,9 @@ def test_rejects_other_outputs_with_the_reference_message():
     with pytest.raises(TypeError) as info:
         build_computational_graph([numpy.zeros(2)])
     assert str(info.value) == ("element of outputs must be either Variable, "
-                               "VariableNode,  or FunctionNode.")
+                               "VariableNode,  or FunctionNode.\n"
+                               "build_computational_graph got: "
+                               "<class 'numpy.ndarray'>")
 
 
 def test_remove_split_false_is_refused():

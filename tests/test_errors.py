@@ -898,10 +898,11 @@ ROWS += [
     row("computational_graph", "an int among the outputs",
         lambda: build_computational_graph([1]), TypeError,
         r"element of outputs must be either Variable, VariableNode,  or "
-        r"FunctionNode"),
+        r"FunctionNode.\nbuild_computational_graph got: <class 'int'>"),
     row("computational_graph", "None as outputs",
         lambda: build_computational_graph(None), TypeError,
-        r"element of outputs must be either Variable"),
+        r"element of outputs must be either Variable.*got: <class "
+        r"'NoneType'>"),
     row("computational_graph", "an unknown rankdir",
         lambda: build_computational_graph([v32(2) * 2], rankdir="XX"),
         ValueError, r"rankdir must be in TB, BT, LR or RL"),
@@ -909,9 +910,11 @@ ROWS += [
         lambda: build_computational_graph([v32(2) * 2]).dump("png"),
         NotImplementedError, r"Currently, only dot format is supported"),
     row("visualize", "draw an array", lambda: mc.visualize.draw(a32(2)),
-        TypeError, r"element of outputs must be either Variable"),
+        TypeError, r"element of outputs must be either Variable.*got: <class "
+        r"'numpy.ndarray'>"),
     row("visualize", "to_digraph of an int", lambda: mc.visualize.to_digraph(1),
-        TypeError, r"element of outputs must be either Variable"),
+        TypeError, r"element of outputs must be either Variable.*got: <class "
+        r"'int'>"),
     # memory and checkpointing ------------------------------------------------------
     row("memory.measure", "an unknown device",
         lambda: mc.memory.measure(device="tpu").__enter__(), ValueError,
