@@ -295,7 +295,8 @@ class FunctionNode:
     def add_hook(self, hook, name=None):
         """Register ``hook`` on this node only."""
         if not isinstance(hook, function_hook.FunctionHook):
-            raise TypeError("Hook must be of type FunctionHook")
+            raise TypeError("Hook must be of type FunctionHook ({}.add_hook "
+                            "got {})".format(self.label, type(hook)))
         name = hook.name if name is None else name
         hooks = self.local_function_hooks
         if name in hooks:

@@ -137,7 +137,8 @@ class Optimizer:
         """Attach to ``link``: give each of its parameters an update rule."""
         from minichain.link import Link
         if not isinstance(link, Link):
-            raise TypeError("setup: expected a Link, got {}".format(type(link)))
+            raise TypeError("{}.setup: expected a Link, got {}".format(
+                type(self).__name__, type(link)))
         self.target = link
         self.t = 0
         for param in link.params():
@@ -167,7 +168,8 @@ class Optimizer:
         step), then update.
         """
         if self.target is None:
-            raise RuntimeError("call setup(link) before update()")
+            raise RuntimeError("{}.update: call setup(link) before update()"
+                               .format(type(self).__name__))
         if lossfun is not None:
             if not callable(lossfun):
                 raise TypeError("{}.update: lossfun must be callable, got {}"

@@ -571,7 +571,8 @@ ROWS = [
         r"argument\(s\) \(x, y\)\nActual: 1 argument\(s\)"),
     # hooks -------------------------------------------------------------------------
     row("hooks", "add_hook with a non-hook", lambda: Double().add_hook(1),
-        TypeError, r"Hook must be of type FunctionHook"),
+        TypeError, r"Hook must be of type FunctionHook \(Double.add_hook got "
+        r"<class 'int'>\)"),
     row("hooks", "the same hook name twice on a node", node_hook_twice,
         KeyError, r"Hook FunctionHook already exists"),
     row("hooks", "delete_hook of an unknown name",
@@ -983,9 +984,9 @@ ROWS += [
     # optimizers --------------------------------------------------------------------
     row("optimizers", "setup with a non-Link",
         lambda: mc.optimizers.SGD().setup(1), TypeError,
-        r"setup: expected a Link, got <class 'int'>"),
+        r"SGD.setup: expected a Link, got <class 'int'>"),
     row("optimizers", "update before setup", lambda: mc.optimizers.SGD().update(),
-        RuntimeError, r"call setup\(link\) before update\(\)"),
+        RuntimeError, r"SGD.update: call setup\(link\) before update\(\)"),
     row("optimizers", "a learning rate that is a str",
         lambda: mc.optimizers.SGD(lr="0.1"), TypeError,
         r"SGD: hyperparameter lr must be a number, got '0.1'"),
