@@ -415,8 +415,8 @@ ROWS = [
         r"len\(outputs\) = 1, len\(grad_outputs\) = 2"),
     row("mc.grad", "grad_outputs of the wrong shape",
         lambda: mc.grad([v32(2, 3) * 2], [v32(2)], grad_outputs=[a32(3)]),
-        ValueError, r"grad: grad_outputs\[0\]: Shape of data and grad mismatch\ngrad: \(3,\) != data: "
-        r"\(2, 3\)"),
+        ValueError, r"grad: grad_outputs\[0\]: Shape of data and grad mismatch"
+        r"\ngrad: \(3,\) != data: \(2, 3\)"),
     row("mc.grad", "grad_outputs of the wrong dtype",
         lambda: mc.grad([v32(2) * 2], [v32(2)], grad_outputs=[numpy.ones(2)]),
         TypeError, r"grad: grad_outputs\[0\]: Dtype of data and grad "
@@ -424,8 +424,8 @@ ROWS = [
     row("mc.grad", "grad_inputs of the wrong shape",
         lambda: mc.grad([F.sum(v32(2, 3))], [v32(2, 3)],
                         grad_inputs=[a32(3)]),
-        ValueError, r"grad: grad_inputs\[0\]: Shape of data and grad mismatch\ngrad: \(3,\) != data: "
-        r"\(2, 3\)"),
+        ValueError, r"grad: grad_inputs\[0\]: Shape of data and grad mismatch"
+        r"\ngrad: \(3,\) != data: \(2, 3\)"),
     row("mc.grad", "a non-scalar output without grad_outputs",
         lambda: mc.grad([v32(2, 3) * 2], [v32(2, 3)]), RuntimeError,
         r"backward: the output has shape \(2, 3\) \(6 elements\)"),
@@ -441,7 +441,8 @@ ROWS = [
         r"'int'>"),
     row("mc.backward", "grad_outputs of the wrong shape",
         lambda: mc.backward([v32(2, 3) * 2], [a32(3)]), ValueError,
-        r"backward: grad_outputs\[0\]: Shape of data and grad mismatch\ngrad: \(3,\) != data: \(2, 3\)"),
+        r"backward: grad_outputs\[0\]: Shape of data and grad mismatch\n"
+        r"grad: \(3,\) != data: \(2, 3\)"),
     row("mc.backward", "retain_grad= (Variable.backward's keyword)",
         lambda: mc.backward([v32(2) * 2], retain_grad=True), TypeError,
         r"backward: unexpected keyword arguments \['retain_grad'\]"),

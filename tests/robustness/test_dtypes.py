@@ -184,7 +184,7 @@ def test_lazy_linear_takes_the_input_float_dtype():
     _assert_real_array(y.array, numpy.float64, "lazy Linear")
 
 
-# ----- integers: a clear error where a float is needed ---------------------------------
+# ----- integers: a clear error where a float is needed -----------------------
 FLOAT_ONLY = {
     "exp": (F.exp, "exp"), "log": (F.log, "log"), "sin": (F.sin, "sin"),
     "tanh": (F.tanh, "Tanh"), "sigmoid": (F.sigmoid, "Sigmoid"),

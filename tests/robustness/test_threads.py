@@ -157,7 +157,7 @@ def test_the_same_hook_name_may_be_registered_in_two_threads():
                           lambda: use(hooks[1])) == [["exp"], ["exp"]]
 
 
-# ----- two trainings at once -----------------------------------------------------------
+# ----- two trainings at once -------------------------------------------------
 def train(seed, start=None, n_steps=60):
     """A small spiral MLP with dropout and Adam; returns every loss and the
     final parameters, as arrays to compare bit for bit."""
