@@ -17,21 +17,8 @@ import minichain.functions as F
 from minichain import Function, FunctionNode, Variable, VariableNode
 from minichain.utils import type_check
 
-try:
-    from minichain.functions import forget
-except ImportError:  # lands with the forget work
-    forget = None
-try:
-    from minichain.computational_graph import build_computational_graph
-except ImportError:  # lands with the visualisation work
-    build_computational_graph = None
-
-needs_forget = pytest.mark.xfail(
-    forget is None, reason="lands with the forget/visualisation work",
-    strict=False)
-needs_graph = pytest.mark.xfail(
-    build_computational_graph is None,
-    reason="lands with the forget/visualisation work", strict=False)
+from minichain.computational_graph import build_computational_graph
+from minichain.functions import forget
 
 
 def f32(value):
@@ -391,7 +378,6 @@ def test_13_19_grad():
     assert mc.grad([gx], [x])[0].array == 18
 
 
-@needs_forget
 @pytest.mark.parametrize("n, ordinal", [(1, "1st"), (2, "2nd"), (3, "3rd"),
                                         (4, "4th"), (11, "11th"),
                                         (12, "12th"), (13, "13th"),
@@ -405,14 +391,12 @@ def test_13_20_forget_ordinal(n, ordinal):
         forget(lambda v: (v,) * (n - 1) + (1,), x)
 
 
-@needs_forget
 def test_13_20_forget_plain_int():
     x = Variable(f32([1, 2]))
     with pytest.raises(RuntimeError, match="int"):
         forget(lambda v: 1, x)
 
 
-@needs_forget
 def test_13_21_forget_double_backprop_works():
     # Chainer refuses double backprop through forget; minichain supports it
     # (a deliberate deviation, see docs/chainer-differences.md).
@@ -426,7 +410,6 @@ def test_13_21_forget_double_backprop_works():
     assert x.grad == 12  # 6x
 
 
-@needs_forget
 def test_13_21_forget_returns_a_variable_for_one_output():
     x = Variable(f32([1, 2]))
     assert isinstance(forget(lambda v: v * 2, x), Variable)
@@ -435,7 +418,6 @@ def test_13_21_forget_returns_a_variable_for_one_output():
     assert type(pair) is tuple and len(pair) == 2
 
 
-@needs_forget
 def test_13_21_forget_fills_link_parameter_grads():
     link = mc.links.Linear(2, 3)
     x = Variable(f32([[1, 2]]))
@@ -493,7 +475,6 @@ def test_13_22_hook_order_and_errors():
         node.delete_hook("missing")
 
 
-@needs_graph
 def test_13_23_graph_counts_and_dump():
     x1 = Variable(f32([[1, 2]]), name="x1")
     x2 = Variable(f32([[3, 4]]), name="x2")
