@@ -161,8 +161,9 @@ def test_bad_device():
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(not mc.backend.available, reason="needs CuPy and an NVIDIA GPU")
 def test_gpu_arrays_are_counted_through_the_pool():
-    cupy = pytest.importorskip("cupy")
+    cupy = mc.backend.cupy
     with mc.memory.measure(device="gpu") as m:
         kept = cupy.ones(MB // 8)
         temporary = cupy.ones(3 * MB // 8)

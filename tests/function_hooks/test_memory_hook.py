@@ -109,8 +109,9 @@ def test_tracemalloc_is_left_as_it_was():
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(not mc.backend.available, reason="needs CuPy and an NVIDIA GPU")
 def test_gpu_steps():
-    cupy = pytest.importorskip("cupy")
+    cupy = mc.backend.cupy
     x = Variable(cupy.ones(N))
     F.tanh(x)
     with MemoryHook(device="gpu") as hook:

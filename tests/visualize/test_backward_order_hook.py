@@ -8,8 +8,6 @@ import minichain.functions as F
 from minichain.function_hooks import BackwardOrderHook
 from minichain.function_hooks.backward_order import display_name
 
-needs_forget = pytest.mark.skipif(not hasattr(F, "forget"),
-                                  reason="F.forget is not there yet")
 
 
 class T(mc.FunctionNode):
@@ -94,7 +92,6 @@ def test_two_passes_are_recorded_one_after_the_other():
     assert [s.step for s in hook.steps] == [1, 2, 3, 4]
 
 
-@needs_forget
 def test_backward_inside_forget_is_not_an_outer_step():
     x = scalar(0.5)
     h = F.forget(lambda v: F.tanh(F.tanh(v)), x)

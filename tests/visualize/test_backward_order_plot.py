@@ -3,12 +3,11 @@
 import io
 
 import numpy
-import pytest
 
 import minichain as mc
 from minichain.visualize import backward_order as bo
 
-matplotlib = pytest.importorskip("matplotlib")
+import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 from matplotlib import pyplot as plt  # NOQA: E402
 

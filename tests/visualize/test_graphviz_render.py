@@ -9,7 +9,7 @@ from minichain.function_hooks.backward_order import BackwardOrderHook
 from minichain.visualize import dot
 from minichain.visualize import graphviz_render as gr
 
-graphviz = pytest.importorskip("graphviz")
+import graphviz  # noqa: E402
 
 
 def small_net():
@@ -72,8 +72,6 @@ def test_retained_arrays_are_marked_with_their_size():
     assert gr.RETAINED_COLOR in h_line
     assert "kept for backward" not in node_line(source, "v0")
 
-needs_forget = pytest.mark.skipif(not hasattr(F, "forget"),
-                                  reason="F.forget is not there yet")
 
 
 class Forget(mc.FunctionNode):
@@ -92,7 +90,6 @@ def test_forget_nodes_are_marked_by_label_or_class_name():
     assert not gr.is_forget((x * 2).creator_node)
 
 
-@needs_forget
 def test_real_forget_is_marked():
     x = mc.Variable(numpy.ones(3, numpy.float32), name="x")
     y = F.forget(lambda v: F.tanh(F.tanh(v)), x)
