@@ -39,7 +39,7 @@ def _error_line(row, width):
 def perop_table(rows):
     header = ["framework", "NumPy", "fwd µs/op", "bwd µs/op",
               "NumPy f+b µs/op", "fwd/np", "bwd/np", "**(f+b)/np**",
-              "range", "sin·mul (f+b)/np"]
+              "range", "best", "sin·mul (f+b)/np", "sin·mul best"]
     sin = {r["framework"]: r for r in _by_figure(rows, "perop_sinmul")}
     lines = []
     for r in _by_figure(rows, "perop_muladd"):
@@ -48,17 +48,19 @@ def perop_table(rows):
             continue
         s = sin.get(r["framework"], {})
         sin_text = ("error" if "error" in s else _fmt(s.get("r_total")))
+        sin_best = ("" if "error" in s else _fmt(s.get("r_total_best")))
         lines.append([
             _name(r), r.get("numpy", "?"), _fmt(r["fwd"]), _fmt(r["bwd"]),
             _fmt(r["np_fwd"] + r["np_bwd"]), _fmt(r["r_fwd"], 1),
             _fmt(r["r_bwd"], 1), "**{}**".format(_fmt(r["r_total"])),
-            "{}–{}".format(*[_fmt(v) for v in r["r_total_range"]]), sin_text])
+            "{}–{}".format(*[_fmt(v) for v in r["r_total_range"]]),
+            _fmt(r.get("r_total_best")), sin_text, sin_best])
     return _table(header, lines)
 
 
 def mlp_table(rows):
     header = ["framework", "step ms", "NumPy ms (same process)", "**ratio**",
-              "range", "first loss"]
+              "range", "best", "first loss"]
     lines = []
     for r in _by_figure(rows, "mlp"):
         if "error" in r:
@@ -67,7 +69,7 @@ def mlp_table(rows):
         lines.append([_name(r), _fmt(r["ms"]), _fmt(r["np_ms"]),
                       "**{}**".format(_fmt(r["ratio"], 3)),
                       "{}–{}".format(*[_fmt(v, 3) for v in r["ratio_range"]]),
-                      _fmt(r["first_loss"], 6)])
+                      _fmt(r.get("ratio_best"), 3), _fmt(r["first_loss"], 6)])
     return _table(header, lines)
 
 

@@ -15,12 +15,6 @@ def version():
     return getattr(mc, "__version__", "dev")
 
 
-def missing():
-    """Names this benchmark needs that minichain does not (yet) provide."""
-    needed = ["sin", "linear", "relu", "softmax_cross_entropy"]
-    return [name for name in needed if not hasattr(F, name)]
-
-
 def _chain(y, n, kind):
     if kind == "muladd":
         for i in range(n):
@@ -69,54 +63,33 @@ def deep_once(x0, n, meter):
 
 
 def make_mlp_step(params, x, t, lr=0.01):
-    """Three Linear layers with ReLU, softmax cross entropy, plain SGD.
+    """Three ``Linear`` links with ReLU, softmax cross entropy, plain SGD.
 
-    Uses ``mc.links.Linear`` and ``mc.optimizers.SGD`` when they exist,
-    else Parameters with ``F.linear`` and a hand-written update.
+    Written as a learner writes a training step: ``cleargrads``, backward,
+    ``update``. ``x`` is a plain array, so no gradient is computed for it.
     """
-    try:
-        import minichain.links as L
-        import minichain.optimizers as O
-    except ImportError:
-        L = O = None
-    if L is not None and hasattr(L, "Linear") and hasattr(O, "SGD"):
-        layers = []
-        for i in range(3):
-            w, b = params[2 * i], params[2 * i + 1]
-            layer = L.Linear(w.shape[1], w.shape[0])
-            layer.W.array[...] = mc.backend.to_cpu(w)
-            layer.b.array[...] = mc.backend.to_cpu(b)
-            layers.append(layer)
-        model = mc.Chain()
-        with model.init_scope():
-            model.l1, model.l2, model.l3 = layers
-        if not isinstance(x, np.ndarray):  # the GPU section: CuPy arrays
-            model.to_gpu()
-        optimizer = O.SGD(lr=lr)
-        optimizer.setup(model)
-
-        def step():
-            h = F.relu(model.l1(x))
-            h = F.relu(model.l2(h))
-            loss = F.softmax_cross_entropy(model.l3(h), t)
-            model.cleargrads()
-            loss.backward()
-            optimizer.update()
-            return float(loss.array)
-        return step
-
-    ps = [mc.Parameter(p) for p in params]
+    layers = []
+    for i in range(3):
+        w, b = params[2 * i], params[2 * i + 1]
+        layer = mc.links.Linear(w.shape[1], w.shape[0])
+        layer.W.array[...] = mc.backend.to_cpu(w)
+        layer.b.array[...] = mc.backend.to_cpu(b)
+        layers.append(layer)
+    model = mc.Chain()
+    with model.init_scope():
+        model.l1, model.l2, model.l3 = layers
+    if not isinstance(x, np.ndarray):  # the GPU section: CuPy arrays
+        model.to_gpu()
+    optimizer = mc.optimizers.SGD(lr=lr)
+    optimizer.setup(model)
 
     def step():
-        w1, b1, w2, b2, w3, b3 = ps
-        h = F.relu(F.linear(x, w1, b1))
-        h = F.relu(F.linear(h, w2, b2))
-        loss = F.softmax_cross_entropy(F.linear(h, w3, b3), t)
-        for p in ps:
-            p.cleargrad()
+        h = F.relu(model.l1(x))
+        h = F.relu(model.l2(h))
+        loss = F.softmax_cross_entropy(model.l3(h), t)
+        model.cleargrads()
         loss.backward()
-        for p in ps:
-            p.array -= np.float32(lr) * p.grad
+        optimizer.update()
         return float(loss.array)
     return step
 
