@@ -16,6 +16,7 @@ import heapq
 import itertools
 import threading
 import warnings
+import weakref
 
 from minichain import backend
 from minichain import function_hook
@@ -176,15 +177,22 @@ def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
     if input_nodes is not None:
         return _walk(seeds, retain_grad, loss_scale, input_nodes, grads)
     passes = _open_passes()
+    outermost = not passes
+    if outermost:
+        _thread_passes.undo = {}  # see _remember
     passes.append((grads, loss_scale))
     leaves = []
     try:
         return _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves)
     except Exception as error:
         _note_partial_sums(error, leaves, grads)
+        if outermost:
+            _restore(_thread_passes.undo)
         raise
     finally:
         passes.pop()
+        if outermost:
+            _thread_passes.undo = None
 
 
 def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
@@ -404,7 +412,36 @@ def _take_from_enclosing_passes(node, var):
     for table, loss_scale in _open_passes():
         g = table.pop(node, None)
         if g is not None:
-            _store_leaf(var, _read_sum(g), loss_scale)
+            _store_leaf(var, _read_sum(g), loss_scale, nested=True)
+
+
+def _remember(var):
+    """Note a leaf's gradient before a pass inside another changes it.
+
+    A pass writes its leaves only when it ends, so a failed pass changes no
+    leaf. Passes inside it (``F.forget``'s backward) end earlier, though:
+    they write theirs while the outer pass may still fail. The outermost
+    pass keeps the first value each leaf had and puts it back on failure
+    (``_restore``), so the whole backward changes no leaf gradient or none.
+    """
+    # The Variable is held weakly: forget's inputs are temporaries whose
+    # gradients must be freed as soon as they are used, not at the end.
+    undo = _thread_passes.undo
+    entry = undo.get(id(var))
+    if entry is None or entry[0]() is not var:
+        undo[id(var)] = (weakref.ref(var), var._grad_var, var._loss_scale,
+                         getattr(var, "_grad_owned", None))
+
+
+def _restore(undo):
+    for ref, grad_var, loss_scale, owned in undo.values():
+        var = ref()
+        if var is None:
+            continue
+        var._grad_var = grad_var
+        var._loss_scale = loss_scale
+        if owned is not None:
+            var._grad_owned = owned
 
 
 def _writable_in_place(node, current):
@@ -421,15 +458,18 @@ def _writable_in_place(node, current):
 
 
 def _store_leaf_gradients(leaves, grads, loss_scale):
+    nested = len(_open_passes()) > 1
     for node in leaves:
         g = _read_sum(grads.pop(node, None))
         var = node._variable()
         if var is None or g is None:
             continue
-        _store_leaf(var, g, loss_scale)
+        _store_leaf(var, g, loss_scale, nested)
 
 
-def _store_leaf(var, g, loss_scale):
+def _store_leaf(var, g, loss_scale, nested=False):
+    if nested:
+        _remember(var)
     if isinstance(var, Parameter):
         var._grad_owned = var._grad_owned and var._grad_var is g
     var._grad_var = g
@@ -559,13 +599,13 @@ def _note_partial_sums(error, leaves, grads):
                 and var._grad_var is not None
                 and grads.get(node, var._grad_var) is var._grad_var):
             names.append(var.name or "<unnamed {}>".format(node.label))
-    if not names:
+    first = error.args[0] if error.args else ""
+    if not names or "in place: " in str(first):  # a nested pass said it
         return
     note = ("\n\nThe backward failed after adding into the gradient buffer of "
             "these Parameters in place: {}. Their .grad may hold part of this "
             "pass's sum: call cleargrads() (or zerograds()) before the next "
             "step.".format(", ".join(names)))
-    first = error.args[0] if error.args else ""
     error.args = (str(first) + note,) + tuple(error.args[1:])
 
 

@@ -391,3 +391,53 @@ def test_mc_backward_consumes_nothing_when_a_later_output_is_refused():
     mc.backward([y1, y2])
     numpy.testing.assert_array_equal(a.grad, f32(7, 7))
     assert y1.grad is None and y2.grad is None  # consumed by a pass that ran
+
+
+# ----- failures inside forget's nested backward passes ---------------------------
+def _breaks_in_recomputed_backward(h):
+    """A block whose backward fails (in forget's recomputed graph)."""
+    return FailsInBackward().apply((h,))[0]
+
+
+@pytest.mark.parametrize("outside_first", [True, False])
+def test_failed_inner_pass_leaves_a_shared_leaf_as_it_was(outside_first):
+    # p is used outside forget and inside it. The inner pass takes over the
+    # outer pass's running sum for p; when the inner pass fails, p still
+    # gets back exactly the gradient it had before the call.
+    p = mc.Variable(f32(1, 2))
+    p.grad = f32(10, 10)
+    x = mc.Variable(f32(0.5, 0.5))
+    y = F.forget(lambda a: F.tanh(_breaks_in_recomputed_backward(a)) * p, x)
+    outside, inside = F.sum(p * 3), F.sum(y)
+    loss = outside + inside if outside_first else inside + outside
+    with pytest.raises(ArithmeticError):
+        loss.backward()
+    numpy.testing.assert_array_equal(p.grad, f32(10, 10))
+    assert x.grad is None
+
+
+def test_failed_segment_leaves_gradients_of_later_segments_as_they_were():
+    # checkpoint_sequential: the last segments' backward passes finish (and
+    # write their parameters' gradients) before the first segment's fails;
+    # the failed backward as a whole still changes no gradient.
+    weights = [mc.Variable(numpy.full((2,), 0.5 + k, numpy.float32))
+               for k in range(3)]
+    for w in weights:
+        w.grad = f32(7, 7)
+    blocks = [lambda h: _breaks_in_recomputed_backward(h) * weights[0],
+              lambda h: F.tanh(h) * weights[1],
+              lambda h: F.tanh(h) * weights[2]]
+    x = mc.Variable(f32(0.25, 0.75))
+    y = mc.checkpoint_sequential(blocks, 3, x)
+    with pytest.raises(ArithmeticError):
+        F.sum(y).backward()
+    for w in weights:
+        numpy.testing.assert_array_equal(w.grad, f32(7, 7))
+    assert x.grad is None
+    # Nothing was spoiled: a backward through an equivalent healthy graph
+    # adds to the old gradients as usual.
+    h = x
+    for w in weights:
+        h = F.tanh(h) * w
+    F.sum(h).backward()
+    assert all(not numpy.array_equal(w.grad, f32(7, 7)) for w in weights)
