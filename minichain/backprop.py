@@ -59,10 +59,11 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
         raise TypeError("backward: unexpected keyword arguments {} "
                         "(retain_grad and loss_scale are Variable.backward's)"
                         .format(sorted(kwargs)))
-    outputs = _as_sequence("outputs", outputs, allow_none=False)
+    outputs = _as_sequence("backward", "outputs", outputs, allow_none=False)
     if grad_outputs is not None:
-        grad_outputs = _as_sequence("grad_outputs", grad_outputs)
-        _check_same_length("grad_outputs", grad_outputs, "outputs", outputs)
+        grad_outputs = _as_sequence("backward", "grad_outputs", grad_outputs)
+        _check_same_length("backward", "grad_outputs", grad_outputs,
+                           "outputs", outputs)
     seeds, seen = [], set()
     for i, y in enumerate(outputs):
         _check_variable("backward", "outputs", i, y)
@@ -112,18 +113,20 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     ``grad_inputs`` are added to the result.
     """
     check_loss_scale("grad", loss_scale)
-    outputs = _as_sequence("outputs", outputs, allow_none=False)
-    inputs = _as_sequence("inputs", inputs, allow_none=False)
+    outputs = _as_sequence("grad", "outputs", outputs, allow_none=False)
+    inputs = _as_sequence("grad", "inputs", inputs, allow_none=False)
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
     else:
-        grad_outputs = _as_sequence("grad_outputs", grad_outputs)
-        _check_same_length("grad_outputs", grad_outputs, "outputs", outputs)
+        grad_outputs = _as_sequence("grad", "grad_outputs", grad_outputs)
+        _check_same_length("grad", "grad_outputs", grad_outputs, "outputs",
+                           outputs)
     if grad_inputs is None:
         grad_inputs = [None] * len(inputs)
     else:
-        grad_inputs = _as_sequence("grad_inputs", grad_inputs)
-        _check_same_length("grad_inputs", grad_inputs, "inputs", inputs)
+        grad_inputs = _as_sequence("grad", "grad_inputs", grad_inputs)
+        _check_same_length("grad", "grad_inputs", grad_inputs, "inputs",
+                           inputs)
     for i, y in enumerate(outputs):
         _check_variable("grad", "outputs", i, y)
         y._node._check_old_style_gradient()
@@ -539,22 +542,23 @@ def _seed(array, loss_scale):
     return seed
 
 
-def _as_sequence(name, value, allow_none=True):
+def _as_sequence(where, name, value, allow_none=True):
+    """``value`` as a list; ``where`` (``grad``, ``backward``) heads errors."""
     if not isinstance(value, (tuple, list)):
         if allow_none:
-            raise TypeError("{} must be a tuple or a list or None, not {}."
-                            .format(name, type(value)))
-        raise TypeError("{} must be a tuple or a list, not {}.".format(
-            name, type(value)))
+            raise TypeError("{}: {} must be a tuple or a list or None, not {}."
+                            .format(where, name, type(value)))
+        raise TypeError("{}: {} must be a tuple or a list, not {}.".format(
+            where, name, type(value)))
     return list(value)
 
 
-def _check_same_length(name, values, other_name, others):
+def _check_same_length(where, name, values, other_name, others):
     if len(values) != len(others):
         raise ValueError(
-            "{} must be of the same length as {}.\nlen({}) = {}, len({}) = {}"
-            .format(name, other_name, other_name, len(others), name,
-                    len(values)))
+            "{}: {} must be of the same length as {}.\nlen({}) = {}, len({}) "
+            "= {}".format(where, name, other_name, other_name, len(others),
+                          name, len(values)))
 
 
 def _check_variable(function, argument, index, value):

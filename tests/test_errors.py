@@ -398,11 +398,11 @@ ROWS = [
     # mc.grad -----------------------------------------------------------------------
     row("mc.grad", "outputs a Variable, not a list",
         lambda: mc.grad(v32(), [v32()]), TypeError,
-        r"outputs must be a tuple or a list, not <class "
+        r"grad: outputs must be a tuple or a list, not <class "
         r"'minichain.variable.Variable'>"),
     row("mc.grad", "inputs a Variable, not a list",
         lambda: mc.grad([v32()], v32()), TypeError,
-        r"inputs must be a tuple or a list, not"),
+        r"grad: inputs must be a tuple or a list, not"),
     row("mc.grad", "an array among the inputs",
         lambda: mc.grad([F.sum(v32(2) * 2)], [a32(2)]), TypeError,
         r"grad: inputs\[0\] must be a Variable, got <class 'numpy.ndarray'>"),
@@ -411,8 +411,16 @@ ROWS = [
         r"'NoneType'>"),
     row("mc.grad", "grad_outputs of another length",
         lambda: mc.grad([F.sum(v32(2))], [v32(2)], grad_outputs=[None, None]),
-        ValueError, r"grad_outputs must be of the same length as outputs.*"
+        ValueError, r"grad: grad_outputs must be of the same length as outputs.*"
         r"len\(outputs\) = 1, len\(grad_outputs\) = 2"),
+    row("mc.grad", "grad_outputs a number",
+        lambda: mc.grad([F.sum(v32(2))], [v32(2)], grad_outputs=1), TypeError,
+        r"grad: grad_outputs must be a tuple or a list or None, not <class "
+        r"'int'>"),
+    row("mc.grad", "grad_inputs of another length",
+        lambda: mc.grad([F.sum(v32(2))], [v32(2)], grad_inputs=[None] * 3),
+        ValueError, r"grad: grad_inputs must be of the same length as inputs"
+        r".*len\(inputs\) = 1, len\(grad_inputs\) = 3"),
     row("mc.grad", "grad_outputs of the wrong shape",
         lambda: mc.grad([v32(2, 3) * 2], [v32(2)], grad_outputs=[a32(3)]),
         ValueError, r"grad: grad_outputs\[0\]: Shape of data and grad mismatch"
@@ -435,7 +443,7 @@ ROWS = [
     # mc.backward -------------------------------------------------------------------
     row("mc.backward", "outputs a Variable, not a list",
         lambda: mc.backward(v32(2)), TypeError,
-        r"outputs must be a tuple or a list, not"),
+        r"backward: outputs must be a tuple or a list, not"),
     row("mc.backward", "an int among the outputs", lambda: mc.backward([1]),
         TypeError, r"backward: outputs\[0\] must be a Variable, got <class "
         r"'int'>"),
