@@ -70,7 +70,9 @@ class ComputationalGraph:
     def dump(self, format="dot"):
         """The graph as text; only ``'dot'`` is supported (one line)."""
         if format != "dot":
-            raise NotImplementedError("Currently, only dot format is supported.")
+            raise NotImplementedError(
+                "Currently, only dot format is supported. (dump got format="
+                "{!r})".format(format))
         return self._to_dot()
 
     def _to_dot(self):
@@ -122,7 +124,8 @@ def build_computational_graph(outputs, remove_split=True,
     if not remove_split:
         raise ValueError("remove_split=False is not supported anymore")
     if rankdir not in _RANKDIRS:
-        raise ValueError("rankdir must be in TB, BT, LR or RL.")
+        raise ValueError("rankdir must be in TB, BT, LR or RL. "
+                         "(build_computational_graph got {!r})".format(rankdir))
     if variable_style == "default":
         variable_style = dict(_DEFAULT_VARIABLE_STYLE)
     if function_style == "default":

@@ -67,7 +67,8 @@ def numerical_grad(f, inputs, grad_outputs, eps=1e-3,
     ``gy = numpy.ones(2)`` gives ``(array([2., 4.]),)``.
     """
     if not eps > 0:
-        raise ValueError("eps must be positive, got {}".format(eps))
+        raise ValueError("numerical_grad: eps must be positive, got {}".format(
+            eps))
     if not callable(f):
         raise TypeError("numerical_grad: f must be callable, got {}".format(
             type(f)))

@@ -213,7 +213,8 @@ class Chain(Link):
     def __setattr__(self, name, value):
         if self.within_init_scope and isinstance(value, Link):
             if value is self:
-                raise ValueError("a chain cannot be its own child")
+                raise ValueError("{}: a chain cannot be its own child".format(
+                    type(self).__name__))
             value.name = name
             if name not in self._child_names:
                 self._child_names.append(name)

@@ -155,7 +155,7 @@ _counters = {}
 def get_counter(device="cpu"):
     """The shared byte counter of ``device``: ``"cpu"`` or ``"gpu"``."""
     if device not in ("cpu", "gpu"):
-        raise ValueError("device must be 'cpu' or 'gpu', got {!r}".format(
+        raise ValueError("memory: device must be 'cpu' or 'gpu', got {!r}".format(
             device))
     if device not in _counters:
         if device == "gpu":

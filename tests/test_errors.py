@@ -877,7 +877,7 @@ ROWS += [
     row("gradient_check", "numerical_grad with eps 0",
         lambda: gc.numerical_grad(lambda: (a32(2),), (a32(2),), (a32(2),),
                                   eps=0),
-        ValueError, r"eps must be positive, got 0"),
+        ValueError, r"numerical_grad: eps must be positive, got 0"),
     row("gradient_check", "numerical_grad with inputs an array",
         lambda: gc.numerical_grad(lambda: (a32(2),), a32(2), (a32(2),)),
         TypeError, r"numerical_grad: inputs must be a tuple or list of arrays,"
@@ -915,10 +915,12 @@ ROWS += [
         r"'NoneType'>"),
     row("computational_graph", "an unknown rankdir",
         lambda: build_computational_graph([v32(2) * 2], rankdir="XX"),
-        ValueError, r"rankdir must be in TB, BT, LR or RL"),
+        ValueError, r"rankdir must be in TB, BT, LR or RL\. "
+        r"\(build_computational_graph got 'XX'\)"),
     row("computational_graph", "dump to another format",
         lambda: build_computational_graph([v32(2) * 2]).dump("png"),
-        NotImplementedError, r"Currently, only dot format is supported"),
+        NotImplementedError, r"Currently, only dot format is supported\. "
+        r"\(dump got format='png'\)"),
     row("visualize", "draw an array", lambda: mc.visualize.draw(a32(2)),
         TypeError, r"element of outputs must be either Variable.*got: <class "
         r"'numpy.ndarray'>"),
@@ -928,7 +930,7 @@ ROWS += [
     # memory and checkpointing ------------------------------------------------------
     row("memory.measure", "an unknown device",
         lambda: mc.memory.measure(device="tpu").__enter__(), ValueError,
-        r"device must be 'cpu' or 'gpu', got 'tpu'"),
+        r"memory: device must be 'cpu' or 'gpu', got 'tpu'"),
     row("memory.measure", "one block entered twice", measure_reentered,
         RuntimeError, r"memory.measure: this measure block is already open"),
     row("checkpoint_sequential", "0 segments",
@@ -953,7 +955,7 @@ ROWS += [
         lambda: mc.Link()(v32(2)), NotImplementedError,
         r"Link defines no forward\(\)"),
     row("Link/Chain", "a chain as its own child", lambda: _self_child(),
-        ValueError, r"a chain cannot be its own child"),
+        ValueError, r"Loop: a chain cannot be its own child"),
     row("Link/Chain", "init_scope before super().__init__()",
         lambda: _no_super_init(), RuntimeError,
         r"NoSuperInit.init_scope\(\): call super\(\).__init__\(\) first"),
