@@ -626,7 +626,50 @@ for _name, _f, _label in FLOAT_ONLY:
             _label + ": " + NOT_ARRAY.format("NoneType")),
     ]
 
+# F: every other function refuses a list and None as its array, by label.
+OTHERS = [
+    ("identity", F.identity, "Identity"),
+    ("reshape", lambda x: F.reshape(x, (2,)), "Reshape"),
+    ("transpose", F.transpose, "Transpose"),
+    ("broadcast_to", lambda x: F.broadcast_to(x, (2,)), "BroadcastTo"),
+    ("sum_to", lambda x: F.sum_to(x, (1,)), "SumTo"),
+    ("concat", lambda x: F.concat((x, x)), "Concat"),
+    ("split_axis", lambda x: F.split_axis(x, 2, 0), "SplitAxis"),
+    ("get_item", lambda x: F.get_item(x, 0), "GetItem"),
+    ("where", lambda x: F.where(numpy.ones(2, bool), x, x), "Where"),
+    ("matmul", lambda x: F.matmul(x, x), "MatMul"),
+    ("linear", lambda x: F.linear(v32(2, 2), x), "Linear"),
+    ("mean_squared_error", lambda x: F.mean_squared_error(x, x),
+     "MeanSquaredError"),
+    ("softmax_cross_entropy",
+     lambda x: F.softmax_cross_entropy(x, labels(0, 0)), "SoftmaxCrossEntropy"),
+    ("accuracy", lambda x: F.accuracy(x, labels(0, 0)), "Accuracy"),
+]
+for _name, _f, _label in OTHERS:
+    ROWS += [
+        row("F." + _name, "a list", lambda f=_f: f([1.0, 2.0]), TypeError,
+            _label + ": " + NOT_ARRAY.format("list")),
+        row("F." + _name, "None", lambda f=_f: f(None), TypeError,
+            _label + ": " + NOT_ARRAY.format("NoneType")),
+    ]
+
 ROWS += [
+    row("F.accuracy", "int32 scores", lambda: F.accuracy(vint(2, 3), labels(0, 1)),
+        mc.type_check.InvalidType,
+        invalid("Accuracy", r"y\.dtype\.kind == f", "i != f")),
+    row("F.accuracy", "labels with an extra axis",
+        lambda: F.accuracy(v32(2, 3), numpy.zeros((2, 1), numpy.int32)),
+        mc.type_check.InvalidType,
+        invalid("Accuracy", r"t\.ndim == y\.ndim - 1", "2 != 1")),
+    row("F.softmax_cross_entropy", "labels with an extra axis",
+        lambda: F.softmax_cross_entropy(v32(2, 3),
+                                        numpy.zeros((2, 1), numpy.int32)),
+        mc.type_check.InvalidType,
+        invalid("SoftmaxCrossEntropy", r"t\.ndim == x\.ndim - 1", "2 != 1")),
+    row("F.where", "a condition of another shape",
+        lambda: F.where(numpy.ones(3, bool), v32(2), v32(2)),
+        mc.type_check.InvalidType,
+        r"in: Where \(Forward\).*cannot broadcast.*x0.shape = \(3,\)"),
     row("F.identity", "a Python float", lambda: F.identity(1.0), TypeError,
         "Identity: " + NOT_ARRAY.format("float")),
     row("F.add", "one input", lambda: F.add(v32(2)), TypeError,
