@@ -183,19 +183,23 @@ def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
     outermost = not passes
     if outermost:
         _thread_passes.undo = {}  # see _remember
+        _thread_passes.inner_leaves = []  # leaves of the passes inside
     passes.append((grads, loss_scale))
     leaves = []
     try:
         return _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves)
     except Exception as error:
-        _note_partial_sums(error, leaves, grads)
-        if outermost:
+        if outermost:  # it speaks for the passes inside it too
+            _note_partial_sums(error, leaves + _thread_passes.inner_leaves,
+                               grads)
             _restore(_thread_passes.undo)
         raise
     finally:
         passes.pop()
         if outermost:
-            _thread_passes.undo = None
+            _thread_passes.undo = _thread_passes.inner_leaves = None
+        else:
+            _thread_passes.inner_leaves += leaves
 
 
 def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
@@ -603,9 +607,9 @@ def _note_partial_sums(error, leaves, grads):
                 and var._grad_var is not None
                 and grads.get(node, var._grad_var) is var._grad_var):
             names.append(var.name or "<unnamed {}>".format(node.label))
-    first = error.args[0] if error.args else ""
-    if not names or "in place: " in str(first):  # a nested pass said it
+    if not names:
         return
+    first = error.args[0] if error.args else ""
     note = ("\n\nThe backward failed after adding into the gradient buffer of "
             "these Parameters in place: {}. Their .grad may hold part of this "
             "pass's sum: call cleargrads() (or zerograds()) before the next "

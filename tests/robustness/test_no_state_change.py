@@ -441,3 +441,25 @@ def test_failed_segment_leaves_gradients_of_later_segments_as_they_were():
         h = F.tanh(h) * w
     F.sum(h).backward()
     assert all(not numpy.array_equal(w.grad, f32(7, 7)) for w in weights)
+
+
+def test_note_names_buffers_written_by_a_segment_that_finished():
+    # The last segment's pass adds into w2's own buffer and ends; the first
+    # segment's pass then fails. The note names w2 too (and w0, written
+    # before the failure inside the failing pass), not only what the
+    # failing pass touched.
+    weights = [mc.Parameter(numpy.full((2,), 0.5 + k, numpy.float32),
+                            name="w{}".format(k)) for k in range(3)]
+    for w in weights:
+        w.zerograd()
+    blocks = [lambda h: _breaks_in_recomputed_backward(h) * weights[0],
+              lambda h: F.tanh(h) * weights[1],
+              lambda h: F.tanh(h) * weights[2]]
+    x = mc.Variable(f32(0.25, 0.75))
+    y = mc.checkpoint_sequential(blocks, 3, x)
+    with pytest.raises(ArithmeticError) as info:
+        F.sum(y).backward()
+    message = str(info.value)
+    assert message.count("Parameters in place:") == 1
+    named = message.split("Parameters in place: ")[1].split(".")[0]
+    assert set(named.split(", ")) == {"w0", "w1", "w2"}
