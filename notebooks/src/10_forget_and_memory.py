@@ -149,13 +149,13 @@ print(inspect.getsource(mc.checkpoint_sequential))
 
 # %% [markdown]
 # Our net is small so that the chapter runs in seconds: `L = 16` blocks of
-# width 256 on a batch of 128, so one activation is 128 KiB. The gradient
+# width 256 on a batch of 512, so one activation is 512 KiB. The gradient
 # buffers of the weights are allocated before measuring (`zerograd`), so the
 # measured peak is what the step itself adds: activations, plus the
 # gradients in flight during backward.
 
 # %%
-L, width, batch = 16, 256, 128
+L, width, batch = 16, 256, 512
 rng = np.random.default_rng(0)
 params = []
 for _ in range(L):
