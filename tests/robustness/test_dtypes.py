@@ -241,3 +241,17 @@ def test_integer_variable_plus_python_float_is_refused_or_kept_int():
     y = x + 1.5
     _assert_real_array(y.array, numpy.int32, "int + float")
     numpy.testing.assert_array_equal(y.array, [1, 2, 3])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mc.backend.available, reason="needs CuPy and a GPU")
+@pytest.mark.parametrize("name", sorted(
+    name for name in CASES  # the cases that mix in NumPy arrays are left out
+    if "array" not in name and name not in ("where", "softmax_cross_entropy")))
+def test_cupy_results_keep_the_float_dtype_and_device(name):
+    import cupy
+    x = mc.Variable(cupy.asarray(data(numpy.float32)))
+    y = CASES[name](x)
+    assert type(y.array) is cupy.ndarray and y.dtype == numpy.float32
+    F.sum(y * y).backward()
+    assert type(x.grad) is cupy.ndarray and x.grad.dtype == numpy.float32

@@ -463,3 +463,17 @@ def test_note_names_buffers_written_by_a_segment_that_finished():
     assert message.count("Parameters in place:") == 1
     named = message.split("Parameters in place: ")[1].split(".")[0]
     assert set(named.split(", ")) == {"w0", "w1", "w2"}
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mc.backend.available, reason="needs CuPy and a GPU")
+def test_mixing_devices_fails_before_anything_is_linked():
+    import cupy
+    x = mc.Variable(f32(1, 2))
+    g = mc.Variable(cupy.ones(2, cupy.float32))
+    before = snapshot(x)
+    with pytest.raises(TypeError, match="incompatible array types"):
+        x * g
+    assert_untouched([x], before)
+    assert g.creator_node is None
+    assert live_nodes_holding([x, g]) == []
