@@ -195,9 +195,10 @@ memory.print_report(unit="KB")
 
 # %%
 relu_bytes = memory.summary()["forward:ReLU"]["allocated_bytes"]
-print(f"forward:ReLU left {relu_bytes / 1024:.0f} KiB;"
-      f" its output is {256 * 128 * 4 / 1024:.0f} KiB")
-assert abs(relu_bytes - 256 * 128 * 4) < 2048
+output_bytes = 256 * 128 * 4
+print(f"forward:ReLU's output is {output_bytes // 1024} KiB; the step left that"
+      f" much allocated, within 2 KiB: {abs(relu_bytes - output_bytes) < 2048}")
+assert abs(relu_bytes - output_bytes) < 2048
 
 # %% [markdown]
 # A picture says the same faster: where the time goes, and where the bytes
