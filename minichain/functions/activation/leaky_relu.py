@@ -8,6 +8,7 @@ is kept instead.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import arguments
 
 
 class LeakyReLU(FunctionNode):
@@ -80,4 +81,5 @@ def leaky_relu(x, slope=0.2):
         x: float Variable or array, any shape.
         slope: the slope for negative inputs (default 0.2, as in Chainer).
     """
+    arguments.check_number("leaky_relu", "slope", slope)
     return LeakyReLU(float(slope)).apply((x,))[0]

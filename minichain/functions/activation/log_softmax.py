@@ -11,6 +11,7 @@ written with minichain's functions, so it can be differentiated again.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.functions.activation.softmax import _keepdims_shape
+from minichain.utils import arguments
 
 
 def _log_softmax_array(x, axis):
@@ -62,4 +63,5 @@ def log_softmax(x, axis=1):
 
     Returns a Variable of the same shape and dtype.
     """
+    arguments.check_int("log_softmax", "axis", axis)
     return LogSoftmax(axis).apply((x,))[0]

@@ -11,6 +11,7 @@ written with minichain's operators, so it can be differentiated again.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import arguments
 
 
 def _keepdims_shape(shape, axis):
@@ -68,4 +69,5 @@ def softmax(x, axis=1):
 
     Returns a Variable of the same shape and dtype.
     """
+    arguments.check_int("softmax", "axis", axis)
     return Softmax(axis).apply((x,))[0]

@@ -54,6 +54,9 @@ class SumTo(FunctionNode):
 def broadcast_to(x, shape):
     """Broadcast ``x`` to ``shape``; returns ``x`` itself if already that shape."""
     shape = array_utils.as_shape("broadcast_to", shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("broadcast_to: sizes in shape must not be negative, "
+                         "got {}".format(shape))
     if getattr(x, "shape", None) == shape:
         from minichain.variable import as_variable
         return as_variable(x)

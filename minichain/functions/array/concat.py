@@ -7,6 +7,7 @@ block of the output gradient: the backward of ``concat`` is ``split_axis``
 
 from minichain import backend
 from minichain.function_node import FunctionNode
+from minichain.utils import arguments
 
 
 class Concat(FunctionNode):
@@ -58,4 +59,5 @@ def concat(xs, axis=1):
 
     Returns a Variable; e.g. shapes ``(2, 3)`` and ``(2, 1)`` give ``(2, 4)``.
     """
+    arguments.check_int("concat", "axis", axis)
     return Concat(axis).apply(tuple(xs))[0]

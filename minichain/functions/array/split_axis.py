@@ -6,6 +6,7 @@ nobody used has no gradient (None); it contributes zeros of its shape.
 
 from minichain import backend
 from minichain.function_node import FunctionNode
+from minichain.utils import arguments
 
 
 class SplitAxis(FunctionNode):
@@ -62,10 +63,16 @@ def split_axis(x, indices_or_sections, axis):
             ``[2, 3]`` cuts a length-5 axis into lengths 2, 1 and 2.
         axis: the axis to cut (negative counts from the end).
     """
+    arguments.check_int("split_axis", "axis", axis)
     if isinstance(indices_or_sections, int):
         if indices_or_sections < 1:
             raise ValueError("split_axis: the number of sections must be at "
                              "least 1, got {}".format(indices_or_sections))
     else:
-        indices_or_sections = [int(i) for i in indices_or_sections]
+        try:
+            indices_or_sections = [i.__index__() for i in indices_or_sections]
+        except (TypeError, AttributeError):
+            raise TypeError("split_axis: indices_or_sections must be an int "
+                            "or a sequence of ints, got {!r}".format(
+                                indices_or_sections)) from None
     return SplitAxis(indices_or_sections, axis).apply((x,))

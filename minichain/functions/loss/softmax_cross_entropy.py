@@ -24,6 +24,7 @@ from minichain.functions.activation.log_softmax import _log_softmax_array
 from minichain.functions.activation.softmax import _softmax_array
 from minichain.utils.array import force_array
 from minichain.variable import Variable
+from minichain.utils import arguments
 
 
 class SoftmaxCrossEntropy(FunctionNode):
@@ -147,6 +148,7 @@ def softmax_cross_entropy(x, t, normalize=True, reduce="mean",
 
     Returns a Variable in ``x``'s dtype.
     """
+    arguments.check_int("softmax_cross_entropy", "ignore_label", ignore_label)
     if reduce not in ("mean", "no"):
         raise ValueError("softmax_cross_entropy: reduce must be 'mean' or "
                          "'no', got {!r}".format(reduce))

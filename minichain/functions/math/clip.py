@@ -9,6 +9,7 @@ from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils import type_check
 from minichain.utils.array import force_array
+from minichain.utils import arguments
 
 
 class Clip(FunctionNode):
@@ -66,4 +67,6 @@ def clip(x, x_min, x_max):
     >>> clip(Variable(numpy.array([-2.0, 0.5, 3.0])), -1.0, 1.0).array
     array([-1. ,  0.5,  1. ])
     """
+    arguments.check_number("clip", "x_min", x_min, allow_none=True)
+    arguments.check_number("clip", "x_max", x_max, allow_none=True)
     return Clip(x_min, x_max).apply((x,))[0]

@@ -14,6 +14,7 @@ from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils import type_check
 from minichain.utils.array import force_array
+from minichain.utils import arguments
 
 
 def _matrix(x, transpose):
@@ -95,4 +96,6 @@ def matmul(a, b, transa=False, transb=False):
     >>> matmul(a, b).array
     array([[11.]])
     """
+    arguments.check_bool("matmul", "transa", transa)
+    arguments.check_bool("matmul", "transb", transb)
     return MatMul(transa, transb).apply((a, b))[0]

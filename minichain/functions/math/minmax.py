@@ -16,6 +16,7 @@ from minichain.function_node import FunctionNode
 from minichain.functions.math.sum import expand_reduced, normalize_axis
 from minichain.utils import type_check
 from minichain.utils.array import force_array
+from minichain.utils import arguments
 
 
 class _Extremum(FunctionNode):
@@ -98,6 +99,7 @@ def max(x, axis=None, keepdims=False):  # noqa: A001 - Chainer's name
     >>> max(Variable(numpy.array([[1.0, 5.0], [7.0, 2.0]])), axis=1).array
     array([5., 7.])
     """
+    arguments.check_bool("max", "keepdims", keepdims)
     return Max(axis, keepdims).apply((x,))[0]
 
 
@@ -107,4 +109,5 @@ def min(x, axis=None, keepdims=False):  # noqa: A001 - Chainer's name
     >>> min(Variable(numpy.array([[1.0, 5.0], [7.0, 2.0]])), axis=1).array
     array([1., 2.])
     """
+    arguments.check_bool("min", "keepdims", keepdims)
     return Min(axis, keepdims).apply((x,))[0]

@@ -10,6 +10,7 @@ from minichain.function_node import FunctionNode
 from minichain.utils import type_check
 from minichain.utils.array import force_array
 from minichain.variable import Variable
+from minichain.utils import arguments
 
 
 def normalize_axis(axis, ndim, label="axis"):
@@ -124,6 +125,7 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 - Chainer's name
     >>> sum(Variable(numpy.array([[1.0, 2.0], [3.0, 4.0]])), axis=0).array
     array([4., 6.])
     """
+    arguments.check_bool("sum", "keepdims", keepdims)
     return Sum(axis, keepdims).apply((x,))[0]
 
 
@@ -133,6 +135,7 @@ def mean(x, axis=None, keepdims=False):
     >>> mean(Variable(numpy.array([[1.0, 2.0], [3.0, 4.0]])), axis=1).array
     array([1.5, 3.5])
     """
+    arguments.check_bool("mean", "keepdims", keepdims)
     return Mean(axis, keepdims).apply((x,))[0]
 
 
