@@ -568,6 +568,13 @@ class Parameter(Variable):
         # a callable ``f(shape, dtype, xp) -> array``. Without a shape, a
         # non-array initializer waits for ``initialize(shape)``: that is how
         # Linear learns its input size from the first batch.
+        if not (initializer is None or callable(initializer)
+                or isinstance(initializer, backend.array_types)
+                or (hasattr(initializer, "__float__")
+                    and not isinstance(initializer, (str, bytes, bool)))):
+            raise TypeError(
+                "Parameter: initializer must be an array, a number, a callable "
+                "f(shape, dtype, xp) or None, got {}".format(type(initializer)))
         self.initializer = initializer
         data = None
         if isinstance(initializer, backend.array_types):
@@ -614,10 +621,22 @@ class Parameter(Variable):
 
 
 def _initial_array(initializer, shape, dtype, xp):
+    from minichain.utils.array import as_shape
+    shape = as_shape("Parameter", shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("Parameter: sizes in shape must not be negative, got "
+                         "{}".format(shape))
     if initializer is None:
         return xp.zeros(shape, dtype=dtype)
     if callable(initializer):
-        return initializer(shape, dtype, xp)
+        array = initializer(shape, dtype, xp)
+        if (not isinstance(array, backend.array_types)
+                or array.shape != shape):
+            raise ValueError(
+                "Parameter: the initializer {!r} must return an array of shape "
+                "{}, got {}".format(initializer, shape, getattr(
+                    array, "shape", type(array))))
+        return array
     return xp.full(shape, initializer, dtype=dtype)
 
 

@@ -319,6 +319,28 @@ ROWS = [
         r"Variables do not support == operator.*`array`"),
     row("Variable", "hash()", lambda: hash(v32()), TypeError,
         r"unhashable type: 'Variable'"),
+    # Parameter ---------------------------------------------------------------------
+    row("Parameter", "a str initializer", lambda: mc.Parameter("0", (2,)),
+        TypeError, r"Parameter: initializer must be an array, a number, a "
+        r"callable f\(shape, dtype, xp\) or None, got <class 'str'>"),
+    row("Parameter", "a list initializer", lambda: mc.Parameter([1.0, 2.0]),
+        TypeError, r"Parameter: initializer must be .*got <class 'list'>"),
+    row("Parameter", "a negative size", lambda: mc.Parameter(0.0, (-1,)),
+        ValueError, r"Parameter: sizes in shape must not be negative, got "
+        r"\(-1,\)"),
+    row("Parameter", "shape a str", lambda: mc.Parameter(0.0, "ab"), TypeError,
+        r"Parameter: shape must be an int or a tuple of ints, got 'ab'"),
+    row("Parameter", "an initializer returning the wrong shape",
+        lambda: mc.Parameter(lambda shape, dtype, xp: xp.zeros(3, dtype), (2,)),
+        ValueError, r"Parameter: the initializer .* must return an array of "
+        r"shape \(2,\), got \(3,\)"),
+    row("Parameter", "initialize() with shape None",
+        lambda: mc.Parameter(0.0).initialize(None), TypeError,
+        r"Parameter: shape must be an int or a tuple of ints, got None"),
+    row("Parameter", ".grad of the wrong shape",
+        lambda: set_attr(mc.Parameter(a32(2)), "grad", a32(3)), ValueError,
+        r"Variable.grad: Shape of data and grad mismatch\ngrad: \(3,\) != "
+        r"data: \(2,\)"),
     # operators ---------------------------------------------------------------------
     row("Variable operators", "x + list", lambda: v32(3) + [1, 2, 3], TypeError,
         VALUE.format(r"_ \+ _:", "list")),
