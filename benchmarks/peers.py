@@ -77,20 +77,22 @@ def ensure_env(env):
                 return None
     print("bench-peers: building {} (once; a few minutes)".format(path),
           flush=True)
-    steps = [[sys.executable, "-m", "venv", "--clear", path]]
+    steps = [("python -m venv", [sys.executable, "-m", "venv", "--clear",
+                                 path])]
     for packages in ENVS[env]:
-        steps.append([env_python(env), "-m", "pip", "install", "-q",
-                      "--disable-pip-version-check"] + packages)
-    steps.append([env_python(env), "-c", IMPORT_CHECK[env]])
-    for command in steps:
+        steps.append(("pip install " + " ".join(packages),
+                      [env_python(env), "-m", "pip", "install", "-q",
+                       "--disable-pip-version-check"] + packages))
+    steps.append((IMPORT_CHECK[env], [env_python(env), "-c",
+                                      IMPORT_CHECK[env]]))
+    for label, command in steps:
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             lines = [line for line in (done.stderr + done.stdout).splitlines()
                      if line.strip() and not line.startswith("WARNING")]
             last = lines[-1] if lines else "exit status {}".format(
                 done.returncode)
-            return "install failed ({}): {}".format(" ".join(command[-3:]),
-                                                    last)
+            return "install failed ({}): {}".format(label, last)
     with open(stamp, "w") as f:
         f.write(wanted)
     return None

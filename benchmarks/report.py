@@ -33,7 +33,8 @@ def _by_figure(rows, figure):
 
 
 def _error_line(row, width):
-    return [_name(row), "**not measured**: " + row["error"]] + [""] * (width - 2)
+    text = "**not measured**: " + row["error"].replace("|", "/")
+    return [_name(row), text] + [""] * (width - 2)
 
 
 def perop_table(rows):
