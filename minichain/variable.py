@@ -217,6 +217,11 @@ class Variable:
 
     @array.setter
     def array(self, value):
+        if value is not None and not isinstance(value, backend.array_types):
+            # Checked first: a half-done assignment would leave the node's
+            # shape and dtype describing an array that is gone.
+            raise TypeError("Variable.array: must be a NumPy or CuPy array "
+                            "(or None), got {}".format(type(value)))
         self._data = value
         node = self._node
         if value is None:

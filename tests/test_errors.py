@@ -306,6 +306,13 @@ ROWS = [
     row("Variable", ".grad a list", lambda: set_attr(v32(2), "grad", [1.0, 2.0]),
         TypeError, r"Variable.grad: Type of grad is invalid.*Actual: <class "
         r"'list'>"),
+    row("Variable", ".array = a list",
+        lambda: set_attr(v32(2), "array", [1.0, 2.0]), TypeError,
+        r"Variable.array: must be a NumPy or CuPy array \(or None\), got "
+        r"<class 'list'>"),
+    row("Variable", ".data = a float", lambda: set_attr(v32(2), "data", 1.0),
+        TypeError, r"Variable.array: must be a NumPy or CuPy array.*got <class "
+        r"'float'>"),
     row("Variable", ".shape with no array", lambda: mc.Variable().shape,
         AttributeError, r"Variable.shape: this variable holds no array"),
     row("Variable", "len() with no array", lambda: len(mc.Variable()),

@@ -477,3 +477,12 @@ def test_mixing_devices_fails_before_anything_is_linked():
     assert_untouched([x], before)
     assert g.creator_node is None
     assert live_nodes_holding([x, g]) == []
+
+
+def test_refused_array_assignment_leaves_the_variable_as_it_was():
+    x = mc.Variable(f32(1, 2))
+    before = snapshot(x)
+    with pytest.raises(TypeError, match="Variable.array"):
+        x.array = [3.0, 4.0]
+    assert_untouched([x], before)
+    assert x.node.shape == (2,) and x.node.dtype == numpy.float32
