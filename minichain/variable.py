@@ -96,6 +96,10 @@ class VariableNode:
 
     def set_creator_node(self, function_node):
         """Make ``function_node`` this node's creator; rank follows it."""
+        if function_node is not None and not hasattr(function_node, "rank"):
+            raise TypeError("creator must be a FunctionNode (or an old-style "
+                            "Function) or None, got {}".format(
+                                type(function_node)))
         self.creator_node = function_node
         if function_node is not None:
             self.rank = function_node.rank + 1
@@ -244,6 +248,9 @@ class Variable:
 
     @name.setter
     def name(self, value):
+        if value is not None and not isinstance(value, str):
+            raise TypeError("Variable.name must be a str or None, got {}"
+                            .format(type(value)))
         self._node.name = value
 
     @property

@@ -313,6 +313,11 @@ ROWS = [
     row("Variable", ".data = a float", lambda: set_attr(v32(2), "data", 1.0),
         TypeError, r"Variable.array: must be a NumPy or CuPy array.*got <class "
         r"'float'>"),
+    row("Variable", ".creator = an int", lambda: set_attr(v32(2), "creator", 5),
+        TypeError, r"creator must be a FunctionNode \(or an old-style "
+        r"Function\) or None, got <class 'int'>"),
+    row("Variable", ".name = an int", lambda: set_attr(v32(2), "name", 5),
+        TypeError, r"Variable.name must be a str or None, got <class 'int'>"),
     row("Variable", ".shape with no array", lambda: mc.Variable().shape,
         AttributeError, r"Variable.shape: this variable holds no array"),
     row("Variable", "len() with no array", lambda: len(mc.Variable()),

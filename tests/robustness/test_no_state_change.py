@@ -486,3 +486,14 @@ def test_refused_array_assignment_leaves_the_variable_as_it_was():
         x.array = [3.0, 4.0]
     assert_untouched([x], before)
     assert x.node.shape == (2,) and x.node.dtype == numpy.float32
+
+
+def test_refused_creator_leaves_the_graph_as_it_was():
+    x = mc.Variable(f32(1, 2))
+    y = x * 2
+    creator, rank = y.creator_node, y.rank
+    with pytest.raises(TypeError, match="creator must be a FunctionNode"):
+        y.creator = "f"
+    assert y.creator_node is creator and y.rank == rank
+    F.sum(y).backward()
+    numpy.testing.assert_array_equal(x.grad, f32(2, 2))
