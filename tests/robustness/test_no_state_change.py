@@ -497,3 +497,33 @@ def test_refused_creator_leaves_the_graph_as_it_was():
     assert y.creator_node is creator and y.rank == rank
     F.sum(y).backward()
     numpy.testing.assert_array_equal(x.grad, f32(2, 2))
+
+
+# ----- context managers left by an exception -------------------------------------
+def test_context_managers_restore_their_state_when_the_block_raises():
+    import tracemalloc
+    was_tracing = tracemalloc.is_tracing()
+    hook = mc.FunctionHook()
+    with pytest.raises(ZeroDivisionError):
+        with mc.using_config("debug", True), mc.no_backprop_mode(), hook, \
+                mc.memory.measure():
+            F.tanh(mc.Variable(f32(1, 2)))
+            1 / 0
+    assert mc.config.debug is False and mc.config.enable_backprop is True
+    assert hook.name not in mc.get_function_hooks()
+    assert mc.get_function_hooks() == {}
+    assert tracemalloc.is_tracing() == was_tracing
+    # Everything works as before afterwards.
+    x = mc.Variable(f32(1, 2))
+    F.sum(x * x).backward()
+    numpy.testing.assert_array_equal(x.grad, f32(2, 4))
+
+
+def test_a_failed_forward_inside_measure_leaves_it_usable():
+    with pytest.raises(InvalidType):
+        with mc.memory.measure():
+            F.tanh(mc.Variable(numpy.ones(2, numpy.int32)))
+    with mc.memory.measure() as m:
+        F.tanh(mc.Variable(f32(1, 2)))
+    assert m.timeline[0] == ("start", 0) and m.timeline[-1][0] == "end"
+    assert any(event == "forward:Tanh" for event, _ in m.timeline)
