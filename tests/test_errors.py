@@ -1045,6 +1045,31 @@ ROWS += [
     row("visualize", "to_digraph of an int", lambda: mc.visualize.to_digraph(1),
         TypeError, r"element of outputs must be either Variable.*got: <class "
         r"'int'>"),
+    row("visualize", "order_table of None", lambda: mc.visualize.order_table(None),
+        TypeError, r"order_rows/order_table: expected the BackwardOrderHook that "
+        r"recorded a backward, got <class 'NoneType'>"),
+    row("visualize", "depth_first_backward of an array",
+        lambda: mc.visualize.depth_first_backward(a32(2), []), TypeError,
+        r"depth_first_backward: output must be a Variable, got <class "
+        r"'numpy.ndarray'>"),
+    row("visualize", "checkpoint_bound with 0 segments",
+        lambda: mc.visualize.checkpoint_bound(8, 0, 1), ValueError,
+        r"checkpoint_bound: n_blocks and segments must be positive ints, got "
+        r"segments=0"),
+    row("visualize", "plot_memory of a list",
+        lambda: mc.visualize.plot_memory([("start", 0)]), TypeError,
+        r"plot_memory: timelines must be a dict name -> timeline.*got <class "
+        r"'list'>"),
+    row("visualize", "plot_memory in an unknown unit",
+        lambda: mc.visualize.plot_memory({"a": [("start", 0)]}, unit="GB"),
+        ValueError, r"plot_memory: unit must be one of B, KiB, MiB, got 'GB'"),
+    row("visualize", "to_digraph with order an int",
+        lambda: mc.visualize.to_digraph(v32(2) * 2, order=3), TypeError,
+        r"to_digraph: order must be a BackwardOrderHook or a list of "
+        r"FunctionNodes, got <class 'int'>"),
+    row("visualize", "to_svg of an int", lambda: mc.visualize.to_svg(3),
+        TypeError, r"to_svg: expected a graphviz Digraph or DOT text, got "
+        r"<class 'int'>"),
     # memory and checkpointing ------------------------------------------------------
     row("memory.measure", "an unknown device",
         lambda: mc.memory.measure(device="tpu").__enter__(), ValueError,

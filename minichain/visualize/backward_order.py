@@ -25,6 +25,9 @@ from minichain.variable import Variable
 # ----- the table ----------------------------------------------------------------
 def order_rows(hook):
     """``(step, function, rank, heap after the pop)`` per step, as plain values."""
+    if not hasattr(hook, "steps"):
+        raise TypeError("order_rows/order_table: expected the BackwardOrderHook "
+                        "that recorded a backward, got {}".format(type(hook)))
     return [(s.step, s.name, s.rank,
              ", ".join("{} (rank {})".format(n, r)
                        for n, r in zip(s.heap, s.heap_ranks)) or "(empty)")
@@ -64,6 +67,9 @@ def depth_first_backward(output, inputs):
     This is the *wrong* algorithm, kept to be looked at. Nothing is written
     to the Variables; the gradients of ``inputs`` are returned.
     """
+    if not isinstance(output, Variable):
+        raise TypeError("depth_first_backward: output must be a Variable, got "
+                        "{}".format(type(output)))
     consumers = _consumers(output.creator_node)
     grads = {output.node: Variable(numpy.ones_like(output.array))}
     done, order, ranks, too_early = set(), [], [], []

@@ -80,6 +80,9 @@ def to_digraph(outputs, order=None, show_values=False, show_grads=False,
 
 def to_svg(drawing):
     """SVG text of a Digraph (or DOT source), rendered by :func:`dot.run_dot`."""
+    if not (isinstance(drawing, str) or hasattr(drawing, "source")):
+        raise TypeError("to_svg: expected a graphviz Digraph or DOT text, got "
+                        "{}".format(type(drawing)))
     source = drawing if isinstance(drawing, str) else drawing.source
     return _dot.run_dot(source, "svg").decode("utf-8")
 
@@ -92,6 +95,9 @@ def is_forget(function):
 def _steps(order):
     if order is None:
         return {}
+    if not (hasattr(order, "order") or isinstance(order, (list, tuple))):
+        raise TypeError("to_digraph: order must be a BackwardOrderHook or a "
+                        "list of FunctionNodes, got {}".format(type(order)))
     functions = order.order if hasattr(order, "order") else list(order)
     steps = {}
     for i, function in enumerate(functions, 1):

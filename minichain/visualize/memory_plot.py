@@ -22,8 +22,11 @@ def checkpoint_bound(n_blocks, segments, bytes_per_block):
     ``n_blocks`` activations; it is smallest near ``segments = sqrt(n_blocks)``
     (16 instead of 64 blocks for ``n_blocks = 64``).
     """
-    if segments < 1 or n_blocks < 1:
-        raise ValueError("n_blocks and segments must be positive")
+    for name, value in (("n_blocks", n_blocks), ("segments", segments)):
+        if (not hasattr(value, "__index__") or isinstance(value, bool)
+                or value < 1):
+            raise ValueError("checkpoint_bound: n_blocks and segments must be "
+                             "positive ints, got {}={!r}".format(name, value))
     return (segments + math.ceil(n_blocks / segments)) * bytes_per_block
 
 
@@ -62,8 +65,16 @@ def plot_memory(timelines, bounds=None, ax=None, unit="MiB", title=None):
     Returns:
         The matplotlib Figure.
     """
+    if not isinstance(timelines, dict):
+        raise TypeError("plot_memory: timelines must be a dict name -> "
+                        "timeline (e.g. {{'plain': m.timeline}}), got {}"
+                        .format(type(timelines)))
+    scales = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2}
+    if unit not in scales:
+        raise ValueError("plot_memory: unit must be one of {}, got {!r}".format(
+            ", ".join(scales), unit))
     from matplotlib import pyplot as plt
-    scale = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2}[unit]
+    scale = scales[unit]
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3.8))
     for i, (name, timeline) in enumerate(timelines.items()):
