@@ -17,7 +17,6 @@ import weakref
 import numpy
 
 from minichain import backend
-from minichain.configuration import config
 
 
 def _check_grad_type(function, node, grad_array, is_leaf_check=False,
