@@ -213,6 +213,9 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
     # The thread's table of global hooks, looked up once per pass. It is a
     # live dict, so a hook registered during the pass is still seen.
     global_hooks = function_hook.get_function_hooks()
+    # Without a graph to record, functions that define ``backward_arrays``
+    # may compute on arrays (see FunctionNode.backward_arrays); read once.
+    recording = config.enable_backprop
     grad_mode = input_nodes is not None
     if grad_mode:
         keep = set(input_nodes)
@@ -272,7 +275,8 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                 _step_accumulate(func, targets, out_grads, grads, leaves,
                                  grad_mode)
             else:
-                gxs = func._backward_targets(targets, out_grads)
+                gxs = func._backward_targets(
+                    targets, out_grads, arrays_ok=not (recording or hooks))
                 for i, gx in zip(targets, gxs):
                     if gx is not None:
                         _add_gradient(func, in_nodes[i], i, gx, grads, leaves,

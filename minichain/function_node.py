@@ -16,6 +16,7 @@ import weakref
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config
+from minichain.utils import type_check
 from minichain.variable import Variable, _make_output
 
 
@@ -49,9 +50,11 @@ class FunctionNode:
             cls.check_type_forward is not FunctionNode.check_type_forward)
         cls._has_backward_accumulate = (
             cls.backward_accumulate is not FunctionNode.backward_accumulate)
+        cls._has_backward_arrays = cls.backward_arrays is not None
 
     _has_type_check = False
     _has_backward_accumulate = False
+    _has_backward_arrays = False
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -108,7 +111,6 @@ class FunctionNode:
         if debug:
             self._record_stack()
         if self._has_type_check and config.type_check:
-            from minichain.utils import type_check
             type_check.invoke_check(self, in_data)
 
         hooks = function_hook.get_function_hooks()
@@ -238,6 +240,21 @@ class FunctionNode:
         """
         return (None,) * len(target_input_indexes)
 
+    # Optional: ``backward_arrays(target_input_indexes, grad_output_arrays)``.
+    #
+    # The same gradients as ``backward``, computed on plain arrays and
+    # returned as arrays, one per target (None = no gradient). Why: in a
+    # plain ``loss.backward()`` nothing will differentiate the gradients, so
+    # building them out of FunctionNodes (a node, a Variable and a type check
+    # per operation of the backward) buys nothing, and for a tiny array it
+    # costs several times the arithmetic. The engine calls it instead of
+    # ``backward`` only when that cannot be told apart (``_arrays_suffice``):
+    # no graph is being recorded and no function hook watches. ``backward``
+    # stays the reference: double backprop and hooks always use it, so both
+    # must compute the same numbers (the gradient tests check each).
+    # A subclass opts in by defining the method; None means "not defined".
+    backward_arrays = None
+
     def backward_accumulate(self, target_input_indexes, grad_outputs,
                             grad_inputs):
         """Backward fused with accumulation into existing gradients.
@@ -252,8 +269,20 @@ class FunctionNode:
         return tuple([gx if g is None else g if gx is None else gx + g
                       for gx, g in zip(gxs, grad_inputs)])
 
-    def _backward_targets(self, target_input_indexes, grad_outputs):
-        """Call ``backward`` and return exactly one gradient per target."""
+    def _backward_targets(self, target_input_indexes, grad_outputs,
+                          arrays_ok=None):
+        """Call ``backward`` and return exactly one gradient per target.
+
+        ``arrays_ok``: the engine's answer to ``_arrays_suffice`` (None:
+        ask it here). If yes and the class defines ``backward_arrays``, that
+        runs instead and its arrays are wrapped in Variables.
+        """
+        if self._has_backward_arrays:
+            if arrays_ok is None:
+                arrays_ok = _arrays_suffice(self)
+            if arrays_ok:
+                return self._backward_from_arrays(target_input_indexes,
+                                                  grad_outputs)
         gxs = self.backward(target_input_indexes, grad_outputs)
         if isinstance(gxs, Variable):  # ``return gx`` without the comma
             raise TypeError(
@@ -278,6 +307,33 @@ class FunctionNode:
                     len(gxs), expected, type(self).__name__, self.label,
                     self._describe_io()))
         return gxs
+
+    def _backward_from_arrays(self, target_input_indexes, grad_outputs):
+        """``backward_arrays`` on the gradients' arrays, wrapped back."""
+        gys = []
+        for g in grad_outputs:
+            gys.append(None if g is None else g._data)
+        gxs = self.backward_arrays(target_input_indexes, tuple(gys))
+        if type(gxs) is not tuple or len(gxs) != len(target_input_indexes):
+            raise TypeError(
+                "{} ({}): backward_arrays must return a tuple of one array (or "
+                "None) per target ({}), got {!r}".format(
+                    type(self).__name__, self.label,
+                    len(target_input_indexes), type(gxs)))
+        result = []
+        for gx in gxs:
+            if gx is None:
+                result.append(None)
+            elif isinstance(gx, backend.array_types):
+                # The engine's table holds Variables; _make_output is the
+                # cheap way to make one (no argument checks).
+                result.append(_make_output(gx, True))
+            else:
+                raise TypeError(
+                    "{} ({}): backward_arrays returned {} for a gradient; an "
+                    "array (or None) is expected".format(
+                        type(self).__name__, self.label, type(gx)))
+        return tuple(result)
 
     def _describe_io(self):
         lines = []
@@ -326,6 +382,17 @@ class FunctionNode:
         # Drop the two innermost frames (this method and ``apply``): what is
         # left ends at the line that applied the function.
         self.stack = traceback.extract_stack()[:-2]
+
+
+def _arrays_suffice(function):
+    """May ``function``'s backward run on arrays (``backward_arrays``)?
+
+    Yes when no graph is being recorded (a plain backward, no double
+    backprop: nothing will differentiate these gradients) and no function
+    hook, global or on this node, would see the nodes ``backward`` applies.
+    """
+    return (not config.enable_backprop and not function._local_function_hooks
+            and not function_hook.get_function_hooks())
 
 
 def _wrap_input(function, x):

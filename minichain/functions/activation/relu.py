@@ -34,6 +34,9 @@ class ReLU(FunctionNode):
         y, = self.get_retained_outputs()
         return ReLUGrad(y.array).apply(grad_outputs)
 
+    def backward_arrays(self, indexes, grad_outputs):
+        return _relu_grad(grad_outputs[0], self._retained_output_data[0]),
+
 
 class ReLUGrad(FunctionNode):
     """``gx = gy * (y > 0)``; ``y`` is a constant array."""
@@ -46,13 +49,16 @@ class ReLUGrad(FunctionNode):
         return "ReLUGrad"
 
     def forward(self, inputs):
-        gy, = inputs
-        # A float times a bool mask keeps the float dtype; on NumPy it is
-        # also many times faster than ``where(y > 0, gy, 0)``.
-        return force_array(gy * (self.y > 0)),
+        return _relu_grad(inputs[0], self.y),
 
     def backward(self, indexes, grad_outputs):
         return ReLUGrad(self.y).apply(grad_outputs)
+
+
+def _relu_grad(gy, y):
+    # A float times a bool mask keeps the float dtype; on NumPy it is
+    # also many times faster than ``where(y > 0, gy, 0)``.
+    return force_array(gy * (y > 0))
 
 
 def relu(x):

@@ -37,6 +37,9 @@ class Tanh(FunctionNode):
         y, = self.get_retained_outputs()
         return TanhGrad().apply((y, grad_outputs[0]))
 
+    def backward_arrays(self, indexes, grad_outputs):
+        return _tanh_grad(self._retained_output_data[0], grad_outputs[0]),
+
 
 class TanhGrad(FunctionNode):
     """``gx = gy * (1 - y**2)`` from the inputs ``(y, gy)``."""
@@ -48,11 +51,7 @@ class TanhGrad(FunctionNode):
     def forward(self, inputs):
         y, gy = inputs
         self.retain_inputs((0, 1))
-        xp = backend.get_array_module(y)
-        gx = force_array(y * y)      # the one temporary; the rest is in place
-        xp.subtract(1, gx, out=gx)   # 1 - y**2
-        gx *= gy
-        return gx,
+        return _tanh_grad(y, gy),
 
     def backward(self, indexes, grad_outputs):
         y, gy = self.get_retained_inputs()
@@ -64,6 +63,15 @@ class TanhGrad(FunctionNode):
             else:       # d/dgy = 1 - y**2
                 result.append(ggx * (1.0 - y * y))
         return tuple(result)
+
+
+def _tanh_grad(y, gy):
+    """``gy * (1 - y**2)`` on arrays, with one temporary."""
+    xp = backend.get_array_module(y)
+    gx = force_array(y * y)      # the one temporary; the rest is in place
+    xp.subtract(1, gx, out=gx)   # 1 - y**2
+    gx *= gy
+    return gx
 
 
 def tanh(x):

@@ -17,10 +17,8 @@ then added (``backward_accumulate`` below).
 """
 
 from minichain import backend
-from minichain.configuration import config
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
-from minichain.variable import Variable
 
 # Rows of the weight gradient computed per block in the fused accumulation.
 _ROWS_PER_BLOCK = 64
@@ -65,11 +63,6 @@ class Linear(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, W = self.get_retained_inputs()
         gy, = grad_outputs
-        if not config.enable_backprop:
-            # No graph is being recorded, so nothing will differentiate these
-            # gradients: the same products on plain arrays, without the cost
-            # of applying Transpose and Linear nodes.
-            return _backward_arrays(indexes, gy.array, x.array, W.array)
         from minichain.functions.array.broadcast import sum_to
         from minichain.functions.array.transpose import transpose
         result = []
@@ -80,6 +73,21 @@ class Linear(FunctionNode):
                 result.append(linear(transpose(gy), transpose(x)))
             else:
                 result.append(sum_to(gy, self.inputs[2].shape))
+        return tuple(result)
+
+    def backward_arrays(self, indexes, grad_outputs):
+        # The same products on plain arrays, without the cost of applying
+        # Transpose and Linear nodes (see FunctionNode.backward_arrays).
+        gy, = grad_outputs
+        x, W = self.inputs[0].data, self.inputs[1].data
+        result = []
+        for i in indexes:
+            if i == 0:
+                result.append(gy @ W)
+            elif i == 1:
+                result.append(gy.T @ x)
+            else:
+                result.append(force_array(gy.sum(axis=0)))
         return tuple(result)
 
     def backward_accumulate(self, target_input_indexes, grad_outputs,
@@ -130,19 +138,6 @@ def _types_fit(x, W, b=None):
             and len(W.shape) == 2 and x.shape[1] == W.shape[1]
             and (b is None or (b.dtype == x.dtype and len(b.shape) == 1
                                and b.shape[0] == W.shape[0])))
-
-
-def _backward_arrays(indexes, gy, x, W):
-    """``gx = gy W``, ``gW = gy^T x``, ``gb = sum gy`` as Variables of arrays."""
-    result = []
-    for i in indexes:
-        if i == 0:
-            result.append(Variable(gy @ W))
-        elif i == 1:
-            result.append(Variable(gy.T @ x))
-        else:
-            result.append(Variable(force_array(gy.sum(axis=0))))
-    return tuple(result)
 
 
 def _add_weight_gradient(buffer, gy, x):

@@ -18,7 +18,6 @@ Backward, with ``p = softmax(x)`` and one-hot labels ``T``:
 """
 
 from minichain import backend
-from minichain.configuration import config
 from minichain.function_node import FunctionNode
 from minichain.functions.activation.log_softmax import _log_softmax_array
 from minichain.functions.activation.softmax import _softmax_array
@@ -84,16 +83,6 @@ class SoftmaxCrossEntropy(FunctionNode):
         xp = backend.get_array_module(x.array)
         onehot, mask = _onehot_and_mask(xp, t.array, x.shape[1], x.dtype,
                                         self.ignore_label)
-        if not config.enable_backprop:
-            # No graph is recorded, so the same formula on arrays, in place.
-            gx = _softmax_array(x.array, axis=1)
-            gx *= mask
-            gx -= onehot
-            if self.reduce == "no":
-                gx *= gy.array.reshape(mask.shape)
-            else:
-                gx *= gy.array * x.dtype.type(self._coefficient(t.array))
-            return tuple([Variable(gx) if i == 0 else None for i in indexes])
         from minichain.functions.activation.softmax import softmax
         from minichain.functions.array.reshape import reshape
         if self.reduce == "no":   # one gradient per sample: (N, 1, d1, ...)
@@ -101,6 +90,22 @@ class SoftmaxCrossEntropy(FunctionNode):
         else:                     # a 0-d gradient for the mean
             scale = gy * self._coefficient(t.array)
         gx = (softmax(x, axis=1) * mask - onehot) * scale
+        return tuple([gx if i == 0 else None for i in indexes])
+
+    def backward_arrays(self, indexes, grad_outputs):
+        # The same formula on arrays, in place (FunctionNode.backward_arrays).
+        x, t = self.inputs[0].data, self.inputs[1].data
+        gy, = grad_outputs
+        xp = backend.get_array_module(x)
+        onehot, mask = _onehot_and_mask(xp, t, x.shape[1], x.dtype,
+                                        self.ignore_label)
+        gx = _softmax_array(x, axis=1)
+        gx *= mask
+        gx -= onehot
+        if self.reduce == "no":
+            gx *= gy.reshape(mask.shape)
+        else:
+            gx *= gy * x.dtype.type(self._coefficient(t))
         return tuple([gx if i == 0 else None for i in indexes])
 
 

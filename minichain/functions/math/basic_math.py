@@ -14,9 +14,7 @@ differentiated (double backprop).
 import numpy
 
 from minichain import backend
-from minichain import function_hook
 from minichain.function_node import FunctionNode
-from minichain.configuration import config
 from minichain.utils import type_check
 from minichain.utils.array import force_array, sum_to as sum_array_to
 from minichain.variable import Variable
@@ -45,19 +43,6 @@ def _sum_to_input(gx, node):
         return gx
     from minichain.functions.array.broadcast import sum_to
     return sum_to(gx, node.shape)
-
-
-def _arrays_suffice():
-    """May a backward compute on arrays instead of applying nodes?
-
-    Yes when no graph is being recorded (a plain backward, no double
-    backprop: nothing will differentiate these gradients) and no function
-    hook is registered (nobody watches the nodes a backward applies). Then
-    ``Variable(gy.array * c)`` gives the same numbers as
-    ``MulConstant(c).apply((gy,))`` for a fraction of the cost: this is
-    the backward of every ``x * c`` in a training loop.
-    """
-    return not config.enable_backprop and not function_hook.get_function_hooks()
 
 
 def _check_binary(in_types, float_only=False):
@@ -208,18 +193,18 @@ class Mul(FunctionNode):
 
     def backward(self, indexes, grad_outputs):
         gy, = grad_outputs
-        if _arrays_suffice():  # the retained arrays sit in the input nodes
-            g, xs = gy.array, (self.inputs[0].data, self.inputs[1].data)
-            return tuple([
-                Variable(sum_array_to(force_array(g * xs[1 - i]),
-                                      self.inputs[i].shape))
-                for i in indexes])
         x0, x1 = self.get_retained_inputs()
         result = []
         for i in indexes:
             other = x1 if i == 0 else x0
             result.append(_sum_to_input(gy * other, self.inputs[i]))
         return tuple(result)
+
+    def backward_arrays(self, indexes, grad_outputs):
+        gy, = grad_outputs  # the retained arrays sit in the input nodes
+        xs = (self.inputs[0].data, self.inputs[1].data)
+        return tuple([sum_array_to(force_array(gy * xs[1 - i]),
+                                   self.inputs[i].shape) for i in indexes])
 
 
 class MulConstant(FunctionNode):
@@ -236,9 +221,10 @@ class MulConstant(FunctionNode):
         return force_array(inputs[0] * self.value),
 
     def backward(self, indexes, grad_outputs):
-        if _arrays_suffice():
-            return Variable(force_array(grad_outputs[0].array * self.value)),
         return MulConstant(self.value).apply(grad_outputs)
+
+    def backward_arrays(self, indexes, grad_outputs):
+        return force_array(grad_outputs[0] * self.value),
 
 
 # ----- division -------------------------------------------------------------------

@@ -30,6 +30,10 @@ class Exp(FunctionNode):
         y, = self.get_retained_outputs()
         return grad_outputs[0] * y,
 
+    def backward_arrays(self, indexes, grad_outputs):
+        y, = self._retained_output_data
+        return force_array(grad_outputs[0] * y),
+
 
 class Log(FunctionNode):
     """``y = log(x)``; backward is ``gy / x``."""
@@ -49,6 +53,9 @@ class Log(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         return grad_outputs[0] / x,
+
+    def backward_arrays(self, indexes, grad_outputs):
+        return force_array(grad_outputs[0] / self.inputs[0].data),
 
 
 def exp(x):

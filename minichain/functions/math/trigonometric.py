@@ -34,6 +34,11 @@ class Sin(FunctionNode):
         x, = self.get_retained_inputs()
         return grad_outputs[0] * cos(x),
 
+    def backward_arrays(self, indexes, grad_outputs):
+        x = self.inputs[0].data  # the retained input
+        xp = backend.get_array_module(x)
+        return force_array(grad_outputs[0] * xp.cos(x)),
+
 
 class Cos(FunctionNode):
     """``y = cos(x)``; backward ``gx = -gy * sin(x)``, so it keeps ``x``."""
@@ -53,6 +58,11 @@ class Cos(FunctionNode):
     def backward(self, indexes, grad_outputs):
         x, = self.get_retained_inputs()
         return -grad_outputs[0] * sin(x),
+
+    def backward_arrays(self, indexes, grad_outputs):
+        x = self.inputs[0].data  # the retained input
+        xp = backend.get_array_module(x)
+        return force_array(-(grad_outputs[0] * xp.sin(x))),
 
 
 def sin(x):

@@ -1,0 +1,126 @@
+"""FunctionNode.backward_arrays: when the engine uses it, and that it agrees
+with the Variable-based backward it stands in for."""
+
+import numpy
+import pytest
+
+import minichain as mc
+import minichain.functions as F
+from minichain.function_hook import FunctionHook
+from minichain.function_node import FunctionNode
+
+
+class Twice(FunctionNode):
+    """``2 x``, recording which backward ran."""
+
+    def __init__(self, calls, arrays=None):
+        self.calls = calls
+        if arrays is not None:
+            self.result = arrays
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        self.calls.append("backward")
+        return grad_outputs[0] * 2.0,
+
+    def backward_arrays(self, indexes, grad_outputs):
+        self.calls.append("arrays")
+        return getattr(self, "result", (grad_outputs[0] * 2,))
+
+
+def _x():
+    return mc.Variable(numpy.arange(3, dtype=numpy.float32))
+
+
+def test_plain_backward_uses_the_arrays():
+    calls, x = [], _x()
+    y = Twice(calls).apply((x,))[0]
+    y.grad = numpy.ones(3, numpy.float32)
+    y.backward()
+    assert calls == ["arrays"]
+    assert x.grad.tolist() == [2, 2, 2] and x.grad.dtype == numpy.float32
+    assert isinstance(x.grad_var, mc.Variable)
+
+
+def test_grad_uses_the_arrays():
+    calls, x = [], _x()
+    y = Twice(calls).apply((x,))[0]
+    gx, = mc.grad([F.sum(y)], [x])
+    assert calls == ["arrays"] and gx.array.tolist() == [2, 2, 2]
+
+
+def test_double_backprop_uses_backward():
+    calls, x = [], _x()
+    y = Twice(calls).apply((x,))[0]
+    F.sum(y * y).backward(enable_double_backprop=True)
+    assert calls == ["backward"]
+    assert x.grad_var.creator is not None  # a graph was recorded
+
+
+@pytest.mark.parametrize("where", ["global", "local"])
+def test_a_hook_sees_the_nodes_of_backward(where):
+    calls, x = [], _x()
+    node = Twice(calls)
+    y = node.apply((x,))[0]
+    hook = FunctionHook()
+    if where == "global":
+        with hook:
+            F.sum(y).backward()
+    else:
+        node.add_hook(hook)
+        F.sum(y).backward()
+    assert calls == ["backward"]
+    assert x.grad.tolist() == [2, 2, 2]
+
+
+@pytest.mark.parametrize("bad", [[numpy.ones(3)], (numpy.ones(3), None),
+                                 (1.0,)])
+def test_a_wrong_result_is_named(bad):
+    x = _x()
+    y = Twice([], arrays=bad).apply((x,))[0]
+    with pytest.raises(TypeError, match="Twice.*backward_arrays"):
+        F.sum(y).backward()
+
+
+def _losses():
+    rng = numpy.random.RandomState(0)
+    x = rng.uniform(0.5, 1.5, (4, 3)).astype(numpy.float32)
+    w = rng.uniform(-1, 1, (2, 3)).astype(numpy.float32)
+    b = rng.uniform(-1, 1, 2).astype(numpy.float32)
+    t = numpy.array([0, 1, 1, 0], numpy.int32)
+    return x, w, b, {
+        "mul": lambda v: v[0] * v[0],
+        "mul_constant": lambda v: v[0] * 1.5,
+        "sin": lambda v: F.sin(v[0]),
+        "cos": lambda v: F.cos(v[0]),
+        "exp": lambda v: F.exp(v[0]),
+        "log": lambda v: F.log(v[0]),
+        "tanh": lambda v: F.tanh(v[0]),
+        "relu": lambda v: F.relu(v[0] - 1.0),
+        "linear": lambda v: F.linear(v[0], v[1], v[2]),
+        "softmax_cross_entropy": lambda v: F.softmax_cross_entropy(
+            F.linear(v[0], v[1], v[2]), t),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_losses()[3]))
+def test_arrays_and_variables_give_the_same_gradients(name):
+    x, w, b, losses = _losses()
+
+    def gradients(hooked):
+        v = [mc.Variable(a.copy()) for a in (x, w, b)]
+        loss = F.sum(losses[name](v))
+        if hooked:  # a hook makes the engine use the Variable backward
+            with FunctionHook():
+                loss.backward()
+        else:
+            loss.backward()
+        return [None if u.grad is None else u.grad for u in v]
+
+    for fast, reference in zip(gradients(False), gradients(True)):
+        assert (fast is None) == (reference is None)
+        if fast is not None:
+            assert fast.dtype == reference.dtype == numpy.float32
+            numpy.testing.assert_allclose(fast, reference, rtol=1e-6)
