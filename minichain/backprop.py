@@ -21,8 +21,9 @@ import weakref
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config, using_config
+from minichain.utils.array import force_array
 from minichain.variable import (
-    Parameter, Variable, _check_grad_type, check_loss_scale)
+    Parameter, Variable, _check_grad_type, _make_output, check_loss_scale)
 
 
 # ----- public entry points ---------------------------------------------------
@@ -246,9 +247,8 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
             if retain_grad and g is not None:
                 var = out._variable()
                 if var is not None:
-                    var._grad_var = g
+                    var._grad_var = _as_variable(g)
                     var._loss_scale = loss_scale
-        out_grads = tuple(out_grads)
 
         if grad_mode:
             targets = tuple([i for i, n in enumerate(in_nodes)
@@ -264,19 +264,37 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
         if global_hooks or func._local_function_hooks:
             hooks = function_hook.hooks_for(func)
             in_data = tuple([n.data for n in in_nodes])
-            gy_data = tuple([None if g is None else g._data for g in out_grads])
+            gy_data = tuple([_as_array(g) for g in out_grads])
             for hook in hooks:
                 hook.backward_preprocess(func, in_data, gy_data)
         else:
             hooks = ()
 
         try:
-            if func._has_backward_accumulate:
-                _step_accumulate(func, targets, out_grads, grads, leaves,
-                                 grad_mode)
+            if (func._has_backward_arrays and not (recording or hooks)
+                    and not func._has_backward_accumulate):
+                # Arrays in, arrays out: the gradients go into the table
+                # as bare arrays, and become Variables only if something
+                # later needs one (a Variable-based backward, a leaf's
+                # .grad, retain_grad). See FunctionNode.backward_arrays.
+                for k in range(len(out_grads)):
+                    out_grads[k] = _as_array(out_grads[k])
+                gxs = func._checked_backward_arrays(targets, tuple(out_grads))
+                for i, gx in zip(targets, gxs):
+                    if gx is not None:
+                        _accumulate(func, in_nodes[i], gx, gx, grads, leaves,
+                                    grad_mode)
             else:
-                gxs = func._backward_targets(
-                    targets, out_grads, arrays_ok=not (recording or hooks))
+                for k in range(len(out_grads)):
+                    out_grads[k] = _as_variable(out_grads[k])
+                out_grads = tuple(out_grads)
+                if func._has_backward_accumulate:
+                    _step_accumulate(func, targets, out_grads, grads, leaves,
+                                     grad_mode)
+                    gxs = ()
+                else:
+                    gxs = func._backward_targets(targets, out_grads,
+                                                 arrays_ok=False)
                 for i, gx in zip(targets, gxs):
                     if gx is not None:
                         _add_gradient(func, in_nodes[i], i, gx, grads, leaves,
@@ -313,7 +331,12 @@ def _add_gradient(func, node, index, gx, grads, leaves, grad_mode):
             "type of gradients returned from backward is incorrect: "
             "{} ({}) returned {} for input {}; a Variable is expected".format(
                 type(func).__name__, func.label, type(gx), index))
-    data = gx._data
+    _accumulate(func, node, gx, gx._data, grads, leaves, grad_mode)
+
+
+def _accumulate(func, node, gx, data, grads, leaves, grad_mode):
+    """Add ``gx`` (a Variable, or a bare array from ``backward_arrays``;
+    ``data`` is its array) into the table entry of ``node``."""
     if data is None:
         return
     # ``is not`` first: NumPy returns the same dtype object for the same
@@ -333,8 +356,12 @@ def _add_gradient(func, node, index, gx, grads, leaves, grad_mode):
         grads[node] = [current, gx]
     elif _writable_in_place(node, current):
         current._data += data
+    elif gx is data and not isinstance(current, Variable):
+        # Two bare arrays: a new array, never ``+=``, because ``current``
+        # may be shared (``x + c`` passes its gradient on unchanged).
+        grads[node] = force_array(current + data)  # 0-d: still an array
     else:
-        grads[node] = current + gx
+        grads[node] = _as_variable(current) + _as_variable(gx)
 
 
 def _step_accumulate(func, targets, out_grads, grads, leaves, grad_mode):
@@ -370,7 +397,7 @@ def _step_accumulate(func, targets, out_grads, grads, leaves, grad_mode):
             continue
         _check_grad_type(func, node, g._data)
         if node in seen and grads.get(node) is not None:
-            grads[node] = grads[node] + g
+            grads[node] = _as_variable(grads[node]) + g
         else:
             grads[node] = g
         seen.add(node)
@@ -491,10 +518,24 @@ def _read_sum(g):
     """A table entry as one Variable (sums a lazy list with one n-ary add)."""
     if type(g) is list:
         if len(g) == 1:
-            return g[0]
+            return _as_variable(g[0])
         from minichain.functions.math.basic_math import add
-        return add(*g)
-    return g
+        return add(*[_as_variable(x) for x in g])
+    return _as_variable(g)
+
+
+def _as_variable(g):
+    """A table entry that may be a bare array, as a Variable (or None)."""
+    if g is None or isinstance(g, Variable):
+        return g
+    return _make_output(g, True)  # the cheap constructor: no checks
+
+
+def _as_array(g):
+    """A table entry (Variable or bare array) as its array (or None)."""
+    if g is None or not isinstance(g, Variable):
+        return g
+    return g._data
 
 
 def _depends_on_inputs(output_nodes, input_nodes):

@@ -313,27 +313,28 @@ class FunctionNode:
         gys = []
         for g in grad_outputs:
             gys.append(None if g is None else g._data)
-        gxs = self.backward_arrays(target_input_indexes, tuple(gys))
+        gxs = self._checked_backward_arrays(target_input_indexes, tuple(gys))
+        # _make_output is the cheap way to make a Variable (no checks).
+        return tuple([None if gx is None else _make_output(gx, True)
+                      for gx in gxs])
+
+    def _checked_backward_arrays(self, target_input_indexes, grad_outputs):
+        """Call ``backward_arrays``; check it gave one array (or None) per
+        target, so a mistake is named here and not deep in the engine."""
+        gxs = self.backward_arrays(target_input_indexes, grad_outputs)
         if type(gxs) is not tuple or len(gxs) != len(target_input_indexes):
             raise TypeError(
                 "{} ({}): backward_arrays must return a tuple of one array (or "
                 "None) per target ({}), got {!r}".format(
                     type(self).__name__, self.label,
                     len(target_input_indexes), type(gxs)))
-        result = []
         for gx in gxs:
-            if gx is None:
-                result.append(None)
-            elif isinstance(gx, backend.array_types):
-                # The engine's table holds Variables; _make_output is the
-                # cheap way to make one (no argument checks).
-                result.append(_make_output(gx, True))
-            else:
+            if gx is not None and not isinstance(gx, backend.array_types):
                 raise TypeError(
                     "{} ({}): backward_arrays returned {} for a gradient; an "
                     "array (or None) is expected".format(
                         type(self).__name__, self.label, type(gx)))
-        return tuple(result)
+        return gxs
 
     def _describe_io(self):
         lines = []

@@ -82,6 +82,11 @@ class Add(FunctionNode):
         gy, = grad_outputs
         return tuple([_sum_to_input(gy, self.inputs[i]) for i in indexes])
 
+    def backward_arrays(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        return tuple([sum_array_to(gy, self.inputs[i].shape)
+                      for i in indexes])
+
 
 class AddConstant(FunctionNode):
     """``x + c``: the gradient passes through unchanged."""
@@ -97,6 +102,11 @@ class AddConstant(FunctionNode):
         return force_array(inputs[0] + self.value),
 
     def backward(self, indexes, grad_outputs):
+        return grad_outputs
+
+    def backward_arrays(self, indexes, grad_outputs):
+        # Passed on unchanged, so this array may be shared with another
+        # entry of the gradient table: the engine never adds into it.
         return grad_outputs
 
 
