@@ -123,13 +123,16 @@ class FunctionNode:
                 hook.forward_postprocess(self, in_data)
         else:
             outputs = self.forward(in_data)
-        _check_forward_outputs(self, outputs)
+        if type(outputs) is not tuple:
+            _check_forward_outputs(self, outputs)  # raises, naming the type
         if debug:
             _check_nan(self, outputs, "forward")
 
         self._applied = True
         ret = []
         for y in outputs:
+            if not isinstance(y, backend.array_types):  # here, not in a call
+                _check_forward_outputs(self, outputs)
             ret.append(_make_output(y, requires_grad))
         ret = tuple(ret)
 
@@ -157,7 +160,8 @@ class FunctionNode:
                     ret[index]._node.data = outputs[index]
                     retained.append(outputs[index])
                 self._retained_output_data = tuple(retained)
-            self.lazy_grad_sum = config.lazy_grad_sum
+            if config.lazy_grad_sum:  # the class default is False
+                self.lazy_grad_sum = True
         return ret
 
     def forward(self, inputs):

@@ -57,13 +57,18 @@ class SoftmaxCrossEntropy(FunctionNode):
     def forward(self, inputs):
         x, t = inputs
         xp = backend.get_array_module(x)
-        _check_labels(xp, t, x.shape[1], self.ignore_label)
         self.retain_inputs((0, 1))
         valid = t != self.ignore_label
-        safe_t = xp.where(valid, t, 0)  # any class index; masked out below
+        # Counted once: the coefficient, and whether the masks are needed
+        # at all (usually no label is ignored, and then the loss skips them).
+        self._count = int(valid.sum())
+        all_valid = self._count == t.size
+        _check_labels(xp, t, x.shape[1], self.ignore_label, all_valid)
+        safe_t = t if all_valid else xp.where(valid, t, 0)  # masked below
         log_p = _log_softmax_array(x, axis=1)
-        picked = xp.take_along_axis(log_p, safe_t[:, None], axis=1)[:, 0]
-        losses = -picked * valid.astype(x.dtype)
+        losses = -_pick(xp, log_p, safe_t)
+        if not all_valid:
+            losses *= valid.astype(x.dtype)
         if self.reduce == "no":
             return losses,
         return force_array(losses.sum() * x.dtype.type(self._coefficient(t)),
@@ -72,7 +77,7 @@ class SoftmaxCrossEntropy(FunctionNode):
     def _coefficient(self, t):
         """``1 / count``: valid labels if normalize, else the batch size."""
         if self.normalize:
-            count = int((t != self.ignore_label).sum())
+            count = self._count  # counted by forward
         else:
             count = t.shape[0]
         return 1.0 / max(count, 1)
@@ -97,13 +102,17 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = self.inputs[0].data, self.inputs[1].data
         gy, = grad_outputs
         xp = backend.get_array_module(x)
-        onehot, mask = _onehot_and_mask(xp, t, x.shape[1], x.dtype,
-                                        self.ignore_label)
         gx = _softmax_array(x, axis=1)
-        gx *= mask
-        gx -= onehot
+        if self._count == t.size and x.ndim == 2:
+            # No ignored label: subtract 1 at each label, no one-hot array.
+            gx[xp.arange(len(t)), t] -= 1
+        else:
+            onehot, mask = _onehot_and_mask(xp, t, x.shape[1], x.dtype,
+                                            self.ignore_label)
+            gx *= mask
+            gx -= onehot
         if self.reduce == "no":
-            gx *= gy.reshape(mask.shape)
+            gx *= gy.reshape(gy.shape[:1] + (1,) + gy.shape[1:])
         else:
             gx *= gy * x.dtype.type(self._coefficient(t))
         return tuple([gx if i == 0 else None for i in indexes])
@@ -128,7 +137,17 @@ def _onehot_and_mask(xp, t, n_classes, dtype, ignore_label):
     return onehot, mask
 
 
-def _check_labels(xp, t, n_classes, ignore_label):
+def _pick(xp, a, t):
+    """``a[i, t[i], ...]``: each sample's entry at its label's class."""
+    if a.ndim == 2:  # plain indexing costs less than take_along_axis
+        return a[xp.arange(len(t)), t]
+    return xp.take_along_axis(a, t[:, None], axis=1)[:, 0]
+
+
+def _check_labels(xp, t, n_classes, ignore_label, all_valid=False):
+    if all_valid and t.size:  # two reductions instead of four passes
+        if int(t.min()) >= 0 and int(t.max()) < n_classes:
+            return
     bad = (t != ignore_label) & ((t < 0) | (t >= n_classes))
     if bool(bad.any()):
         values = backend.to_cpu(t[bad])
