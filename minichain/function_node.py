@@ -255,7 +255,12 @@ class FunctionNode:
     # ``backward`` only when that cannot be told apart (``_arrays_suffice``):
     # no graph is being recorded and no function hook watches. ``backward``
     # stays the reference: double backprop and hooks always use it, so both
-    # must compute the same numbers (the gradient tests check each).
+    # must compute the same numbers (tests/test_backward_arrays.py compares
+    # them). The retained arrays are ``self.inputs[i].data`` and
+    # ``self._retained_output_data``. The engine keeps the returned arrays
+    # bare in its gradient table and wraps one in a Variable only when
+    # something needs it; a backward may return its incoming gradient
+    # unchanged (``x + c`` does), so no backward may write into one.
     # A subclass opts in by defining the method; None means "not defined".
     backward_arrays = None
 
@@ -279,7 +284,9 @@ class FunctionNode:
 
         ``arrays_ok``: the engine's answer to ``_arrays_suffice`` (None:
         ask it here). If yes and the class defines ``backward_arrays``, that
-        runs instead and its arrays are wrapped in Variables.
+        runs instead and its arrays are wrapped in Variables. (The engine's
+        own loop calls ``backward_arrays`` directly; this path serves the
+        default ``backward_accumulate``, e.g. ``Linear``'s.)
         """
         if self._has_backward_arrays:
             if arrays_ok is None:
