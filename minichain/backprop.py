@@ -282,8 +282,8 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                 gxs = func._checked_backward_arrays(targets, tuple(out_grads))
                 for i, gx in zip(targets, gxs):
                     if gx is not None:
-                        _accumulate(func, in_nodes[i], gx, gx, grads, leaves,
-                                    grad_mode)
+                        _add_gradient(func, in_nodes[i], gx, gx, grads,
+                                      leaves, grad_mode)
             else:
                 for k in range(len(out_grads)):
                     out_grads[k] = _as_variable(out_grads[k])
@@ -297,8 +297,9 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                                                  arrays_ok=False)
                 for i, gx in zip(targets, gxs):
                     if gx is not None:
-                        _add_gradient(func, in_nodes[i], i, gx, grads, leaves,
-                                      grad_mode)
+                        _check_is_variable(func, i, gx)
+                        _add_gradient(func, in_nodes[i], gx, gx._data, grads,
+                                      leaves, grad_mode)
                 # Drop these names now: left bound, they would keep this
                 # step's gradients alive through the next step (one extra
                 # activation-sized array at the peak of a deep backward).
@@ -324,19 +325,21 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
     return grads
 
 
-def _add_gradient(func, node, index, gx, grads, leaves, grad_mode):
-    """Add one returned gradient ``gx`` into the table entry of ``node``."""
+def _check_is_variable(func, index, gx):
+    """A Variable-based backward must return Variables (or None)."""
     if not isinstance(gx, Variable):
         raise ValueError(
             "type of gradients returned from backward is incorrect: "
             "{} ({}) returned {} for input {}; a Variable is expected".format(
                 type(func).__name__, func.label, type(gx), index))
-    _accumulate(func, node, gx, gx._data, grads, leaves, grad_mode)
 
 
-def _accumulate(func, node, gx, data, grads, leaves, grad_mode):
-    """Add ``gx`` (a Variable, or a bare array from ``backward_arrays``;
-    ``data`` is its array) into the table entry of ``node``."""
+def _add_gradient(func, node, gx, data, grads, leaves, grad_mode):
+    """Add one returned gradient ``gx`` into the table entry of ``node``.
+
+    ``gx`` is a Variable, or a bare array from ``backward_arrays``; ``data``
+    is its array.
+    """
     if data is None:
         return
     # ``is not`` first: NumPy returns the same dtype object for the same
