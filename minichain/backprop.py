@@ -417,6 +417,9 @@ def _load_leaf(node, leaves, grad_mode):
     """
     if grad_mode or node.creator_node is not None:
         return None
+    # A gradient made by an old-style Function is a leaf with no graph:
+    # backpropagating into it would silently give nothing, so say why.
+    node._check_old_style_gradient()
     leaves.append(node)
     var = node._variable()
     if var is None:

@@ -6,6 +6,7 @@ import numpy
 import pytest
 
 import minichain as mc
+import minichain.functions as F
 from minichain import Function, Variable
 from minichain.functions import Identity
 
@@ -307,3 +308,15 @@ def test_type_check_runs_for_old_style_functions():
     with pytest.raises(mc.type_check.InvalidType,
                        match="Invalid operation is performed in: NeedsMatrix"):
         NeedsMatrix()(Variable(f32([1])))
+
+
+def test_backward_into_an_old_style_gradient_as_a_leaf_raises():
+    # The gradient of an old-style Function has no graph. Using it inside a
+    # larger expression and backpropagating must say so, not give nothing.
+    x = mc.Variable(numpy.array([1.0, 2.0], dtype=numpy.float32))
+    y = F.Identity()(x)
+    y.grad = numpy.ones(2, dtype=numpy.float32)
+    y.backward()
+    z = F.sum(x.grad_var * 3.0)
+    with pytest.raises(RuntimeError, match="cannot twice-differentiate"):
+        z.backward()
