@@ -277,8 +277,9 @@ plt.show()
 # Every forgotten block runs its forward twice. Counting the forward steps
 # with a hook shows it exactly: with 4 segments, the `linear` and `tanh`
 # forwards of three segments run twice, those of the last one (whose graph
-# was kept) once. (The backward's own helper functions are left out of the
-# count.)
+# was kept) once. (While a hook watches, backward builds its gradients with
+# the same functions, so the count also has the `Linear` calls of the
+# backward: they are the same in both runs and cancel in the difference.)
 
 # %%
 class ForwardCounter(mc.FunctionHook):
