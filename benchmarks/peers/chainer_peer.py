@@ -1,66 +1,33 @@
 """Chainer 7.8.1's side of every figure (run in .venv-peers/chainer)."""
 
-import time
-
 import numpy as np
 
 import chainer
 import chainer.functions as F
 import chainer.links as L
 
+from chain_timing import ChainTiming  # noqa: E402  (beside this file)
+
 NAME = "chainer"
 MEMORY = "tracemalloc"
-MUL_C, ADD_C = 1.0001, 0.001
 
 
 def version():
     return chainer.__version__
 
 
-def _chain(y, n, kind):
-    if kind == "muladd":
-        for i in range(n):
-            y = y * MUL_C if i % 2 == 0 else y + ADD_C
-    else:
-        for i in range(n):
-            y = F.sin(y) if i % 2 == 0 else y * MUL_C
-    return y
-
-
-def perop_once(x0, n, kind):
-    x = chainer.Variable(x0)
-    t0 = time.perf_counter()
-    y = _chain(x, n, kind)
-    t1 = time.perf_counter()
+def _seed_and_backward(y):
     y.grad = np.ones_like(y.array)
     y.backward()
-    t2 = time.perf_counter()
-    return t1 - t0, t2 - t1, x.grad
 
 
-def deep_once(x0, n, meter):
-    if meter is not None:
-        meter.start()
-    x = chainer.Variable(x0)
-    t0 = time.perf_counter()
-    y = _chain(x, n, "muladd")
-    t1 = time.perf_counter()
-    y.grad = np.ones_like(y.array)
-    y.backward()
-    t2 = time.perf_counter()
-    mem = {}
-    if meter is not None:
-        mem["peak"] = meter.peak()
-        mem["after_backward"] = meter.read()
-    assert np.allclose(x.grad, MUL_C ** ((n + 1) // 2), rtol=1e-3)
-    t3 = time.perf_counter()
-    del y
-    t4 = time.perf_counter()
-    if meter is not None:
-        x = None
-        mem["after_release"] = meter.read()
-        meter.stop()
-    return t1 - t0, t2 - t1, t4 - t3, mem
+_timing = ChainTiming(
+    chainer.Variable,
+    _seed_and_backward,
+    lambda x: x.grad,
+    F.sin)
+perop_once = _timing.perop_once
+deep_once = _timing.deep_once
 
 
 def make_mlp_step(params, x, t, lr=0.01):

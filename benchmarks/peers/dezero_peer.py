@@ -6,67 +6,34 @@ entropy backward is float64 too: that is its real behaviour, measured as is.
 It has no checkpointing: the forget figure has its plain step only.
 """
 
-import time
-
 import numpy as np
 
 import dezero
 import dezero.functions as F
 import dezero.layers as L
 
+from chain_timing import ChainTiming  # noqa: E402  (beside this file)
+
 NAME = "dezero"
 MEMORY = "tracemalloc"
-MUL_C, ADD_C = 1.0001, 0.001
 
 
 def version():
     return dezero.__version__
 
 
-def _chain(y, n, kind):
-    if kind == "muladd":
-        for i in range(n):
-            y = y * MUL_C if i % 2 == 0 else y + ADD_C
-    else:
-        for i in range(n):
-            y = F.sin(y) if i % 2 == 0 else y * MUL_C
-    return y
-
-
-def perop_once(x0, n, kind):
-    x = dezero.Variable(x0)
-    t0 = time.perf_counter()
-    y = _chain(x, n, kind)
-    t1 = time.perf_counter()
+def _seed_and_backward(y):
     y.grad = dezero.Variable(np.ones_like(y.data))
     y.backward()
-    t2 = time.perf_counter()
-    return t1 - t0, t2 - t1, x.grad.data
 
 
-def deep_once(x0, n, meter):
-    if meter is not None:
-        meter.start()
-    x = dezero.Variable(x0)
-    t0 = time.perf_counter()
-    y = _chain(x, n, "muladd")
-    t1 = time.perf_counter()
-    y.grad = dezero.Variable(np.ones_like(y.data))
-    y.backward()
-    t2 = time.perf_counter()
-    mem = {}
-    if meter is not None:
-        mem["peak"] = meter.peak()
-        mem["after_backward"] = meter.read()
-    assert np.allclose(x.grad.data, MUL_C ** ((n + 1) // 2), rtol=1e-3)
-    t3 = time.perf_counter()
-    del y
-    t4 = time.perf_counter()
-    if meter is not None:
-        x = None
-        mem["after_release"] = meter.read()
-        meter.stop()
-    return t1 - t0, t2 - t1, t4 - t3, mem
+_timing = ChainTiming(
+    dezero.Variable,
+    _seed_and_backward,
+    lambda x: x.grad.data,
+    F.sin)
+perop_once = _timing.perop_once
+deep_once = _timing.deep_once
 
 
 class _MLP(dezero.Layer):

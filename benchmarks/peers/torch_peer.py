@@ -4,67 +4,33 @@ One intra-op thread, as for everyone. PyTorch allocates in C++, where
 tracemalloc cannot see, so its memory is read from RSS.
 """
 
-import time
-
-import numpy as np
-
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
 torch.set_num_threads(1)
 
+from chain_timing import ChainTiming  # noqa: E402  (beside this file)
+
 NAME = "torch"
 MEMORY = "rss"
-MUL_C, ADD_C = 1.0001, 0.001
 
 
 def version():
     return torch.__version__
 
 
-def _chain(y, n, kind):
-    if kind == "muladd":
-        for i in range(n):
-            y = y * MUL_C if i % 2 == 0 else y + ADD_C
-    else:
-        for i in range(n):
-            y = torch.sin(y) if i % 2 == 0 else y * MUL_C
-    return y
-
-
-def perop_once(x0, n, kind):
-    x = torch.tensor(x0, requires_grad=True)
-    t0 = time.perf_counter()
-    y = _chain(x, n, kind)
-    t1 = time.perf_counter()
+def _seed_and_backward(y):
     y.backward(torch.ones_like(y))
-    t2 = time.perf_counter()
-    return t1 - t0, t2 - t1, x.grad.numpy()
 
 
-def deep_once(x0, n, meter):
-    if meter is not None:
-        meter.start()
-    x = torch.tensor(x0, requires_grad=True)
-    t0 = time.perf_counter()
-    y = _chain(x, n, "muladd")
-    t1 = time.perf_counter()
-    y.backward(torch.ones_like(y))
-    t2 = time.perf_counter()
-    mem = {}
-    if meter is not None:
-        mem["peak"] = meter.peak()
-        mem["after_backward"] = meter.read()
-    assert np.allclose(x.grad.numpy(), MUL_C ** ((n + 1) // 2), rtol=1e-3)
-    t3 = time.perf_counter()
-    del y
-    t4 = time.perf_counter()
-    if meter is not None:
-        x = None
-        mem["after_release"] = meter.read()
-        meter.stop()
-    return t1 - t0, t2 - t1, t4 - t3, mem
+_timing = ChainTiming(
+    lambda x0: torch.tensor(x0, requires_grad=True),
+    _seed_and_backward,
+    lambda x: x.grad.numpy(),
+    torch.sin)
+perop_once = _timing.perop_once
+deep_once = _timing.deep_once
 
 
 def make_mlp_step(params, x, t, lr=0.01):
