@@ -7,32 +7,12 @@ import numpy
 import pytest
 
 import minichain as mc
+from graph_helpers import traced  # tests/graph_helpers.py
 from minichain import FunctionNode, Parameter, Variable
 
 
 def f64(value):
     return numpy.asarray(value, dtype=numpy.float64)
-
-
-class Traced(FunctionNode):
-    """Identity on any number of inputs summed into one output; logs backward."""
-
-    def __init__(self, log, name):
-        self.log, self.name = log, name
-
-    def forward(self, inputs):
-        y = inputs[0].copy()
-        for x in inputs[1:]:
-            y = y + x
-        return numpy.asarray(y),
-
-    def backward(self, indexes, grad_outputs):
-        self.log.append(self.name)
-        return tuple(grad_outputs[0] for _ in indexes)
-
-
-def traced(log, name, *inputs):
-    return Traced(log, name).apply(inputs)[0]
 
 
 # ----- order and accumulation (§5.2, §5.6) -----------------------------------
