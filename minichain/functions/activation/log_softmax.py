@@ -10,7 +10,8 @@ written with minichain's functions, so it can be differentiated again.
 
 from minichain import backend
 from minichain.function_node import FunctionNode
-from minichain.functions.activation.softmax import _keepdims_shape
+from minichain.functions.activation.softmax import (_keepdims_shape,
+                                                   check_class_axis)
 from minichain.utils import arguments
 
 
@@ -34,12 +35,7 @@ class LogSoftmax(FunctionNode):
         return "LogSoftmax"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
-        type_check.argname(in_types, ("x",))
-        x, = in_types
-        type_check.expect(x.dtype.kind == "f", -x.ndim <= self.axis,
-                          self.axis < x.ndim,
-                          x.shape[self.axis] > 0)  # no class to normalise over
+        check_class_axis(in_types, self.axis)
 
     def forward(self, inputs):
         self.retain_outputs((0,))

@@ -21,6 +21,19 @@ def _keepdims_shape(shape, axis):
     return tuple(shape)
 
 
+def check_class_axis(in_types, axis):
+    """The input contract shared by softmax and log_softmax.
+
+    One float input whose ``axis`` exists and holds at least one class:
+    normalising over nothing has no meaning.
+    """
+    from minichain.utils import type_check
+    type_check.argname(in_types, ("x",))
+    x, = in_types
+    type_check.expect(x.dtype.kind == "f", -x.ndim <= axis, axis < x.ndim,
+                      x.shape[axis] > 0)
+
+
 def _softmax_array(x, axis):
     """The forward on arrays (the loss reuses it): one new array, ``y``."""
     xp = backend.get_array_module(x)
@@ -41,12 +54,7 @@ class Softmax(FunctionNode):
         return "Softmax"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
-        type_check.argname(in_types, ("x",))
-        x, = in_types
-        type_check.expect(x.dtype.kind == "f", -x.ndim <= self.axis,
-                          self.axis < x.ndim,
-                          x.shape[self.axis] > 0)  # no class to normalise over
+        check_class_axis(in_types, self.axis)
 
     def forward(self, inputs):
         self.retain_outputs((0,))
