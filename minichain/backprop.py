@@ -270,9 +270,15 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
         else:
             hooks = ()
 
+        arrays = func._has_backward_arrays and not (recording or hooks)
+        # A backward_accumulate override pays only when there is a gradient
+        # to add into. With none yet it must agree with backward_arrays (its
+        # contract), so the engine takes that cheaper path then.
+        accumulate = func._has_backward_accumulate and not (
+            arrays and not _has_gradient_to_add_to(in_nodes, targets, grads,
+                                                   grad_mode))
         try:
-            if (func._has_backward_arrays and not (recording or hooks)
-                    and not func._has_backward_accumulate):
+            if arrays and not accumulate:
                 # Arrays in, arrays out: the gradients go into the table
                 # as bare arrays, and become Variables only if something
                 # later needs one (a Variable-based backward, a leaf's
@@ -288,7 +294,7 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                 for k in range(len(out_grads)):
                     out_grads[k] = _as_variable(out_grads[k])
                 out_grads = tuple(out_grads)
-                if func._has_backward_accumulate:
+                if accumulate:
                     _step_accumulate(func, targets, out_grads, grads, leaves,
                                      grad_mode)
                     gxs = ()
@@ -365,6 +371,20 @@ def _add_gradient(func, node, gx, data, grads, leaves, grad_mode):
         grads[node] = force_array(current + data)  # 0-d: still an array
     else:
         grads[node] = _as_variable(current) + _as_variable(gx)
+
+
+def _has_gradient_to_add_to(in_nodes, targets, grads, grad_mode):
+    """Has some target input already got a gradient (in the table, or a
+    leaf's ``.grad`` that this pass will add to)?"""
+    for i in targets:
+        node = in_nodes[i]
+        if grads.get(node) is not None:
+            return True
+        if not grad_mode and node.creator_node is None:
+            var = node._variable()
+            if var is not None and var._grad_var is not None:
+                return True
+    return False
 
 
 def _step_accumulate(func, targets, out_grads, grads, leaves, grad_mode):
@@ -453,7 +473,10 @@ def _take_from_enclosing_passes(node, var):
     the inner pass adds to it, and the outer pass, if it reaches the leaf
     again, reloads it from the Variable.
     """
-    for table, loss_scale in _open_passes():
+    passes = _open_passes()
+    if len(passes) < 2:  # the usual case: no pass encloses this one
+        return
+    for table, loss_scale in passes:
         g = table.pop(node, None)
         if g is not None:
             _store_leaf(var, _read_sum(g), loss_scale, nested=True)

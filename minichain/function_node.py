@@ -272,7 +272,11 @@ class FunctionNode:
         from other paths (None if none; for a repeated input only its first
         occurrence carries it). Returns the new totals, one per target.
         Override it when adding into an existing gradient can be done
-        cheaper than computing a gradient and then adding it.
+        cheaper than computing a gradient and then adding it. A class that
+        also defines ``backward_arrays`` must agree with it when every
+        ``grad_inputs`` entry is None: the engine then calls that instead
+        whenever it may (no target has a gradient yet, and the arrays path
+        is allowed), skipping the Variables this method works on.
         """
         gxs = self._backward_targets(target_input_indexes, grad_outputs)
         return tuple([gx if g is None else g if gx is None else gx + g
@@ -409,7 +413,7 @@ def _arrays_suffice(function):
 
 def _wrap_input(function, x):
     if isinstance(x, backend.array_types):
-        return Variable(x, requires_grad=False)
+        return _make_output(x, False)  # the cheap constructor: x is checked
     raise TypeError(
         "{}: inputs must be Variables or NumPy/CuPy arrays, got {}".format(
             function.label, type(x)))

@@ -92,9 +92,13 @@ class Link:
 
         A lazily sized parameter (``Linear(None, 3)`` before its first call)
         has no array yet; ``include_uninit=False`` leaves those out.
+        The same walk as ``namedparams`` without building path strings:
+        the optimizer and ``cleargrads`` take it every step.
         """
-        for _, param in self.namedparams(include_uninit):
-            yield param
+        for name in self._param_names:
+            param = getattr(self, name)
+            if include_uninit or param.array is not None:
+                yield param
 
     def namedparams(self, include_uninit=True):
         """Yield ``(path, Parameter)`` pairs; the path of ``W`` here is ``'/W'``.
@@ -234,6 +238,11 @@ class Chain(Link):
     def children(self):
         for name in self._child_names:
             yield getattr(self, name)
+
+    def params(self, include_uninit=True):
+        yield from super().params(include_uninit)
+        for name in self._child_names:
+            yield from getattr(self, name).params(include_uninit)
 
     def namedparams(self, include_uninit=True):
         yield from super().namedparams(include_uninit)

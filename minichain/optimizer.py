@@ -84,6 +84,8 @@ class UpdateRule:
 
     def _follow_device(self, param):
         # After link.to_gpu()/to_cpu() the state must move with the param.
+        if not self.state:
+            return
         xp = backend.get_array_module(param.array)
         for key, value in self.state.items():
             if backend.get_array_module(value) is not xp:
@@ -184,38 +186,56 @@ class Optimizer:
             del loss
         params = self._params_to_update()
         self._check_grads(params)
-        for _, param in params:
+        for param in params:
             if param._loss_scale is not None:
                 scale_grad(param, 1.0 / param._loss_scale)
                 param._loss_scale = None
         for hook in self._hooks.values():
             hook(self)
         self.t += 1
-        for _, param in params:
+        for param in params:
             param.update_rule.update(param)
 
     def params_with_grad(self):
         """The parameters this step will update: ``[(path, param), ...]``."""
-        return self._params_to_update()
+        chosen = {id(param) for param in self._params_to_update()}
+        return [(path, param) for path, param
+                in self.target.namedparams(include_uninit=False)
+                if id(param) in chosen]
 
     def _params_to_update(self):
         result = []
-        for path, param in self.target.namedparams(include_uninit=False):
+        for param in self.target.params(include_uninit=False):
             if param.update_rule is None:  # added after setup()
                 param.update_rule = self.create_update_rule()
             if param.update_rule.enabled and param.grad is not None:
-                result.append((path, param))
+                result.append(param)
         return result
+
+    def _path_of(self, param):
+        """``'/l1/W'``: found only to word an error (walking with paths
+        every step would cost a string per parameter)."""
+        for path, candidate in self.target.namedparams():
+            if candidate is param:
+                return path
+        return "<unregistered>"
 
     def _check_grads(self, params):
         """Raise, naming the parameter, before any parameter is changed."""
         check_finite = config.debug
-        for path, param in params:
+        for param in params:
             # ``optimizer.lr = "0.1"`` after construction would otherwise
             # fail half-way through the loop, some parameters updated.
-            _check_numbers("{} ({})".format(type(self).__name__, path),
-                           param.update_rule.hyperparam.__dict__)
+            hyperparams = param.update_rule.hyperparam.__dict__
+            if not all(map(_is_number, hyperparams.values())):
+                _check_numbers("{} ({})".format(type(self).__name__,
+                                                self._path_of(param)),
+                               hyperparams)
             data, grad = param.array, param.grad
+            if type(grad) is type(data) and grad.shape == data.shape and (
+                    grad.dtype == data.dtype) and not check_finite:
+                continue  # the common case; the checks below word errors
+            path = self._path_of(param)
             if type(grad) is not type(data):
                 raise TypeError(
                     "{}: parameter {} is a {} but its gradient is a {}".format(
@@ -235,10 +255,14 @@ class Optimizer:
                         "was updated".format(type(self).__name__, path))
 
 
+def _is_number(value):
+    return (not isinstance(value, (bool, str, bytes))
+            and hasattr(value, "__float__"))
+
+
 def _check_numbers(where, hyperparams):
     for name, value in hyperparams.items():
-        if (isinstance(value, (bool, str, bytes))
-                or not hasattr(value, "__float__")):
+        if not _is_number(value):
             raise TypeError("{}: hyperparameter {} must be a number, got {!r}"
                             .format(where, name, value))
 

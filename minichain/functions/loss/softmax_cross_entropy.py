@@ -20,7 +20,6 @@ Backward, with ``p = softmax(x)`` and one-hot labels ``T``:
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.functions.activation.log_softmax import _log_softmax_array
-from minichain.functions.activation.softmax import _softmax_array
 from minichain.utils.array import force_array
 from minichain.variable import Variable
 from minichain.utils import arguments
@@ -58,14 +57,20 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = inputs
         xp = backend.get_array_module(x)
         self.retain_inputs((0, 1))
-        valid = t != self.ignore_label
-        # Counted once: the coefficient, and whether the masks are needed
-        # at all (usually no label is ignored, and then the loss skips them).
-        self._count = int(valid.sum())
-        all_valid = self._count == t.size
-        _check_labels(xp, t, x.shape[1], self.ignore_label, all_valid)
+        # Usually every label is a class and none is ignored: then two
+        # reductions say so, and the loss needs no masks.
+        all_valid = _all_labels_valid(t, x.shape[1], self.ignore_label)
+        if all_valid:
+            self._count = t.size
+        else:
+            valid = t != self.ignore_label
+            self._count = int(valid.sum())  # the coefficient's count
+            _check_labels(xp, t, x.shape[1], self.ignore_label)
         safe_t = t if all_valid else xp.where(valid, t, 0)  # masked below
         log_p = _log_softmax_array(x, axis=1)
+        # Kept for backward_arrays: softmax(x) is exp(log_p), one pass over
+        # the scores instead of four (Chainer's ``cache_score`` does this).
+        self._log_p = log_p
         losses = -_pick(xp, log_p, safe_t)
         if not all_valid:
             losses *= valid.astype(x.dtype)
@@ -102,7 +107,7 @@ class SoftmaxCrossEntropy(FunctionNode):
         x, t = self.inputs[0].data, self.inputs[1].data
         gy, = grad_outputs
         xp = backend.get_array_module(x)
-        gx = _softmax_array(x, axis=1)
+        gx = xp.exp(self._log_p)  # softmax(x), from the forward's log_p
         if self._count == t.size and x.ndim == 2:
             # No ignored label: subtract 1 at each label, no one-hot array.
             gx[xp.arange(len(t)), t] -= 1
@@ -144,10 +149,15 @@ def _pick(xp, a, t):
     return xp.take_along_axis(a, t[:, None], axis=1)[:, 0]
 
 
-def _check_labels(xp, t, n_classes, ignore_label, all_valid=False):
-    if all_valid and t.size:  # two reductions instead of four passes
-        if int(t.min()) >= 0 and int(t.max()) < n_classes:
-            return
+def _all_labels_valid(t, n_classes, ignore_label):
+    """Is every label a class (in ``[0, n_classes)``) and none ignored?"""
+    if t.size == 0:
+        return True
+    low, high = int(t.min()), int(t.max())
+    return 0 <= low and high < n_classes and not low <= ignore_label <= high
+
+
+def _check_labels(xp, t, n_classes, ignore_label):
     bad = (t != ignore_label) & ((t < 0) | (t >= n_classes))
     if bool(bad.any()):
         values = backend.to_cpu(t[bad])
