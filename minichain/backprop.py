@@ -221,6 +221,10 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
     if grad_mode:
         keep = set(input_nodes)
         depends = _depends_on_inputs([n for n, _ in seeds], keep)
+    # Gradient arrays in the table that nobody else holds, which a
+    # ``backward_arrays_in_place`` may overwrite: id -> weak reference (an
+    # entry whose array is gone can never match a new array with its id).
+    new_arrays = {}
     for node, g in seeds:
         grads[node] = g
         creator = node.creator_node
@@ -234,16 +238,22 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
         if in_nodes is None:  # unchained since the forward
             continue
         out_grads = []
+        # In place only on arrays nobody else holds (see new_arrays).
+        in_place = (func._has_backward_arrays_in_place and not grad_mode
+                    and not retain_grad)
         for ref in func.outputs:
             out = ref()
             if out is None:
                 out_grads.append(None)
+                in_place = False
                 continue
             g = grads.get(out) if grad_mode and out in keep else grads.pop(
                 out, None)
             if type(g) is list:  # only under lazy_grad_sum
                 g = _read_sum(g)
             out_grads.append(g)
+            if in_place:
+                in_place = g is not None and _take_new(new_arrays, g)
             if retain_grad and g is not None:
                 var = out._variable()
                 if var is not None:
@@ -285,11 +295,14 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                 # .grad, retain_grad). See FunctionNode.backward_arrays.
                 for k in range(len(out_grads)):
                     out_grads[k] = _as_array(out_grads[k])
-                gxs = func._checked_backward_arrays(targets, tuple(out_grads))
+                gxs = func._checked_backward_arrays(
+                    targets, tuple(out_grads), in_place)
+                new = (new_arrays if in_place or func.gradients_are_new
+                       else None)
                 for i, gx in zip(targets, gxs):
                     if gx is not None:
                         _add_gradient(func, in_nodes[i], gx, gx, grads,
-                                      leaves, grad_mode)
+                                      leaves, grad_mode, new)
             else:
                 for k in range(len(out_grads)):
                     out_grads[k] = _as_variable(out_grads[k])
@@ -340,11 +353,13 @@ def _check_is_variable(func, index, gx):
                 type(func).__name__, func.label, type(gx), index))
 
 
-def _add_gradient(func, node, gx, data, grads, leaves, grad_mode):
+def _add_gradient(func, node, gx, data, grads, leaves, grad_mode,
+                  new_arrays=None):
     """Add one returned gradient ``gx`` into the table entry of ``node``.
 
     ``gx`` is a Variable, or a bare array from ``backward_arrays``; ``data``
-    is its array.
+    is its array. ``new_arrays``: given when ``gx`` is an array nobody else
+    holds; it is noted there if it becomes the entry as it is.
     """
     if data is None:
         return
@@ -359,6 +374,8 @@ def _add_gradient(func, node, gx, data, grads, leaves, grad_mode):
         current = _load_leaf(node, leaves, grad_mode)
     if current is None:
         grads[node] = gx
+        if new_arrays is not None and node.creator_node is not None:
+            _note_new(new_arrays, gx)
     elif type(current) is list:
         current.append(gx)
     elif func.lazy_grad_sum and node.creator_node is not None:
@@ -385,6 +402,19 @@ def _has_gradient_to_add_to(in_nodes, targets, grads, grad_mode):
             if var is not None and var._grad_var is not None:
                 return True
     return False
+
+
+def _note_new(new_arrays, array):
+    try:
+        new_arrays[id(array)] = weakref.ref(array)
+    except TypeError:  # an array type without weak references: not noted
+        pass
+
+
+def _take_new(new_arrays, g):
+    """Is ``g`` an array noted as held by nobody else? (Asked once.)"""
+    ref = new_arrays.pop(id(g), None)
+    return ref is not None and ref() is g
 
 
 def _step_accumulate(func, targets, out_grads, grads, leaves, grad_mode):

@@ -51,10 +51,13 @@ class FunctionNode:
         cls._has_backward_accumulate = (
             cls.backward_accumulate is not FunctionNode.backward_accumulate)
         cls._has_backward_arrays = cls.backward_arrays is not None
+        cls._has_backward_arrays_in_place = (
+            cls.backward_arrays_in_place is not None)
 
     _has_type_check = False
     _has_backward_accumulate = False
     _has_backward_arrays = False
+    _has_backward_arrays_in_place = False
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -264,6 +267,18 @@ class FunctionNode:
     # A subclass opts in by defining the method; None means "not defined".
     backward_arrays = None
 
+    # Optional, with ``backward_arrays``: ``backward_arrays_in_place``, the
+    # same gradients computed by overwriting the incoming gradient arrays.
+    # Why: hand-written NumPy writes ``g *= mask`` where ``g * mask`` would
+    # allocate and fill a second array of the same size. The engine calls
+    # it only with arrays nobody else holds: every output gradient must come
+    # from a function whose class sets ``gradients_are_new`` (its
+    # ``backward_arrays`` returns only arrays it allocated, each once), and
+    # none may have been handed out (``retain_grad``). What it returns
+    # counts as new in turn.
+    backward_arrays_in_place = None
+    gradients_are_new = False
+
     def backward_accumulate(self, target_input_indexes, grad_outputs,
                             grad_inputs):
         """Backward fused with accumulation into existing gradients.
@@ -333,10 +348,14 @@ class FunctionNode:
         return tuple([None if gx is None else _make_output(gx, True)
                       for gx in gxs])
 
-    def _checked_backward_arrays(self, target_input_indexes, grad_outputs):
-        """Call ``backward_arrays``; check it gave one array (or None) per
-        target, so a mistake is named here and not deep in the engine."""
-        gxs = self.backward_arrays(target_input_indexes, grad_outputs)
+    def _checked_backward_arrays(self, target_input_indexes, grad_outputs,
+                                 in_place=False):
+        """Call ``backward_arrays`` (or ``backward_arrays_in_place``); check
+        it gave one array (or None) per target, so a mistake is named here
+        and not deep in the engine."""
+        method = (self.backward_arrays_in_place if in_place
+                  else self.backward_arrays)
+        gxs = method(target_input_indexes, grad_outputs)
         if type(gxs) is not tuple or len(gxs) != len(target_input_indexes):
             raise TypeError(
                 "{} ({}): backward_arrays must return a tuple of one array (or "

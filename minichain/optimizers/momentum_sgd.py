@@ -25,7 +25,8 @@ class MomentumSGDRule(UpdateRule):
         dtype = grad.dtype.type
         v *= dtype(self.hyperparam.momentum)
         v -= dtype(self.hyperparam.lr) * grad
-        param.array += v
+        data = param.array  # ``param.array += v`` would rerun its setter
+        data += v
 
 
 class MomentumSGD(Optimizer):

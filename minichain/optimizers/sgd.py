@@ -8,7 +8,8 @@ class SGDRule(UpdateRule):
 
     def update_core(self, param):
         grad = param.grad
-        param.array -= grad.dtype.type(self.hyperparam.lr) * grad
+        data = param.array  # ``param.array -= ...`` would rerun its setter
+        data -= grad.dtype.type(self.hyperparam.lr) * grad
 
 
 class SGD(Optimizer):

@@ -9,6 +9,7 @@ from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
 from minichain.utils import arguments
+from minichain.utils import type_check
 
 
 class LeakyReLU(FunctionNode):
@@ -22,7 +23,6 @@ class LeakyReLU(FunctionNode):
         return "LeakyReLU"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         type_check.expect(in_types[0].dtype.kind == "f")
 

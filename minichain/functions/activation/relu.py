@@ -10,6 +10,7 @@ backprop works.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import type_check
 
 
 class ReLU(FunctionNode):
@@ -20,7 +21,6 @@ class ReLU(FunctionNode):
         return "ReLU"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         type_check.expect(in_types[0].dtype.kind == "f")
 
@@ -34,8 +34,16 @@ class ReLU(FunctionNode):
         y, = self.get_retained_outputs()
         return ReLUGrad(y.array).apply(grad_outputs)
 
+    gradients_are_new = True  # gy * mask is a new array
+
     def backward_arrays(self, indexes, grad_outputs):
         return _relu_grad(grad_outputs[0], self._retained_output_data[0]),
+
+    def backward_arrays_in_place(self, indexes, grad_outputs):
+        # The engine says nobody else holds gy: zero it where y <= 0.
+        gy, = grad_outputs
+        gy *= self._retained_output_data[0] > 0
+        return gy,
 
 
 class ReLUGrad(FunctionNode):

@@ -9,6 +9,7 @@ does for large negative ``x``).
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import type_check
 
 
 class Sigmoid(FunctionNode):
@@ -19,7 +20,6 @@ class Sigmoid(FunctionNode):
         return "Sigmoid"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         type_check.expect(in_types[0].dtype.kind == "f")
 

@@ -12,6 +12,7 @@ from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
 from minichain.utils import arguments
+from minichain.utils import type_check
 
 
 def _keepdims_shape(shape, axis):
@@ -27,7 +28,6 @@ def check_class_axis(in_types, axis):
     One float input whose ``axis`` exists and holds at least one class:
     normalising over nothing has no meaning.
     """
-    from minichain.utils import type_check
     type_check.argname(in_types, ("x",))
     x, = in_types
     type_check.expect(x.dtype.kind == "f", -x.ndim <= axis, axis < x.ndim,

@@ -13,6 +13,7 @@ instead of three operator nodes, and it is differentiable in turn.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import type_check
 
 
 class Tanh(FunctionNode):
@@ -23,7 +24,6 @@ class Tanh(FunctionNode):
         return "Tanh"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         type_check.expect(in_types[0].dtype.kind == "f")
 

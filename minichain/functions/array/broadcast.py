@@ -9,6 +9,7 @@ backprop for free.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils import array as array_utils
+from minichain.utils import type_check
 
 
 class BroadcastTo(FunctionNode):
@@ -18,7 +19,6 @@ class BroadcastTo(FunctionNode):
         self._shape = tuple(shape)
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         x, = in_types
         type_check.expect(x.ndim <= len(self._shape))

@@ -8,6 +8,7 @@ block of the output gradient: the backward of ``concat`` is ``split_axis``
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils import arguments
+from minichain.utils import type_check
 
 
 class Concat(FunctionNode):
@@ -21,7 +22,6 @@ class Concat(FunctionNode):
         return "Concat"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.expect(in_types.size() > 0)
         first = in_types[0]
         type_check.expect(-first.ndim <= self.axis, self.axis < first.ndim)

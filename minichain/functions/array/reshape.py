@@ -7,6 +7,7 @@ into the input's shape: the backward of a reshape is another reshape.
 from minichain.function_node import FunctionNode
 from minichain.utils.array import as_shape
 from minichain.variable import Variable, as_variable
+from minichain.utils import type_check
 
 
 def _normalize_shape(shape):
@@ -25,7 +26,6 @@ class Reshape(FunctionNode):
         return "Reshape"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         x, = in_types
         known = [s for s in self.shape if s != -1]

@@ -7,6 +7,7 @@ nobody used has no gradient (None); it contributes zeros of its shape.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils import arguments
+from minichain.utils import type_check
 
 
 class SplitAxis(FunctionNode):
@@ -21,7 +22,6 @@ class SplitAxis(FunctionNode):
         return "SplitAxis"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         x, = in_types
         type_check.expect(-x.ndim <= self.axis, self.axis < x.ndim)

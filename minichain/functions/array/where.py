@@ -9,6 +9,7 @@ gradient where that branch was chosen, and zero elsewhere: again a
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.variable import Variable
+from minichain.utils import type_check
 
 
 class Where(FunctionNode):
@@ -22,7 +23,6 @@ class Where(FunctionNode):
         return "Where"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x", "y"))
         x, y = in_types
         type_check.expect(x.dtype == y.dtype)

@@ -19,6 +19,7 @@ then added (``backward_accumulate`` below).
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import type_check
 
 # Rows of the weight gradient computed per block in the fused accumulation.
 _ROWS_PER_BLOCK = 64
@@ -34,7 +35,6 @@ class Linear(FunctionNode):
     def check_type_forward(self, in_types):
         if len(in_types) in (2, 3) and _types_fit(*[t.eval() for t in in_types]):
             return  # the common case, checked cheaply; the DSL gives messages
-        from minichain.utils import type_check
         if len(in_types) <= 2:  # one input: W is what is missing
             type_check.argname(in_types, ("x", "W"))
         else:
@@ -74,6 +74,8 @@ class Linear(FunctionNode):
             else:
                 result.append(sum_to(gy, self.inputs[2].shape))
         return tuple(result)
+
+    gradients_are_new = True  # every product and sum below is new
 
     def backward_arrays(self, indexes, grad_outputs):
         # The same products on plain arrays, without the cost of applying

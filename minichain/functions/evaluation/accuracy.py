@@ -7,6 +7,7 @@ that it shows in graphs and hooks like every other function.
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import type_check
 
 
 class Accuracy(FunctionNode):
@@ -20,7 +21,6 @@ class Accuracy(FunctionNode):
         return "Accuracy"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("y", "t"))
         y, t = in_types
         type_check.expect(y.dtype.kind == "f", t.ndim == y.ndim - 1,

@@ -7,6 +7,7 @@ differentiated again.
 
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import type_check
 
 
 class MeanSquaredError(FunctionNode):
@@ -17,7 +18,6 @@ class MeanSquaredError(FunctionNode):
         return "MeanSquaredError"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x0", "x1"))
         x0, x1 = in_types
         type_check.expect(x0.dtype.kind == "f", x0.dtype == x1.dtype,

@@ -23,6 +23,7 @@ from minichain.functions.activation.log_softmax import _log_softmax_array
 from minichain.utils.array import force_array
 from minichain.variable import Variable
 from minichain.utils import arguments
+from minichain.utils import type_check
 
 
 class SoftmaxCrossEntropy(FunctionNode):
@@ -40,7 +41,6 @@ class SoftmaxCrossEntropy(FunctionNode):
     def check_type_forward(self, in_types):
         if len(in_types) == 2 and _types_fit(*[t.eval() for t in in_types]):
             return  # the common case, checked cheaply; the DSL gives messages
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x", "t"))
         x, t = in_types
         type_check.expect(
@@ -101,6 +101,8 @@ class SoftmaxCrossEntropy(FunctionNode):
             scale = gy * self._coefficient(t.array)
         gx = (softmax(x, axis=1) * mask - onehot) * scale
         return tuple([gx if i == 0 else None for i in indexes])
+
+    gradients_are_new = True  # gx starts as exp(log_p), a new array
 
     def backward_arrays(self, indexes, grad_outputs):
         # The same formula on arrays, in place (FunctionNode.backward_arrays).

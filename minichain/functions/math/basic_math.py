@@ -67,7 +67,6 @@ class Add(FunctionNode):
             _check_binary(in_types)
             return
         # n-ary: every input in the first one's dtype, shapes broadcasting.
-        from minichain.utils import type_check
         for i in range(1, len(in_types)):
             type_check.expect(in_types[i].dtype == in_types[0].dtype)
         type_check.expect_broadcast_shapes(*[t.shape for t in in_types])

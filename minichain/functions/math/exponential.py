@@ -3,10 +3,10 @@
 from minichain import backend
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
+from minichain.utils import type_check
 
 
 def _check_float(in_types):
-    from minichain.utils import type_check
     type_check.argname(in_types, ("x",))
     type_check.expect(in_types[0].dtype.kind == "f")
 

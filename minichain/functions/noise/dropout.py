@@ -19,6 +19,7 @@ from minichain.configuration import config
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
 from minichain.variable import as_variable
+from minichain.utils import type_check
 
 
 class Dropout(FunctionNode):
@@ -33,7 +34,6 @@ class Dropout(FunctionNode):
         return "Dropout"
 
     def check_type_forward(self, in_types):
-        from minichain.utils import type_check
         type_check.argname(in_types, ("x",))
         type_check.expect(in_types[0].dtype.kind == "f")
 
