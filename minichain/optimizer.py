@@ -223,14 +223,17 @@ class Optimizer:
     def _check_grads(self, params):
         """Raise, naming the parameter, before any parameter is changed."""
         check_finite = config.debug
+        checked = None  # the hyperparameters most parameters share
         for param in params:
             # ``optimizer.lr = "0.1"`` after construction would otherwise
             # fail half-way through the loop, some parameters updated.
             hyperparams = param.update_rule.hyperparam.__dict__
-            if not all(map(_is_number, hyperparams.values())):
-                _check_numbers("{} ({})".format(type(self).__name__,
-                                                self._path_of(param)),
-                               hyperparams)
+            if hyperparams is not checked:
+                if not all(map(_is_number, hyperparams.values())):
+                    _check_numbers("{} ({})".format(type(self).__name__,
+                                                    self._path_of(param)),
+                                   hyperparams)
+                checked = hyperparams
             data, grad = param.array, param.grad
             if type(grad) is type(data) and grad.shape == data.shape and (
                     grad.dtype == data.dtype) and not check_finite:
