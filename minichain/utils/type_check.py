@@ -655,6 +655,12 @@ def argname(in_types, names):
             type_._name = name
 
 
+def expect_float_input(in_types):
+    """The contract of most one-input functions: one float array ``x``."""
+    argname(in_types, ("x",))
+    expect(in_types[0].dtype.kind == "f")
+
+
 def _broadcast_shape(shapes):
     """NumPy's broadcasting rule; return the result shape or None if none.
 

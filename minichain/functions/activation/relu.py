@@ -21,8 +21,7 @@ class ReLU(FunctionNode):
         return "ReLU"
 
     def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         x, = inputs

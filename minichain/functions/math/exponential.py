@@ -6,10 +6,6 @@ from minichain.utils.array import force_array
 from minichain.utils import type_check
 
 
-def _check_float(in_types):
-    type_check.argname(in_types, ("x",))
-    type_check.expect(in_types[0].dtype.kind == "f")
-
 
 class Exp(FunctionNode):
     """``y = exp(x)``; its derivative is itself, so backward keeps the output."""
@@ -19,7 +15,7 @@ class Exp(FunctionNode):
         return "exp"
 
     def check_type_forward(self, in_types):
-        _check_float(in_types)
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         self.retain_outputs((0,))
@@ -43,7 +39,7 @@ class Log(FunctionNode):
         return "log"
 
     def check_type_forward(self, in_types):
-        _check_float(in_types)
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         self.retain_inputs((0,))

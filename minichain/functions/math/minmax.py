@@ -30,8 +30,7 @@ class _Extremum(FunctionNode):
         self.keepdims = keepdims
 
     def check_type_forward(self, in_types):
-        type_check.argname(in_types, ("x",))
-        type_check.expect(in_types[0].dtype.kind == "f")
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         # Backward compares x with y to find the winners: keep both.

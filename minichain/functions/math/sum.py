@@ -47,10 +47,6 @@ def expand_reduced(gy, x_shape, axes, keepdims):
     return broadcast_to(gy, x_shape)
 
 
-def _check_float(in_types):
-    type_check.argname(in_types, ("x",))
-    type_check.expect(in_types[0].dtype.kind == "f")
-
 
 class Sum(FunctionNode):
     """``y = x.sum(axis, keepdims)``; backward broadcasts ``gy`` back.
@@ -67,7 +63,7 @@ class Sum(FunctionNode):
         return "Sum"
 
     def check_type_forward(self, in_types):
-        _check_float(in_types)
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         x, = inputs
@@ -92,7 +88,7 @@ class Mean(FunctionNode):
         return "Mean"
 
     def check_type_forward(self, in_types):
-        _check_float(in_types)
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         x, = inputs

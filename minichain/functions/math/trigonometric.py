@@ -10,10 +10,6 @@ from minichain.utils import type_check
 from minichain.utils.array import force_array
 
 
-def _check_float(in_types):
-    type_check.argname(in_types, ("x",))
-    type_check.expect(in_types[0].dtype.kind == "f")
-
 
 class Sin(FunctionNode):
     """``y = sin(x)``; backward ``gx = gy * cos(x)``, so it keeps ``x``."""
@@ -23,7 +19,7 @@ class Sin(FunctionNode):
         return "sin"
 
     def check_type_forward(self, in_types):
-        _check_float(in_types)
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -48,7 +44,7 @@ class Cos(FunctionNode):
         return "cos"
 
     def check_type_forward(self, in_types):
-        _check_float(in_types)
+        type_check.expect_float_input(in_types)
 
     def forward(self, inputs):
         self.retain_inputs((0,))
