@@ -18,12 +18,16 @@ import threading
 import warnings
 import weakref
 
+import numpy
+
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config, using_config
 from minichain.utils.array import force_array
 from minichain.variable import (
     Parameter, Variable, _check_grad_type, _make_output, check_loss_scale)
+
+_ndarray = numpy.ndarray
 
 
 # ----- public entry points ---------------------------------------------------
@@ -232,16 +236,32 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
             pushed.add(creator)
             heapq.heappush(heap, (-creator.rank, next(order), creator))
 
+    # A plain ``loss.backward()``: nothing below needs Variables, except
+    # for functions that only have a Variable-based backward.
+    plain = not (grad_mode or retain_grad or recording or debug)
+
     while heap:
         func = heapq.heappop(heap)[2]
         in_nodes = func.inputs
         if in_nodes is None:  # unchained since the forward
             continue
-        out_grads = []
+        outputs = func.outputs
+        if (plain and func._plain_backward and len(outputs) == 1
+                and not global_hooks and not func._local_function_hooks):
+            _plain_step(func, in_nodes, outputs[0](), grads, leaves,
+                        new_arrays, heap, pushed, order)
+            continue
+        hooked = global_hooks or func._local_function_hooks
+        # Arrays in, arrays out (see FunctionNode.backward_arrays): the
+        # gradients stay bare arrays in the table, and become Variables only
+        # if something later needs one (a Variable-based backward, a leaf's
+        # .grad, retain_grad).
+        arrays = func._has_backward_arrays and not (recording or hooked)
         # In place only on arrays nobody else holds (see new_arrays).
-        in_place = (func._has_backward_arrays_in_place and not grad_mode
-                    and not retain_grad)
-        for ref in func.outputs:
+        in_place = (arrays and func._has_backward_arrays_in_place
+                    and not grad_mode and not retain_grad)
+        out_grads = []
+        for ref in outputs:
             out = ref()
             if out is None:
                 out_grads.append(None)
@@ -251,14 +271,16 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                 out, None)
             if type(g) is list:  # only under lazy_grad_sum
                 g = _read_sum(g)
-            out_grads.append(g)
-            if in_place:
-                in_place = g is not None and _take_new(new_arrays, g)
             if retain_grad and g is not None:
                 var = out._variable()
                 if var is not None:
-                    var._grad_var = _as_variable(g)
+                    g = var._grad_var = _as_variable(g)
                     var._loss_scale = loss_scale
+            if in_place:
+                in_place = g is not None and _take_new(new_arrays, g)
+            if arrays and isinstance(g, Variable):
+                g = g._data
+            out_grads.append(g)
 
         if grad_mode:
             targets = tuple([i for i, n in enumerate(in_nodes)
@@ -271,7 +293,7 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
         if not targets:
             continue
 
-        if global_hooks or func._local_function_hooks:
+        if hooked:
             hooks = function_hook.hooks_for(func)
             in_data = tuple([n.data for n in in_nodes])
             gy_data = tuple([_as_array(g) for g in out_grads])
@@ -280,7 +302,6 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
         else:
             hooks = ()
 
-        arrays = func._has_backward_arrays and not (recording or hooks)
         # A backward_accumulate override pays only when there is a gradient
         # to add into. With none yet it must agree with backward_arrays (its
         # contract), so the engine takes that cheaper path then.
@@ -289,20 +310,26 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                                                    grad_mode))
         try:
             if arrays and not accumulate:
-                # Arrays in, arrays out: the gradients go into the table
-                # as bare arrays, and become Variables only if something
-                # later needs one (a Variable-based backward, a leaf's
-                # .grad, retain_grad). See FunctionNode.backward_arrays.
-                for k in range(len(out_grads)):
-                    out_grads[k] = _as_array(out_grads[k])
                 gxs = func._checked_backward_arrays(
                     targets, tuple(out_grads), in_place)
                 new = (new_arrays if in_place or func.gradients_are_new
                        else None)
                 for i, gx in zip(targets, gxs):
-                    if gx is not None:
-                        _add_gradient(func, in_nodes[i], gx, gx, grads,
-                                      leaves, grad_mode, new)
+                    if gx is None:
+                        continue
+                    node = in_nodes[i]
+                    # The usual case first, inline: the first gradient to
+                    # reach a node inside the graph, of the right type, is
+                    # simply entered. _add_gradient handles all the others.
+                    if (node.creator_node is not None and node not in grads
+                            and gx.shape == node.shape
+                            and gx.dtype is node.dtype):
+                        grads[node] = gx
+                        if new is not None:
+                            _note_new(new, gx)
+                    else:
+                        _add_gradient(func, node, gx, gx, grads, leaves,
+                                      grad_mode, new)
             else:
                 for k in range(len(out_grads)):
                     out_grads[k] = _as_variable(out_grads[k])
@@ -319,10 +346,10 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                         _check_is_variable(func, i, gx)
                         _add_gradient(func, in_nodes[i], gx, gx._data, grads,
                                       leaves, grad_mode)
-                # Drop these names now: left bound, they would keep this
-                # step's gradients alive through the next step (one extra
-                # activation-sized array at the peak of a deep backward).
-                gxs = gx = None
+            # Drop these names now: left bound, they would keep this step's
+            # gradients alive through the next step (one extra
+            # activation-sized array at the peak of a deep backward).
+            gxs = gx = out_grads = None
         except Exception as error:
             if func.stack is not None:  # recorded by a debug-mode forward
                 _attach_stack(error, func)
@@ -342,6 +369,62 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
     if not grad_mode:
         _store_leaf_gradients(leaves, grads, loss_scale)
     return grads
+
+
+def _plain_step(func, in_nodes, out, grads, leaves, new_arrays, heap, pushed,
+                order):
+    """One step of a plain backward, for a one-output ``backward_arrays``.
+
+    The same as the general step of ``_walk`` restricted to its most common
+    case, and written out so that case runs few lines: a plain
+    ``loss.backward()`` (no graph recorded, no hooks, no retain_grad, no
+    ``grad()``) meets mostly such functions. Everything else, and every
+    unusual value met here, goes through the general code.
+    """
+    g = None if out is None else grads.pop(out, None)
+    if g is not None and type(g) is not _ndarray:
+        g = _as_array(_read_sum(g))  # a seed Variable, or a lazy sum's list
+    if len(in_nodes) == 1:
+        targets = (0,) if in_nodes[0].requires_grad else ()
+    else:
+        targets = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad])
+    if not targets:
+        return
+    in_place = (func._has_backward_arrays_in_place and g is not None
+                and _take_new(new_arrays, g))
+    try:
+        gxs = (func.backward_arrays_in_place if in_place
+               else func.backward_arrays)(targets, (g,))
+        if type(gxs) is not tuple or len(gxs) != len(targets):
+            func._check_gradient_arrays(targets, gxs)  # raises, naming func
+        new = new_arrays if in_place or func.gradients_are_new else None
+        for i, gx in zip(targets, gxs):
+            if gx is None:
+                continue
+            node = in_nodes[i]
+            # The usual case first: the first gradient to reach a node
+            # inside the graph, an array of the right type, simply enters
+            # the table. _add_gradient handles all the others.
+            if (type(gx) is _ndarray and node.creator_node is not None
+                    and node not in grads and gx.shape == node.shape
+                    and gx.dtype is node.dtype):
+                grads[node] = gx
+                if new is not None:
+                    _note_new(new, gx)
+            else:
+                func._check_gradient_arrays(targets, gxs)  # not an array?
+                _add_gradient(func, node, gx, gx, grads, leaves, False, new)
+    except Exception as error:
+        if func.stack is not None:  # recorded by a debug-mode forward
+            _attach_stack(error, func)
+        raise
+    gxs = gx = g = None  # see _walk: free this step's gradients now
+    for i in targets:
+        node = in_nodes[i]
+        creator = node.creator_node
+        if creator is not None and creator not in pushed and node in grads:
+            pushed.add(creator)
+            heapq.heappush(heap, (-creator.rank, next(order), creator))
 
 
 def _check_is_variable(func, index, gx):

@@ -13,11 +13,15 @@ Variables own them, so no reference cycle keeps a graph alive).
 
 import weakref
 
+import numpy
+
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config
 from minichain.utils import type_check
 from minichain.variable import Variable, _make_output
+
+_ndarray = numpy.ndarray  # the usual output type, tested by identity first
 
 
 class FunctionNode:
@@ -53,11 +57,15 @@ class FunctionNode:
         cls._has_backward_arrays = cls.backward_arrays is not None
         cls._has_backward_arrays_in_place = (
             cls.backward_arrays_in_place is not None)
+        # The engine's common step (backprop._plain_step) serves these.
+        cls._plain_backward = (cls._has_backward_arrays
+                               and not cls._has_backward_accumulate)
 
     _has_type_check = False
     _has_backward_accumulate = False
     _has_backward_arrays = False
     _has_backward_arrays_in_place = False
+    _plain_backward = False
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -96,9 +104,11 @@ class FunctionNode:
         # 3.11 a comprehension is a hidden function call, and for the one or
         # two inputs of a typical function the loop is about twice as fast.
         # apply runs once per operation (see the per-op figure of
-        # benchmarks/run.py), so such savings add up.
+        # benchmarks/run.py), so every line here counts: each pass over the
+        # inputs or outputs does all it can in one go.
         in_data, input_nodes = [], []
         requires_grad = False
+        rank = 0  # the largest input rank (a loop: max() builds a list)
         for x in inputs:
             if not isinstance(x, Variable):
                 x = _wrap_input(self, x)
@@ -107,6 +117,8 @@ class FunctionNode:
             input_nodes.append(node)
             if node.requires_grad:
                 requires_grad = True
+            if node.rank > rank:
+                rank = node.rank
         in_data = tuple(in_data)
         if backend.available:
             _check_same_device(self, in_data)
@@ -116,56 +128,61 @@ class FunctionNode:
         if self._has_type_check and config.type_check:
             type_check.invoke_check(self, in_data)
 
-        hooks = function_hook.get_function_hooks()
-        if hooks or self._local_function_hooks:
-            hooks = function_hook.hooks_for(self)
-            for hook in hooks:
-                hook.forward_preprocess(self, in_data)
-            outputs = self.forward(in_data)
-            for hook in hooks:
-                hook.forward_postprocess(self, in_data)
+        if function_hook.get_function_hooks() or self._local_function_hooks:
+            outputs = self._forward_with_hooks(in_data)
         else:
             outputs = self.forward(in_data)
         if type(outputs) is not tuple:
             _check_forward_outputs(self, outputs)  # raises, naming the type
         if debug:
             _check_nan(self, outputs, "forward")
-
         self._applied = True
-        ret = []
-        for y in outputs:
-            if not isinstance(y, backend.array_types):  # here, not in a call
-                _check_forward_outputs(self, outputs)
-            ret.append(_make_output(y, requires_grad))
-        ret = tuple(ret)
 
-        if config.enable_backprop:
-            input_nodes = tuple(input_nodes)
-            rank = 0  # the largest input rank (a loop: max() builds a list)
-            for node in input_nodes:
-                if node.rank > rank:
-                    rank = node.rank
-            self.rank = rank
-            output_refs = []
-            for y in ret:
-                node = y._node
+        # Each output array becomes a Variable; with backprop on, its node
+        # records this function as its creator, one rank above the inputs.
+        record = config.enable_backprop
+        ret, output_refs = [], []
+        for y in outputs:
+            if type(y) is not _ndarray and not isinstance(
+                    y, backend.array_types):
+                _check_forward_outputs(self, outputs)  # raises
+            var = _make_output(y, requires_grad)
+            ret.append(var)
+            if record:
+                node = var._node
                 node.creator_node = self
                 node.rank = rank + 1
                 output_refs.append(weakref.ref(node))
-            self.inputs = input_nodes
+        if record:
+            self.rank = rank
+            self.inputs = tuple(input_nodes)
             self.outputs = tuple(output_refs)
             if self._input_indexes_to_retain is not None:
                 for index in self._input_indexes_to_retain:
                     input_nodes[index].data = in_data[index]
             if self._output_indexes_to_retain is not None:
-                retained = []
-                for index in self._output_indexes_to_retain:
-                    ret[index]._node.data = outputs[index]
-                    retained.append(outputs[index])
-                self._retained_output_data = tuple(retained)
+                self._retain_output_data(ret, outputs)
             if config.lazy_grad_sum:  # the class default is False
                 self.lazy_grad_sum = True
-        return ret
+        return tuple(ret)
+
+    def _forward_with_hooks(self, in_data):
+        """``forward``, with the hooks that watch this node around it."""
+        hooks = function_hook.hooks_for(self)
+        for hook in hooks:
+            hook.forward_preprocess(self, in_data)
+        outputs = self.forward(in_data)
+        for hook in hooks:
+            hook.forward_postprocess(self, in_data)
+        return outputs
+
+    def _retain_output_data(self, ret, outputs):
+        """Keep the arrays of the outputs named by ``retain_outputs``."""
+        retained = []
+        for index in self._output_indexes_to_retain:
+            ret[index]._node.data = outputs[index]
+            retained.append(outputs[index])
+        self._retained_output_data = tuple(retained)
 
     def forward(self, inputs):
         """Compute output arrays from input arrays; returns a tuple.
@@ -350,12 +367,18 @@ class FunctionNode:
 
     def _checked_backward_arrays(self, target_input_indexes, grad_outputs,
                                  in_place=False):
-        """Call ``backward_arrays`` (or ``backward_arrays_in_place``); check
-        it gave one array (or None) per target, so a mistake is named here
-        and not deep in the engine."""
+        """Call ``backward_arrays`` (or ``backward_arrays_in_place``) and
+        check what it gave (see ``_check_gradient_arrays``)."""
         method = (self.backward_arrays_in_place if in_place
                   else self.backward_arrays)
         gxs = method(target_input_indexes, grad_outputs)
+        self._check_gradient_arrays(target_input_indexes, gxs)
+        return gxs
+
+    def _check_gradient_arrays(self, target_input_indexes, gxs):
+        """Raise unless ``gxs`` holds one array (or None) per target, so a
+        mistake in a ``backward_arrays`` is named here, not deep in the
+        engine."""
         if type(gxs) is not tuple or len(gxs) != len(target_input_indexes):
             raise TypeError(
                 "{} ({}): backward_arrays must return a tuple of one array (or "
@@ -368,7 +391,6 @@ class FunctionNode:
                     "{} ({}): backward_arrays returned {} for a gradient; an "
                     "array (or None) is expected".format(
                         type(self).__name__, self.label, type(gx)))
-        return gxs
 
     def _describe_io(self):
         lines = []

@@ -124,3 +124,38 @@ def test_arrays_and_variables_give_the_same_gradients(name):
         if fast is not None:
             assert fast.dtype == reference.dtype == numpy.float32
             numpy.testing.assert_allclose(fast, reference, rtol=1e-6)
+
+
+# ----- the engine's plain step (backprop._plain_step) and its rarer cases -----
+def test_a_function_with_nothing_to_differentiate_is_passed_over():
+    calls = []
+    x = mc.Variable(numpy.arange(3, dtype=numpy.float32), requires_grad=False)
+    y = Twice(calls).apply((x,))[0]
+    y.grad = numpy.ones(3, numpy.float32)
+    y.backward()  # y's creator is reached from the seed, but has no target
+    assert calls == [] and x.grad is None
+
+
+def test_a_none_gradient_leaves_the_input_without_one():
+    calls, x = [], _x()
+    y = Twice(calls, arrays=(None,)).apply((x,))[0]
+    F.sum(y).backward()
+    assert calls == ["arrays"] and x.grad is None
+
+
+def test_a_debug_forward_is_named_when_its_backward_arrays_fails():
+    x = _x()
+    with mc.using_config("debug", True):
+        y = Twice([], arrays=[numpy.ones(3)]).apply((x,))[0]
+    loss = F.sum(y)
+    with pytest.raises(TypeError, match="(?s)backward_arrays.*Stacktrace"):
+        loss.backward()  # backward itself runs outside debug mode
+    assert x.grad is None
+
+
+def test_a_gradient_of_the_wrong_shape_is_named_by_the_plain_step():
+    x = _x()
+    y = Twice([], arrays=(numpy.ones(4, numpy.float32),)).apply((x,))[0]
+    with pytest.raises(ValueError, match="Twice"):
+        F.sum(y).backward()
+    assert x.grad is None

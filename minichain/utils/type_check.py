@@ -26,11 +26,12 @@ so it reads as a true statement about the inputs.
 Deviations from Chainer, on purpose:
 
 * Like Chainer, ``invoke_check`` first runs ``check_type_forward`` on plain
-  values (``in_types[0].ndim`` is then just an int, and ``==`` just a bool):
-  building and evaluating trees costs several microseconds per call, more
-  than a small operation itself. Only if that light pass fails (or meets
-  something plain values cannot do) is the check run again on trees, to
-  build the message. So the messages are exactly those of the tree pass.
+  values: ``in_types`` then holds the input arrays themselves, so
+  ``in_types[0].ndim`` is just an int and ``==`` just a bool. Building and
+  evaluating trees costs several microseconds per call, more than a small
+  operation itself. Only if that light pass fails (or meets something plain
+  values cannot do) is the check run again on trees, to build the message.
+  So the messages are exactly those of the tree pass.
 * Chainer's ``**`` expression computes ``%`` (``7 ** 3`` gives 1). Here it
   computes the power.
 * Attribute names that start with ``_`` are not turned into ``GetAttr`` nodes,
@@ -657,6 +658,9 @@ def argname(in_types, names):
 
 def expect_float_input(in_types):
     """The contract of most one-input functions: one float array ``x``."""
+    if (type(in_types) is _PlainTuple and len(in_types) == 1
+            and in_types[0].dtype.kind == "f"):
+        return  # the light pass, passing: no further calls (see invoke_check)
     argname(in_types, ("x",))
     expect(in_types[0].dtype.kind == "f")
 
@@ -708,24 +712,13 @@ def expect_broadcast_shapes(*shapes):
     return result
 
 
-class _PlainInfo:
-    """One input as the light pass sees it: plain ``shape``, ``dtype``,
-    ``ndim`` and ``size``, so every condition evaluates at once."""
-
-    __slots__ = ("shape", "dtype", "ndim", "size")
-
-    def __init__(self, array):
-        self.shape = array.shape
-        self.dtype = array.dtype
-        self.ndim = array.ndim
-        self.size = array.size
-
-    def eval(self):  # as ``in_types[i].eval()`` does on a tree
-        return self
-
-
 class _PlainTuple(tuple):
-    """``in_types`` of the light pass; ``size()`` is a plain int."""
+    """``in_types`` of the light pass: the input arrays themselves.
+
+    An array already has plain ``shape``, ``dtype``, ``ndim`` and ``size``,
+    so every condition evaluates at once to a bool, and nothing has to be
+    built per input. ``size()`` is a plain int.
+    """
 
     __slots__ = ()
 
@@ -733,19 +726,14 @@ class _PlainTuple(tuple):
         return len(self)
 
 
-def _light_pass(function_node, in_arrays):
-    """True if ``check_type_forward`` passes on plain values.
+def light_pass(in_types):
+    """True while ``check_type_forward`` runs on plain values (see above).
 
-    Any failure, or any error at all (an index out of range, an attribute
-    only trees have), returns False: the caller then runs the tree pass,
-    which either raises the proper message or passes.
+    A check may test its common case in plain Python when this is true
+    (``Linear`` does): any failure there only sends ``invoke_check`` on to
+    the tree pass, whose conditions word the message.
     """
-    try:
-        function_node.check_type_forward(  # map: no comprehension frame
-            _PlainTuple(map(_PlainInfo, in_arrays)))
-    except Exception:
-        return False
-    return True
+    return type(in_types) is _PlainTuple
 
 
 def invoke_check(function_node, in_arrays):
@@ -760,8 +748,14 @@ def invoke_check(function_node, in_arrays):
 
     The light pass on plain values comes first (see the module docstring).
     """
-    if _light_pass(function_node, in_arrays):
+    # The light pass. Any failure, or any error at all (an index out of
+    # range, an attribute only trees have), sends us on to the tree pass,
+    # which either raises the proper message or passes.
+    try:
+        function_node.check_type_forward(_PlainTuple(in_arrays))
         return
+    except Exception:
+        pass
     in_types = get_types(in_arrays)
     try:
         function_node.check_type_forward(in_types)

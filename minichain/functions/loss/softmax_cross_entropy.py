@@ -39,7 +39,8 @@ class SoftmaxCrossEntropy(FunctionNode):
         return "SoftmaxCrossEntropy"
 
     def check_type_forward(self, in_types):
-        if len(in_types) == 2 and _types_fit(*[t.eval() for t in in_types]):
+        if (type_check.light_pass(in_types) and len(in_types) == 2
+                and _types_fit(*in_types)):
             return  # the common case, checked cheaply; the DSL gives messages
         type_check.argname(in_types, ("x", "t"))
         x, t = in_types

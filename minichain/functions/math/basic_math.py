@@ -381,10 +381,7 @@ def _constant_or_none(value, x):
 
 
 def _binary(x, value, two_input, one_input, reflected=False):
-    if type(value) is float or type(value) is int:
-        # The most common case (``y * 2.0``) first, without classifying:
-        # this line runs once per operator in a learner's loop.
-        return one_input(x._data.dtype.type(value)).apply((x,))[0]
+    """``x <op> value`` for a value that is not a Python number."""
     try:
         kind, other = _constant_or_none(value, x)
     except TypeError as error:  # name the operator, e.g. "_ + _: Value ..."
@@ -397,38 +394,28 @@ def _binary(x, value, two_input, one_input, reflected=False):
     return two_input().apply(pair)[0]
 
 
-def _add(self, other):
-    return _binary(self, other, Add, AddConstant)
+def _operator(name, two_input, one_input, reflected=False):
+    """Make the method ``Variable.<name>``, e.g. ``__mul__`` from ``Mul``
+    (two Variables) and ``MulConstant`` (a Variable and a number).
+
+    A Python number (``y * 2.0``) is the most common operand in a learner's
+    loop, so it goes straight to the one-input node, cast to x's dtype;
+    every other operand is classified by ``_binary``.
+    """
+    def operator(x, value):
+        if type(value) is float or type(value) is int:
+            return one_input(x._data.dtype.type(value)).apply((x,))[0]
+        return _binary(x, value, two_input, one_input, reflected)
+    operator.__name__ = operator.__qualname__ = name
+    return operator
 
 
-def _sub(self, other):
-    return _binary(self, other, Sub,
-                   lambda c: AddConstant(-c) if c == c else AddConstant(c))
+def _subtract_constant(c):
+    return AddConstant(-c) if c == c else AddConstant(c)  # nan stays nan
 
 
-def _rsub(self, other):
-    return _binary(self, other, Sub, SubFromConstant, reflected=True)
-
-
-def _mul(self, other):
-    return _binary(self, other, Mul, MulConstant)
-
-
-def _div(self, other):
-    return _binary(self, other, Div, lambda c: MulConstant(1 / c) if c != 0
-                   else _DivByConstant(c))
-
-
-def _rdiv(self, other):
-    return _binary(self, other, Div, DivFromConstant, reflected=True)
-
-
-def _pow(self, other):
-    return _binary(self, other, Pow, PowVarConst)
-
-
-def _rpow(self, other):
-    return _binary(self, other, Pow, PowConstVar, reflected=True)
+def _divide_by_constant(c):
+    return MulConstant(1 / c) if c != 0 else _DivByConstant(c)
 
 
 def _neg(self):
@@ -473,16 +460,19 @@ class _DivByConstant(FunctionNode):
 
 def install_variable_arithmetics():
     """Attach the operators to ``Variable`` (done once, at import)."""
-    Variable.__add__ = _add
-    Variable.__radd__ = _add
-    Variable.__sub__ = _sub
-    Variable.__rsub__ = _rsub
-    Variable.__mul__ = _mul
-    Variable.__rmul__ = _mul
-    Variable.__truediv__ = _div
-    Variable.__rtruediv__ = _rdiv
-    Variable.__pow__ = _pow
-    Variable.__rpow__ = _rpow
+    Variable.__add__ = Variable.__radd__ = _operator("__add__", Add,
+                                                     AddConstant)
+    Variable.__sub__ = _operator("__sub__", Sub, _subtract_constant)
+    Variable.__rsub__ = _operator("__rsub__", Sub, SubFromConstant,
+                                  reflected=True)
+    Variable.__mul__ = Variable.__rmul__ = _operator("__mul__", Mul,
+                                                     MulConstant)
+    Variable.__truediv__ = _operator("__truediv__", Div, _divide_by_constant)
+    Variable.__rtruediv__ = _operator("__rtruediv__", Div, DivFromConstant,
+                                      reflected=True)
+    Variable.__pow__ = _operator("__pow__", Pow, PowVarConst)
+    Variable.__rpow__ = _operator("__rpow__", Pow, PowConstVar,
+                                  reflected=True)
     Variable.__neg__ = _neg
     Variable.__abs__ = _abs
     Variable.__pos__ = _pos
