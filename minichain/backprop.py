@@ -39,7 +39,7 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
         raise RuntimeError("Variable.backward: the variable holds no array")
     given = gy = y._grad_var
     if gy is None:
-        gy = Variable(_seed(y._data, loss_scale))
+        gy = _make_output(_seed(y._data, loss_scale), True)
     y._grad_var = None  # the output's gradient is consumed by backward
     if node.creator_node is None:  # backward on a leaf: it gets the seed
         y._grad_var = gy
@@ -246,7 +246,7 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
         if in_nodes is None:  # unchained since the forward
             continue
         outputs = func.outputs
-        if (plain and func._plain_backward and len(outputs) == 1
+        if (plain and func._has_backward_arrays and len(outputs) == 1
                 and not global_hooks and not func._local_function_hooks):
             _plain_step(func, in_nodes, outputs[0](), grads, leaves,
                         new_arrays, heap, pushed, order)
@@ -359,12 +359,7 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
             hook.backward_postprocess(func, in_data, gy_data)
         if debug:
             _check_nan_gradients(func, targets, grads)
-        for i in targets:
-            node = in_nodes[i]
-            creator = node.creator_node
-            if creator is not None and creator not in pushed and node in grads:
-                pushed.add(creator)
-                heapq.heappush(heap, (-creator.rank, next(order), creator))
+        _push_creators(in_nodes, targets, grads, heap, pushed, order)
 
     if not grad_mode:
         _store_leaf_gradients(leaves, grads, loss_scale)
@@ -390,9 +385,16 @@ def _plain_step(func, in_nodes, out, grads, leaves, new_arrays, heap, pushed,
         targets = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad])
     if not targets:
         return
-    in_place = (func._has_backward_arrays_in_place and g is not None
-                and _take_new(new_arrays, g))
     try:
+        if func._has_backward_accumulate and _has_gradient_to_add_to(
+                in_nodes, targets, grads, False):
+            # Its own way of adding into existing gradients (Linear's).
+            _step_accumulate(func, targets, (_as_variable(g),), grads,
+                             leaves, False)
+            _push_creators(in_nodes, targets, grads, heap, pushed, order)
+            return
+        in_place = (func._has_backward_arrays_in_place and g is not None
+                    and _take_new(new_arrays, g))
         gxs = (func.backward_arrays_in_place if in_place
                else func.backward_arrays)(targets, (g,))
         if type(gxs) is not tuple or len(gxs) != len(targets):
@@ -412,13 +414,19 @@ def _plain_step(func, in_nodes, out, grads, leaves, new_arrays, heap, pushed,
                 if new is not None:
                     _note_new(new, gx)
             else:
-                func._check_gradient_arrays(targets, gxs)  # not an array?
+                if not isinstance(gx, backend.array_types):
+                    func._check_gradient_arrays(targets, gxs)  # raises
                 _add_gradient(func, node, gx, gx, grads, leaves, False, new)
     except Exception as error:
         if func.stack is not None:  # recorded by a debug-mode forward
             _attach_stack(error, func)
         raise
     gxs = gx = g = None  # see _walk: free this step's gradients now
+    _push_creators(in_nodes, targets, grads, heap, pushed, order)
+
+
+def _push_creators(in_nodes, targets, grads, heap, pushed, order):
+    """Push the creators of the inputs that got a gradient, each once."""
     for i in targets:
         node = in_nodes[i]
         creator = node.creator_node
@@ -552,12 +560,14 @@ def _load_leaf(node, leaves, grad_mode):
         return None
     # A gradient made by an old-style Function is a leaf with no graph:
     # backpropagating into it would silently give nothing, so say why.
-    node._check_old_style_gradient()
+    if node._old_style_grad_generator is not None:
+        node._check_old_style_gradient()  # raises, saying why
     leaves.append(node)
     var = node._variable()
     if var is None:
         return None
-    _take_from_enclosing_passes(node, var)
+    if len(_thread_passes.stack) > 1:  # F.forget's pass inside another
+        _take_from_enclosing_passes(node, var)
     return var._grad_var
 
 
@@ -640,10 +650,14 @@ def _writable_in_place(node, current):
 def _store_leaf_gradients(leaves, grads, loss_scale):
     nested = len(_open_passes()) > 1
     for node in leaves:
-        g = _read_sum(grads.pop(node, None))
+        g = grads.pop(node, None)
         var = node._variable()
         if var is None or g is None:
             continue
+        if type(g) is _ndarray:  # a bare array (the usual case): wrap it
+            g = _make_output(g, True)
+        else:
+            g = _read_sum(g)
         _store_leaf(var, g, loss_scale, nested)
 
 
@@ -727,7 +741,8 @@ def _seed(array, loss_scale):
             "0-dimensional array: reshape it with F.reshape(y, ()).",
             DeprecationWarning, stacklevel=4)
     xp = backend.get_array_module(array)
-    seed = xp.ones_like(array)
+    seed = xp.empty_like(array)  # ones_like, without its Python wrapper
+    seed.fill(1)
     if loss_scale is not None:
         seed *= loss_scale
     return seed

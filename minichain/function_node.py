@@ -57,15 +57,11 @@ class FunctionNode:
         cls._has_backward_arrays = cls.backward_arrays is not None
         cls._has_backward_arrays_in_place = (
             cls.backward_arrays_in_place is not None)
-        # The engine's common step (backprop._plain_step) serves these.
-        cls._plain_backward = (cls._has_backward_arrays
-                               and not cls._has_backward_accumulate)
 
     _has_type_check = False
     _has_backward_accumulate = False
     _has_backward_arrays = False
     _has_backward_arrays_in_place = False
-    _plain_backward = False
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(

@@ -71,7 +71,7 @@ class UpdateRule:
         if self.state is None:
             self.state = {}
             self.init_state(param)
-        else:
+        elif self.state:  # SGD keeps none: nothing to move
             self._follow_device(param)
         self.t += 1
         self.update_core(param)
@@ -84,8 +84,6 @@ class UpdateRule:
 
     def _follow_device(self, param):
         # After link.to_gpu()/to_cpu() the state must move with the param.
-        if not self.state:
-            return
         xp = backend.get_array_module(param.array)
         for key, value in self.state.items():
             if backend.get_array_module(value) is not xp:
