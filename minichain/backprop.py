@@ -315,21 +315,9 @@ def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
                 new = (new_arrays if in_place or func.gradients_are_new
                        else None)
                 for i, gx in zip(targets, gxs):
-                    if gx is None:
-                        continue
-                    node = in_nodes[i]
-                    # The usual case first, inline: the first gradient to
-                    # reach a node inside the graph, of the right type, is
-                    # simply entered. _add_gradient handles all the others.
-                    if (node.creator_node is not None and node not in grads
-                            and gx.shape == node.shape
-                            and gx.dtype is node.dtype):
-                        grads[node] = gx
-                        if new is not None:
-                            _note_new(new, gx)
-                    else:
-                        _add_gradient(func, node, gx, gx, grads, leaves,
-                                      grad_mode, new)
+                    if gx is not None:
+                        _add_gradient(func, in_nodes[i], gx, gx, grads,
+                                      leaves, grad_mode, new)
             else:
                 for k in range(len(out_grads)):
                     out_grads[k] = _as_variable(out_grads[k])

@@ -159,3 +159,29 @@ def test_a_gradient_of_the_wrong_shape_is_named_by_the_plain_step():
     with pytest.raises(ValueError, match="Twice"):
         F.sum(y).backward()
     assert x.grad is None
+
+
+@pytest.mark.parametrize("name", sorted(_losses()[3]))
+@pytest.mark.parametrize("general", ["retain_grad", "debug", "grad"])
+def test_the_plain_step_and_the_general_step_agree(name, general):
+    # A plain backward takes the engine's plain step; retain_grad, debug
+    # mode and grad() take the general one. Same arrays in, same out.
+    x, w, b, losses = _losses()
+
+    def gradients(how):
+        v = [mc.Variable(a.copy()) for a in (x, w, b)]
+        loss = F.sum(losses[name](v))
+        if how == "plain":
+            loss.backward()
+            return [u.grad for u in v]
+        if how == "grad":
+            return [None if g is None else g.array
+                    for g in mc.grad([loss], v)]
+        with mc.using_config("debug", how == "debug"):
+            loss.backward(retain_grad=how == "retain_grad")
+        return [u.grad for u in v]
+
+    for plain, general_ in zip(gradients("plain"), gradients(general)):
+        assert (plain is None) == (general_ is None)
+        if plain is not None:
+            numpy.testing.assert_array_equal(plain, general_)
