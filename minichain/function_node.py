@@ -137,18 +137,16 @@ class FunctionNode:
         # Each output array becomes a Variable; with backprop on, its node
         # records this function as its creator, one rank above the inputs.
         record = config.enable_backprop
+        creator, out_rank = (self, rank + 1) if record else (None, 0)
         ret, output_refs = [], []
         for y in outputs:
             if type(y) is not _ndarray and not isinstance(
                     y, backend.array_types):
                 _check_forward_outputs(self, outputs)  # raises
-            var = _make_output(y, requires_grad)
+            var = _make_output(y, requires_grad, creator, out_rank)
             ret.append(var)
             if record:
-                node = var._node
-                node.creator_node = self
-                node.rank = rank + 1
-                output_refs.append(weakref.ref(node))
+                output_refs.append(weakref.ref(var._node))
         if record:
             self.rank = rank
             self.inputs = tuple(input_nodes)

@@ -537,12 +537,13 @@ def _new_node(variable, data, requires_grad, name=None):
     return node
 
 
-def _make_output(data, requires_grad):
+def _make_output(data, requires_grad, creator=None, rank=0):
     """The Variable for a function's output array (no checks: hot path).
 
-    The node is built inline rather than by ``_new_node``: this runs once
-    per output of every operation, and a Python call costs about as much
-    as the eight slot assignments together.
+    ``creator`` and ``rank`` are the node's place in the graph (set by
+    ``FunctionNode.apply``). The node is built inline rather than by
+    ``_new_node``: this runs once per output of every operation, and a
+    Python call costs about as much as the eight slot assignments together.
     """
     var = Variable.__new__(Variable)
     var._data = data
@@ -550,10 +551,10 @@ def _make_output(data, requires_grad):
     var._loss_scale = None
     var._node = node = VariableNode.__new__(VariableNode)
     node._variable = weakref.ref(var)
-    node.creator_node = None
+    node.creator_node = creator
     node.data = None
     node.name = None
-    node.rank = 0
+    node.rank = rank
     node.requires_grad = requires_grad
     node._old_style_grad_generator = None
     node.shape = data.shape
