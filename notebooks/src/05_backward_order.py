@@ -231,7 +231,10 @@ assert [s.name.split(" ->")[0] for s in hook.steps] == heap_backward(
 # function there that pops the heap, takes its `while heap:` loop, and
 # prints the lines that matter here (the rest, marked `...`, handles hooks,
 # errors and `grad`): pop the highest rank, run the function's backward, add
-# into the inputs' gradients, push the inputs' creators once each.
+# into the inputs' gradients, push the inputs' creators once each. The
+# common case of a plain `loss.backward()` is handed to `_plain_step`, the
+# same four steps written out with fewer checks (it is faster, not
+# different), and both end in `_push_creators`, printed after the loop.
 
 # %%
 import minichain.backprop as backprop
@@ -255,7 +258,8 @@ def heap_loop_source(module):
 
 
 def excerpt(text, keep=("while heap", "heappop", "heappush", "pushed.add",
-                         "_backward_targets(", "_add_gradient(")):
+                         "_backward_targets(", "_add_gradient(",
+                         "_plain_step(", "_push_creators(")):
     lines, skipped, open_brackets, indent = [], False, 0, 0
     for line in text.splitlines():
         if open_brackets or any(word in line for word in keep):
@@ -273,7 +277,9 @@ def excerpt(text, keep=("while heap", "heappop", "heappush", "pushed.add",
 name, loop = heap_loop_source(backprop)
 print("from minichain.backprop.{}:\n".format(name))
 print(excerpt(loop))
-assert "heappop" in loop and "heappush" in loop
+push = inspect.getsource(backprop._push_creators)
+print("\n" + push)
+assert "heappop" in loop and "_push_creators(" in loop and "heappush" in push
 
 # %% [markdown]
 # ## The two orders, drawn
