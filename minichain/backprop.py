@@ -365,8 +365,8 @@ def _plain_step(func, in_nodes, out, grads, leaves, new_arrays, heap, pushed,
     unusual value met here, goes through the general code.
     """
     g = None if out is None else grads.pop(out, None)
-    if g is not None and type(g) is not _ndarray:
-        g = _as_array(_read_sum(g))  # a seed Variable, or a lazy sum's list
+    if type(g) is list or isinstance(g, Variable):
+        g = _as_array(_read_sum(g))  # a lazy sum's list, or a seed Variable
     if len(in_nodes) == 1:
         targets = (0,) if in_nodes[0].requires_grad else ()
     else:
@@ -548,14 +548,12 @@ def _load_leaf(node, leaves, grad_mode):
         return None
     # A gradient made by an old-style Function is a leaf with no graph:
     # backpropagating into it would silently give nothing, so say why.
-    if node._old_style_grad_generator is not None:
-        node._check_old_style_gradient()  # raises, saying why
+    node._check_old_style_gradient()
     leaves.append(node)
     var = node._variable()
     if var is None:
         return None
-    if len(_thread_passes.stack) > 1:  # F.forget's pass inside another
-        _take_from_enclosing_passes(node, var)
+    _take_from_enclosing_passes(node, var)
     return var._grad_var
 
 
@@ -638,14 +636,10 @@ def _writable_in_place(node, current):
 def _store_leaf_gradients(leaves, grads, loss_scale):
     nested = len(_open_passes()) > 1
     for node in leaves:
-        g = grads.pop(node, None)
+        g = _read_sum(grads.pop(node, None))
         var = node._variable()
         if var is None or g is None:
             continue
-        if type(g) is _ndarray:  # a bare array (the usual case): wrap it
-            g = _make_output(g, True)
-        else:
-            g = _read_sum(g)
         _store_leaf(var, g, loss_scale, nested)
 
 
