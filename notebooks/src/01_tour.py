@@ -11,7 +11,8 @@
 # This course takes the package apart one idea per chapter. Each chapter
 # first builds its idea by hand in a few lines, then imports the real code
 # from minichain, prints its source, and checks with an `assert` that both
-# agree. Every number the text talks about is computed in a cell above it.
+# agree. In this chapter, every number and every fact about a graph that the
+# text states is computed by a cell, and an `assert` holds it to the text.
 #
 # ## Opening the course
 #
@@ -78,19 +79,53 @@ print(visualize.draw(y))
 
 # %% [markdown]
 # And as a picture: variables are ellipses (name, shape, dtype, value and
-# gradient), functions are boxes with their rank. A red border marks an array
-# some function keeps for its backward: `x` is kept by `_ ** 2`, whose
+# gradient), functions are boxes with their *rank*, a count of steps from
+# the inputs that chapter 02 defines and chapter 05 puts to work. The
+# picture's arrows run the other way from the text's: in the direction the
+# forward pass computed, from an input into a function and from a function to
+# its output. A red border marks an array some function keeps for its
+# backward (with its size in bytes): `x` is kept by `_ ** 2`, whose
 # derivative `2x` needs it. The two unnamed variables in the middle show no
 # value: nothing holds them any more and no backward needs their arrays, so
 # those arrays are already freed (chapter 07 is about exactly this).
 
 # %%
-visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
+picture = visualize.to_digraph(y, show_values=True, show_grads=True,
+                               rankdir="LR")
+picture
+
+# %% [markdown]
+# Each of those statements, checked on the graph itself: the shapes and the
+# arrow direction in the picture's source, and the kept and freed arrays on
+# the graph's nodes (`y.creator_node` is the function that made `y`;
+# chapter 02 tells it apart from `y.creator`).
+
+# %%
+square_node, double_node = (v.creator_node for v in y.creator_node.inputs)
+shapes = {line.split()[0][0]: line.split("shape=")[1].split()[0]
+          for line in picture.source.splitlines() if "shape=" in line}
+print("variables drawn as", shapes["v"], "and functions as", shapes["f"])
+print("picture edges:", [line.strip() for line in picture.source.splitlines()
+                         if "->" in line])
+print("_ ** 2 keeps x's array:", square_node.inputs[0].data is not None)
+print("middle arrays freed:   ",
+      [v.data is None for v in y.creator_node.inputs])
+assert (shapes["v"], shapes["f"]) == ("ellipse", "box")
+y_id = next(line.split()[0] for line in picture.source.splitlines()
+            if 'label="y\\n' in line)
+assert any(line.strip().endswith("-> " + y_id) for line in
+           picture.source.splitlines())    # the arrow runs into y
+assert square_node.label == "_ ** 2" and square_node.inputs[0].data is not None
+assert all(v.data is None and v.get_variable_or_none() is None
+           for v in y.creator_node.inputs)
 
 # %% [markdown]
 # The picture is drawn by Graphviz; the tests compare the graph through its
 # text instead. minichain also writes the graph as DOT text, the format
-# Graphviz reads; its lines name every node and edge:
+# Graphviz reads (Chainer's `build_computational_graph`, whose default look
+# draws variables as grey octagons and functions as blue boxes); its lines
+# name every node and edge, and each edge `a -> b` again runs forward, from
+# what was computed first to what was computed from it:
 
 # %%
 from minichain.computational_graph import build_computational_graph
@@ -98,6 +133,9 @@ from minichain.computational_graph import build_computational_graph
 graph = build_computational_graph(y)
 print(len(graph.nodes), "nodes,", len(graph.edges), "edges")
 print(graph.dump().replace(";", ";\n"))
+assert all(isinstance(head, mc.FunctionNode) and tail in head.inputs
+           or isinstance(tail, mc.FunctionNode) and head.creator_node is tail
+           for tail, head in graph.edges)
 
 # %% [markdown]
 # ## Arrays, not just numbers
@@ -123,7 +161,7 @@ assert np.allclose(x.grad, 1 - np.tanh(x.array) ** 2)
 # | [02 Variables and Functions](02_variables_and_functions.ipynb) | the `x <--- f <--- y` graph built by hand, then `F.Identity` and `FunctionNode` |
 # | [03 backprop on a chain](03_backprop_on_a_chain.ipynb) | the chain rule by hand, finite differences (error vs step figure), the real backward |
 # | [04 branches and accumulation](04_branches_and_accumulation.ipynb) | the reference's `f`/`g` branch, `f(x, x)`, the diamond; the wrong derivative when gradients are overwritten |
-# | [05 backward order](05_backward_order.ipynb) | ranks and the heap; depth-first gets the wrong number; the order drawn |
+# | [05 backward order](05_backward_order.ipynb) | why a function must wait for its output's whole gradient; ranks and the heap; the order drawn |
 # | [06 tensors and broadcasting](06_tensors_and_broadcasting.ipynb) | shapes, `broadcast_to`/`sum_to` (drawn), matmul gradients from their shapes |
 # | [07 modes and what the graph keeps](07_modes_and_what_the_graph_keeps.ipynb) | `no_backprop_mode`, `force_backprop_mode`, `retain_grad`, what is freed (memory measured) |
 # | [08 hooks, type checks, debug](08_hooks_type_checks_debug.ipynb) | function hooks (print, timer, memory, your own), type-check errors, debug mode and NaN |
