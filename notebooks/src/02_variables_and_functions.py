@@ -8,7 +8,9 @@
 #   *creator*).
 # - A **Function** computes new arrays from old ones and remembers its inputs.
 #
-# The reference draws one application `y = f(x)` as
+# "The reference" in this course is Chainer's documentation of `Variable`,
+# `Function` and `FunctionNode` (v7), whose behaviour minichain reproduces.
+# It draws one application `y = f(x)` as
 #
 # ```
 # x <--- f <--- y
@@ -31,42 +33,51 @@ from minichain.visualize import draw
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
-# ## By hand: a Variable and a Function in a dozen lines
+# ## By hand: a Variable and a FunctionNode in a dozen lines
 #
-# The hand-made `Variable` is an array plus a `creator` slot. The hand-made
-# `Function` does three things when called: it computes the output array from
-# the input arrays (`forward`), it remembers its inputs, and it writes itself
-# into the output's `creator` slot. Those two back-references are the whole
-# graph.
+# This is the first piece of one hand-made engine that grows over chapters
+# 02 to 05, and it uses the package's own names so that it reads like the
+# real code printed beside it. The hand-made variable is an array (`.array`)
+# plus a `creator` slot. The hand-made function node's `apply(inputs)` does
+# three things: it computes the output arrays from the input arrays
+# (`forward`, tuples in and out), it remembers its `inputs`, and it writes
+# itself into each output's `creator` slot. Those two back-references are the
+# whole graph. (Each node also gets a `rank`; the section on ranks below
+# says what it is.)
 
 # %%
 class HandVariable:
-    def __init__(self, data, name=None):
-        self.data = data
+    def __init__(self, array, name=None):
+        self.array = array
         self.name = name
         self.creator = None      # the function that made me (None: a leaf)
+        self.rank = 0            # a leaf has rank 0
 
 
-class HandFunction:
-    def __call__(self, x):
-        y = HandVariable(self.forward(x.data))
-        y.creator = self         # y <--- f
-        self.input = x           # f <--- x
-        self.output = y
-        return y
+class HandFunctionNode:
+    def apply(self, inputs):
+        arrays = self.forward(tuple(x.array for x in inputs))
+        self.inputs = inputs                        # f <--- x
+        self.rank = max(x.rank for x in inputs)
+        self.outputs = tuple(HandVariable(a) for a in arrays)
+        for y in self.outputs:
+            y.creator = self                        # y <--- f
+            y.rank = self.rank + 1
+        return self.outputs
 
 
-class HandIdentity(HandFunction):
+class HandIdentity(HandFunctionNode):
     label = "Identity"
 
-    def forward(self, x):
-        return x
+    def forward(self, inputs):
+        x, = inputs
+        return x,                # a tuple of arrays
 
 
 x_hand = HandVariable(np.zeros(10), name="x")
-y_hand = HandIdentity()(x_hand)
+y_hand, = HandIdentity().apply((x_hand,))
 y_hand.name = "y"
-print(y_hand.creator.label, "<---", y_hand.creator.input.name)
+print(y_hand.creator.label, "<---", y_hand.creator.inputs[0].name)
 
 # %% [markdown]
 # Following the back-references from `y` to the leaf and writing what we meet
@@ -78,7 +89,7 @@ def hand_draw(y):
     names = [y.name]
     while y.creator is not None:
         names.append(y.creator.label)
-        y = y.creator.input
+        y = y.creator.inputs[0]
         names.append(y.name)
     return " <--- ".join(reversed(names))
 
@@ -88,8 +99,9 @@ print(hand_draw(y_hand))
 # %% [markdown]
 # ## The real thing: the reference's example in minichain
 #
-# The reference builds this graph with the old-style function `F.Identity`:
-# an instance is created, then called on a Variable.
+# The reference builds this graph with `F.Identity`, an *old-style*
+# `Function` (Chainer's first interface, kept for compatibility; chapter 09
+# is about it): an instance is created, then called on a Variable.
 
 # %%
 x = mc.Variable(np.zeros(10), name="x")
@@ -111,14 +123,29 @@ assert hand_draw(y_hand) == draw(y) == "x <--- Identity <--- y"
 #
 # The back-references are there, as in our hand-made version: `y.creator`
 # is the function, and the function knows its inputs.
+#
+# A Variable has two creator attributes, and here they differ. The graph
+# itself is made of FunctionNodes only; an old-style `Function` such as `f`
+# is linked in through a FunctionNode that wraps it (`f.node`).
+# `y.creator_node` is always that graph node; `y.creator` gives back the
+# old-style `Function` when there is one, and is the same node otherwise.
+# For every new-style function (all the others in this course) the two are
+# one object.
 
 # %%
 print("y.creator is f:", y.creator is f)
+print("y.creator_node is f.node:", y.creator_node is f.node)
 print("f.inputs:      ", [type(n).__name__ for n in f.inputs])
 print("input is x's node:", f.inputs[0] is x.node)
+z = F.exp(x)
+print("for F.exp, creator is creator_node:", z.creator is z.creator_node)
+assert y.creator is f and y.creator_node is f.node and y.creator_node is not f
+assert z.creator is z.creator_node
 
 # %% [markdown]
-# One difference matters a lot later: the graph does not hold the Variables
+# One difference from our hand-made version matters a lot later (ours holds
+# its inputs and outputs directly, which is simpler and keeps every array
+# alive): the graph does not hold the Variables
 # the user holds, but small **VariableNode** records of them (`x.node`). A
 # node knows the shape, dtype, name and creator of its Variable, and points
 # back to the Variable only through a *weak* reference. So when a user drops a
@@ -146,7 +173,9 @@ print("y's node:", y.node.name, y.node.shape, y.node.dtype)
 # - `apply(inputs)` runs forward and links the node into the graph, and
 #   returns a tuple of output Variables. A lowercase wrapper hides the tuple.
 #
-# Here is minichain's own identity, printed from the package:
+# Our `HandFunctionNode` has the same `forward` and `apply`; it gains
+# `backward` in chapter 03. Here is minichain's own identity, printed from
+# the package:
 
 # %%
 import minichain.functions.array.identity as identity_module
@@ -190,6 +219,19 @@ print(draw(y))
 print("rank of x:", x.rank, " of twice:", y.creator.inputs[0].creator_node.rank,
       " of identity:", y.creator_node.rank, " of y:", y.rank)
 assert (x.rank, y.rank) == (0, 2)
+
+# %% [markdown]
+# The hand-made `apply` above computes ranks by the same rule; on a chain of
+# two functions it gives the same numbers:
+
+# %%
+middle, = HandIdentity().apply((HandVariable(np.zeros(3)),))
+end, = HandIdentity().apply((middle,))
+hand_ranks = (0, middle.creator.rank, end.creator.rank, end.rank)
+real_ranks = (x.rank, y.creator.inputs[0].creator_node.rank,
+              y.creator_node.rank, y.rank)
+print("hand:", hand_ranks, " minichain:", real_ranks)
+assert hand_ranks == real_ranks
 
 # %% [markdown]
 # ## Operators record the graph too
