@@ -9,11 +9,14 @@ One idea per module:
 - ``backward_order``: the heap's visiting order as a table and a figure,
   next to a depth-first order that gets the gradient wrong.
 - ``memory_plot``: bytes held over a forward and backward, plain vs forget.
+- ``animate``: backward step by step, as an HTML player (graph, gradients,
+  heap, bytes held), recorded by a hook from what the engine did.
 
 The figure modules import matplotlib and graphviz only when called.
 """
 
 from minichain.visualize import ascii  # NOQA
+from minichain.visualize.animate import animate_backward  # NOQA
 from minichain.visualize import dot  # NOQA
 from minichain.visualize.ascii import draw  # NOQA
 from minichain.visualize.backward_order import (  # NOQA

@@ -1,0 +1,554 @@
+"""Watch backward run: a player with one frame per backward step.
+
+The still pictures of the course show the graph before backward and the order
+it took afterwards. What happens *in between* is what learners ask about:
+which function runs now, what waits on the heap, which gradients exist yet,
+how many bytes are held. ``animate_backward(y)`` runs ``y.backward()`` with a
+function hook that, each time the engine is about to run a function's
+backward, copies what the engine itself holds at that moment
+(``minichain.backprop.current_pass()``: its heap and its gradient table). So
+every frame is what the engine really did, never a replay of its rules.
+
+    animation = mc.visualize.animate_backward(y)
+    animation            # in JupyterLab: the player
+    animation.save("backward.html")   # one file, opens offline in a browser
+    print(animation.table())          # the same frames as text
+
+A frame shows:
+
+- the graph (drawn once by Graphviz; the player only recolours it): the
+  function running now highlighted, those done greyed, those on the heap
+  outlined;
+- on each variable, its gradient so far: *arriving* (the running function's
+  output gradient, being used now), *held* (in the engine's table, or a
+  leaf's ``.grad``), or *freed* (used and dropped by the engine);
+- the heap in the order it will pop (highest rank first);
+- the bytes held by gradient arrays and by arrays kept for backward.
+
+A backward pass run *inside* a function's backward, such as the
+recomputation of ``F.forget``, gets its own graph and its own frames.
+
+The player is plain HTML, CSS and JavaScript in one piece: no network, no
+widget server. Its ids come from a hash of its content and nodes are named
+by ``build_computational_graph``'s counters (``v0``, ``f1``), so the same code
+gives the same file.
+"""
+
+import hashlib
+import html
+import json
+import re
+import weakref
+
+from minichain import backprop
+from minichain.computational_graph import build_computational_graph
+from minichain.function_hook import FunctionHook
+from minichain.function_hooks.backward_order import display_name
+from minichain.variable import Variable, VariableNode
+from minichain.visualize import dot as _dot
+from minichain.visualize import graphviz_render as _render
+
+GRAD_PREFIX = "grad: "
+
+
+# ----- the entry point ----------------------------------------------------------
+def animate_backward(y, *, retain_grad=False, enable_double_backprop=False,
+                     rankdir="TB", max_functions=200):
+    """Run ``y.backward()`` and record one frame per backward step.
+
+    Args:
+        y: the Variable to backpropagate from (it must have a creator).
+        retain_grad, enable_double_backprop: passed to ``y.backward``.
+        rankdir: the graph's direction, ``'TB'`` or ``'LR'`` (Graphviz's).
+        max_functions: refuse graphs with more functions than this, before
+            running anything: a player of thousands of steps is too big a
+            page to read (or to save).
+
+    Returns:
+        BackwardAnimation: shows itself in Jupyter; ``.save(path)`` writes
+        the player as one HTML file; ``.frames`` and ``.table()`` give the
+        recorded frames as data and as text.
+    """
+    if not isinstance(y, Variable):
+        raise TypeError("animate_backward: expected a Variable, got {}".format(
+            type(y)))
+    if y.creator_node is None:
+        raise ValueError("animate_backward: y has no creator, so its backward "
+                         "has no step to show (got a leaf {!r})".format(y.name))
+    outer = _Graph.from_starts([y.node], "backward from {}".format(
+        y.name or "y"), rankdir)
+    if outer.function_count > max_functions:
+        raise ValueError(
+            "animate_backward: the graph has {} functions, more than "
+            "max_functions={}; animate a smaller graph or raise the limit"
+            .format(outer.function_count, max_functions))
+    recorder = _Recorder(outer, rankdir)
+    with recorder:
+        y.backward(retain_grad=retain_grad,
+                   enable_double_backprop=enable_double_backprop)
+    recorder.finish()
+    return BackwardAnimation(recorder.frames, recorder.graphs)
+
+
+# ----- what was recorded --------------------------------------------------------
+class BackwardAnimation:
+    """Frames of one backward, and the player that shows them.
+
+    Attributes:
+        frames: list of dicts, one per frame, in order. Keys: ``caption``,
+            ``level`` (0 for the pass ``backward`` started, 1 for a pass
+            inside a function's backward, ...), ``graph`` (index into
+            ``graph_titles``), ``running`` (node id of the running function,
+            None in the last frame), ``done`` and ``waiting`` (node ids),
+            ``heap`` (list of ``[name, rank]``, next to pop first),
+            ``grads`` (node id -> ``[text, state]``, state ``'arriving'``,
+            ``'held'`` or ``'freed'``), ``grad_bytes`` and ``kept_bytes``.
+        graph_titles: one title per graph (the outer graph first).
+    """
+
+    def __init__(self, frames, graphs):
+        self.frames = frames
+        self.graph_titles = [g.title for g in graphs]
+        self._svgs = [g.svg() for g in graphs]
+
+    def __repr__(self):
+        return "<BackwardAnimation: {} frames, {} graph{}>".format(
+            len(self.frames), len(self.graph_titles),
+            "" if len(self.graph_titles) == 1 else "s")
+
+    def table(self):
+        """One line per frame: caption, heap, bytes (text, stable under nbval)."""
+        lines = []
+        for i, frame in enumerate(self.frames, 1):
+            heap = ", ".join("{} ({})".format(n, r) for n, r in frame["heap"])
+            lines.append("{:>3}  {}\n     heap: {}\n     bytes: {} in gradients,"
+                         " {} kept for backward".format(
+                             i, frame["caption"], heap or "(empty)",
+                             frame["grad_bytes"], frame["kept_bytes"]))
+        return "\n".join(lines)
+
+    def html(self):
+        """The player as an HTML fragment (style, markup and script)."""
+        data = {"frames": self.frames, "titles": self.graph_titles}
+        payload = json.dumps(data, sort_keys=True)
+        digest = hashlib.sha1((payload + "".join(self._svgs)).encode(
+            "utf-8")).hexdigest()[:12]
+        player_id = "mc-player-" + digest
+        graphs = "".join(
+            '<div class="mc-graph" data-graph="{}">{}</div>'.format(i, svg)
+            for i, svg in enumerate(self._svgs))
+        return _PLAYER_HTML.format(
+            id=player_id, css=_PLAYER_CSS, graphs=graphs,
+            last=len(self.frames) - 1, count=len(self.frames),
+            data=payload.replace("</", "<\\/"),
+            script=_PLAYER_JS.replace("PLAYER_ID", player_id))
+
+    def _repr_html_(self):
+        return self.html()
+
+    def save(self, path):
+        """Write the player as one self-contained HTML page; returns ``path``."""
+        page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<title>minichain: backward, step by step</title></head>"
+                "<body>\n{}\n</body></html>\n").format(self.html())
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(page)
+        return path
+
+
+# ----- one graph: ids, labels and the SVG ---------------------------------------
+class _Graph:
+    """The nodes of one backward pass's graph, held weakly, with their DOT ids.
+
+    Weak references: the animation must not keep the graph (and the arrays
+    it retains) alive, or the bytes it reports would be its own doing.
+    """
+
+    def __init__(self, graph, title, rankdir):
+        self.title = title
+        self.rankdir = rankdir
+        self.ids = weakref.WeakKeyDictionary()
+        self.nodes = []  # (id, weak reference), in the walk's order
+        self.labels = {}  # id -> label lines (the gradient line comes later)
+        self.kinds = {}  # id -> 'variable', 'function' or 'forget'
+        self.edges = [(graph.node_id(a), graph.node_id(b))
+                      for a, b in graph.edges]
+        for node in graph.nodes:
+            node_id = graph.node_id(node)
+            self.ids[node] = node_id
+            self.nodes.append((node_id, weakref.ref(node)))
+            self.labels[node_id], self.kinds[node_id] = _describe(graph, node)
+        self.function_count = sum(k != "variable" for k in self.kinds.values())
+        self.done = []  # ids of the functions whose backward has finished
+        self.widest_grad = {}  # id -> longest gradient text shown on it
+        self.last_grad = {}  # id -> last gradient text seen (for 'freed')
+
+    @classmethod
+    def from_starts(cls, starts, title, rankdir):
+        return cls(build_computational_graph(starts, rankdir=rankdir), title,
+                   rankdir)
+
+    def live_variables(self):
+        """``(id, VariableNode)`` of the variable nodes still alive."""
+        for node_id, ref in self.nodes:
+            node = ref()
+            if isinstance(node, VariableNode):
+                yield node_id, node
+
+    def dot_source(self):
+        """DOT text; a variable that ever had a gradient gets a last line for
+        it, as wide as its widest gradient, which the player rewrites."""
+        lines = ["digraph backward {", "rankdir={};".format(self.rankdir),
+                 'node [fontname="Helvetica", fontsize=11];']
+        for node_id, _ in self.nodes:
+            label = list(self.labels[node_id])
+            if node_id in self.widest_grad:
+                label.append(GRAD_PREFIX + self.widest_grad[node_id])
+            lines.append("{} [{}];".format(node_id, _attributes(
+                self.kinds[node_id], label)))
+        lines += ["{} -> {};".format(a, b) for a, b in self.edges]
+        lines.append("}")
+        return "\n".join(lines)
+
+    def svg(self):
+        """The SVG, gradient lines blanked (each frame writes its own); without
+        Graphviz, a note that says how to get it (the rest still plays)."""
+        try:
+            svg = _render.to_svg(self.dot_source())
+        except _dot.GraphvizNotFoundError as error:
+            return '<p class="mc-nograph">{}</p>'.format(html.escape(str(error), quote=False))
+        svg = svg[svg.find("<svg"):]  # no XML prolog inside an HTML page
+        return re.sub(r"(<text[^>]*>){}[^<]*(</text>)".format(
+            re.escape(GRAD_PREFIX)), r"\1\2", svg)
+
+
+def _describe(graph, node):
+    if isinstance(node, VariableNode):
+        name = node.name if node.name is not None else graph.node_id(node)
+        shape = "no array" if node.shape is None else "{} {}".format(
+            node.shape, node.dtype)
+        return [name, shape], "variable"
+    kind = "forget" if _render.is_forget(node) else "function"
+    return [display_name(node), "rank {}".format(node.rank)], kind
+
+
+def _attributes(kind, label):
+    colors = {"variable": ("ellipse", "filled", _render.VARIABLE_COLOR),
+              "function": ("box", "filled", _render.FUNCTION_COLOR),
+              "forget": ("box", "filled,dashed", _render.FORGET_COLOR)}
+    shape, style, fill = colors[kind]
+    text = "\\n".join(line.replace("\\", "\\\\").replace('"', '\\"')
+                      for line in label)
+    return 'label="{}", shape={}, style="{}", fillcolor="{}"'.format(
+        text, shape, style, fill)
+
+
+# ----- the hook -----------------------------------------------------------------
+class _Recorder(FunctionHook):
+    """Copies the engine's state into a frame before each backward step.
+
+    ``_running`` holds, for each function whose backward is running now
+    (outermost first), its pass, its graph and its output gradients; a pass
+    seen for the first time at a deeper level is a backward run inside that
+    function's backward, and gets a graph of its own.
+    """
+
+    name = "BackwardAnimation"
+
+    def __init__(self, outer_graph, rankdir):
+        self.frames = []
+        self.graphs = [outer_graph]
+        self.rankdir = rankdir
+        self._running = []  # [pass, graph index, function, out_grad arrays]
+        self._passes = []  # (pass, graph index) per level, outermost first
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        current = backprop.current_pass()
+        if current is None:  # not run by the engine's loop: nothing to show
+            return
+        level = len(self._running)
+        graph_index = self._graph_for(current, level, function)
+        self._running.append([current, graph_index, function, out_grad])
+        self.frames.append(self._frame(level, graph_index, function))
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        if not self._running or self._running[-1][2] is not function:
+            return
+        _, graph_index, _, _ = self._running.pop()
+        node_id = self.graphs[graph_index].ids.get(function)
+        if node_id is not None:
+            self.graphs[graph_index].done.append(node_id)
+
+    def finish(self):
+        """The last frame: backward has returned; only leaves hold gradients."""
+        self.frames.append(self._frame(0, 0, None))
+        self._running, self._passes = [], []
+
+    def _graph_for(self, current, level, function):
+        del self._passes[level + 1:]
+        if level < len(self._passes) and self._passes[level][0] is current.heap:
+            return self._passes[level][1]
+        if level == 0:
+            index = 0
+        else:
+            parent = self._running[level - 1][2]
+            outputs = [ref() for ref in function.outputs or ()]
+            starts = [o for o in outputs if o is not None] or [function]
+            self.graphs.append(_Graph.from_starts(
+                starts, "inner backward of {}".format(display_name(parent)),
+                self.rankdir))
+            index = len(self.graphs) - 1
+        del self._passes[level:]
+        self._passes.append((current.heap, index))
+        return index
+
+    def _frame(self, level, graph_index, function):
+        graph = self.graphs[graph_index]
+        current = backprop.current_pass() if function is not None else None
+        heap = [] if current is None else [e[2] for e in sorted(
+            current.heap, key=lambda e: e[:2])]
+        if function is None:
+            caption = "backward done: the leaves hold their gradients"
+        else:
+            caption = "{}step {}: {} (rank {})".format(
+                "" if level == 0 else graph.title + " · ",
+                sum(1 for f in self.frames if f["graph"] == graph_index) + 1,
+                display_name(function), function.rank)
+        grads, grad_bytes = self._gradients(graph, current, function)
+        return {
+            "caption": caption, "level": level, "graph": graph_index,
+            "running": None if function is None else graph.ids.get(function),
+            "done": list(graph.done),
+            "waiting": [graph.ids[f] for f in heap if f in graph.ids],
+            "heap": [[display_name(f), f.rank] for f in heap],
+            "grads": grads, "grad_bytes": grad_bytes,
+            "kept_bytes": self._kept_bytes()}
+
+    def _gradients(self, graph, current, function):
+        """Texts of the gradients on ``graph``'s variables, and the bytes of
+        every gradient array alive in the open passes."""
+        arriving = {}
+        if function is not None:
+            for ref, g in zip(function.outputs or (), self._running[-1][3]):
+                node = ref()
+                if node is not None and g is not None:
+                    arriving[node] = g
+        table = {} if current is None else current.grads
+        grads = {}
+        for node_id, node in graph.live_variables():
+            if node in arriving:
+                state, value = "arriving", arriving[node]
+            elif node in table:
+                state, value = "held", table[node]
+            else:
+                variable = node.get_variable_or_none()
+                value = None if variable is None else variable.grad
+                state = "held"
+            if value is not None:
+                text = _render._short(_array_of(value))
+                graph.last_grad[node_id] = text
+                if len(text) > len(graph.widest_grad.get(node_id, "")):
+                    graph.widest_grad[node_id] = text
+                grads[node_id] = [text, state]
+            elif node_id in graph.last_grad:
+                grads[node_id] = [graph.last_grad[node_id], "freed"]
+        return grads, self._grad_bytes(current)
+
+    def _grad_bytes(self, current):
+        arrays = {}
+        for entry in self._running:  # the output gradients being used now
+            _collect(arrays, entry[3])
+        for level_pass in self._open_passes(current):
+            _collect(arrays, list(level_pass.grads.values()))
+        for graph in self.graphs:
+            for _, node in graph.live_variables():
+                variable = node.get_variable_or_none()
+                if variable is not None:
+                    _collect(arrays, variable.grad)
+        return sum(a.nbytes for a in arrays.values())
+
+    def _open_passes(self, current):
+        """The passes open now, each once: those of the running functions."""
+        passes = []
+        for entry in self._running:
+            if all(p.heap is not entry[0].heap for p in passes):
+                passes.append(entry[0])
+        if current is not None and all(p.heap is not current.heap
+                                       for p in passes):
+            passes.append(current)
+        return passes
+
+    def _kept_bytes(self):
+        """Bytes of the arrays that graphs retain for backward (``node.data``)."""
+        arrays = {}
+        for graph in self.graphs:
+            for _, node in graph.live_variables():
+                _collect(arrays, node.data)
+        return sum(a.nbytes for a in arrays.values())
+
+
+def _array_of(value):
+    """A gradient as the engine may hold it: array, Variable, or a list of
+    either waiting to be summed (``lazy_grad_sum``)."""
+    if isinstance(value, list):
+        parts = [_array_of(v) for v in value if v is not None]
+        return sum(parts[1:], parts[0]) if parts else None
+    if isinstance(value, Variable):
+        return value.array
+    return value
+
+
+def _collect(arrays, value):
+    """Add the arrays in ``value`` to ``arrays`` (keyed by id: each counted once)."""
+    if value is None:
+        return
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _collect(arrays, v)
+        return
+    if isinstance(value, Variable):
+        value = value.array
+    if hasattr(value, "nbytes"):
+        arrays[id(value)] = value
+
+
+# ----- the player: markup, style and script -------------------------------------
+_PLAYER_HTML = """<div class="mc-player" id="{id}">
+<style>{css}</style>
+<div class="mc-controls">
+<button type="button" class="mc-prev" title="previous frame">&#9664; prev</button>
+<button type="button" class="mc-play" title="play or pause">&#9654; play</button>
+<button type="button" class="mc-next" title="next frame">next &#9654;</button>
+<input type="range" class="mc-slider" min="0" max="{last}" value="0" step="1">
+<span class="mc-counter">frame 1 / {count}</span>
+</div>
+<div class="mc-caption"></div>
+<div class="mc-body">
+<div class="mc-graphs">{graphs}</div>
+<div class="mc-side">
+<div class="mc-title">heap (pops from the top)</div>
+<ol class="mc-heap"></ol>
+<div class="mc-title">bytes held</div>
+<div class="mc-bytes"></div>
+<div class="mc-legend"><span class="mc-key mc-key-running">running</span>
+<span class="mc-key mc-key-waiting">on the heap</span>
+<span class="mc-key mc-key-done">done</span><br>
+gradients: <span class="mc-grad-arriving">arriving</span>,
+<span class="mc-grad-held">held</span>,
+<span class="mc-grad-freed">freed</span></div>
+</div>
+</div>
+<script type="application/json" class="mc-data">{data}</script>
+<script>{script}</script>
+</div>"""
+
+_PLAYER_CSS = """
+.mc-player { font-family: Helvetica, Arial, sans-serif; font-size: 13px;
+  border: 1px solid #ccc; padding: 8px; margin: 4px 0; }
+.mc-player .mc-controls { display: flex; gap: 6px; align-items: center; }
+.mc-player .mc-slider { flex: 1; max-width: 320px; }
+.mc-player .mc-caption { font-weight: bold; margin: 6px 0; }
+.mc-player .mc-body { display: flex; gap: 12px; align-items: flex-start; }
+.mc-player .mc-graphs { flex: 1; overflow: auto; }
+.mc-player .mc-graphs svg { max-width: 100%; max-height: 520px; width: auto;
+  height: auto; }
+.mc-player .mc-side { width: 240px; flex: none; }
+.mc-player .mc-title { font-weight: bold; margin-top: 6px; }
+.mc-player .mc-heap { margin: 2px 0; padding-left: 22px; min-height: 1em; }
+.mc-player .mc-heap li.mc-empty { list-style: none; margin-left: -22px; }
+.mc-player .mc-legend { margin-top: 10px; color: #555; line-height: 1.8; }
+.mc-player .mc-key { padding: 1px 4px; border: 2px solid #999; }
+.mc-player .mc-key-running { background: #F4D03F; border-color: #C0392B; }
+.mc-player .mc-key-waiting { border: 2px dashed #D35400; }
+.mc-player .mc-key-done { opacity: 0.4; background: #ddd; }
+.mc-player g.node.mc-running polygon { fill: #F4D03F; stroke: #C0392B;
+  stroke-width: 3px; }
+.mc-player g.node.mc-waiting polygon { stroke: #D35400; stroke-width: 2.5px;
+  stroke-dasharray: 5 3; }
+.mc-player g.node.mc-done { opacity: 0.35; }
+.mc-player g.node.mc-arriving ellipse { fill: #F9E79F; }
+.mc-player g.node.mc-held ellipse { fill: #ABEBC6; }
+.mc-player .mc-grad-arriving { background: #F9E79F; }
+.mc-player .mc-grad-held { background: #ABEBC6; }
+.mc-player .mc-grad-freed { color: #999; }
+.mc-player text.mc-gradline-freed { fill: #999; }
+"""
+
+_PLAYER_JS = """(function () {
+  var root = document.getElementById("PLAYER_ID");
+  var data = JSON.parse(root.querySelector(".mc-data").textContent);
+  var frames = data.frames, timer = null, current = 0;
+  var slider = root.querySelector(".mc-slider");
+  var playButton = root.querySelector(".mc-play");
+  var graphs = Array.prototype.slice.call(root.querySelectorAll(".mc-graph"));
+  // Each graph's SVG nodes by their DOT id (the <title> Graphviz writes).
+  var nodes = graphs.map(function (graph) {
+    var byId = {};
+    graph.querySelectorAll("g.node").forEach(function (g) {
+      var title = g.querySelector("title");
+      if (title) { byId[title.textContent] = g; }
+    });
+    return byId;
+  });
+  function show(i) {
+    current = Math.max(0, Math.min(frames.length - 1, i));
+    var frame = frames[current];
+    root.setAttribute("data-frame", current);
+    slider.value = current;
+    root.querySelector(".mc-counter").textContent =
+      "frame " + (current + 1) + " / " + frames.length;
+    root.querySelector(".mc-caption").textContent = frame.caption;
+    graphs.forEach(function (graph, k) {
+      graph.style.display = (k === frame.graph) ? "" : "none";
+    });
+    var byId = nodes[frame.graph];
+    Object.keys(byId).forEach(function (id) {
+      var g = byId[id], texts = g.querySelectorAll("text");
+      g.classList.toggle("mc-running", id === frame.running);
+      g.classList.toggle("mc-done", frame.done.indexOf(id) >= 0);
+      g.classList.toggle("mc-waiting", frame.waiting.indexOf(id) >= 0);
+      var grad = frame.grads[id];
+      g.classList.toggle("mc-arriving", !!grad && grad[1] === "arriving");
+      g.classList.toggle("mc-held", !!grad && grad[1] === "held");
+      if (g.getAttribute("data-gradline") === null) {
+        var last = texts[texts.length - 1];
+        g.setAttribute("data-gradline", last && last.textContent === "" ? "1" : "0");
+      }
+      if (g.getAttribute("data-gradline") === "1") {
+        var line = texts[texts.length - 1];
+        line.textContent = grad ? "GRAD_PREFIX" + grad[0] +
+          (grad[1] === "freed" ? " (freed)" : "") : "";
+        line.classList.toggle("mc-gradline-freed", !!grad && grad[1] === "freed");
+      }
+    });
+    var heap = root.querySelector(".mc-heap");
+    heap.innerHTML = "";
+    frame.heap.forEach(function (entry) {
+      var item = document.createElement("li");
+      item.textContent = entry[0] + " (rank " + entry[1] + ")";
+      heap.appendChild(item);
+    });
+    if (!frame.heap.length) { heap.innerHTML = '<li class="mc-empty">(empty)</li>'; }
+    root.querySelector(".mc-bytes").textContent = frame.grad_bytes +
+      " B in gradients, " + frame.kept_bytes + " B kept for backward";
+  }
+  function stop() {
+    if (timer !== null) { clearInterval(timer); timer = null; }
+    playButton.innerHTML = "&#9654; play";
+  }
+  function play() {
+    if (timer !== null) { stop(); return; }
+    if (current === frames.length - 1) { show(0); }
+    playButton.innerHTML = "&#10074;&#10074; pause";
+    timer = setInterval(function () {
+      if (current >= frames.length - 1) { stop(); } else { show(current + 1); }
+    }, 900);
+  }
+  root.querySelector(".mc-prev").addEventListener("click", function () {
+    stop(); show(current - 1); });
+  root.querySelector(".mc-next").addEventListener("click", function () {
+    stop(); show(current + 1); });
+  playButton.addEventListener("click", play);
+  slider.addEventListener("input", function () { stop(); show(+slider.value); });
+  show(0);
+})();""".replace("GRAD_PREFIX", GRAD_PREFIX)
