@@ -98,76 +98,98 @@ plt.show()
 # %% [markdown]
 # minichain's `gradient_check.numerical_grad` does the central difference for
 # arrays, one element at a time; it perturbs the input array in place and
-# reads the function's outputs. It agrees:
+# reads the function's outputs. Its third argument holds one array per
+# output, the *seed* that the section "Seeding" below explains; for one
+# number it is `1`. It agrees:
 
 # %%
-x_array = np.array([x])
+x_array = np.array(x)
 (numeric_grad,) = mc.gradient_check.numerical_grad(
-    lambda: (chain(x_array),), (x_array,), (np.ones(1),), eps=1e-4)
-print(numeric_grad)
+    lambda: (chain(x_array),), (x_array,), (np.array(1.0),), eps=1e-4)
+print(f"numerical_grad: {float(numeric_grad):.8f}")
 assert np.allclose(numeric_grad, gx, atol=1e-7)
 
 # %% [markdown]
 # ## A hand-made engine for chains
 #
-# Now turn the hand computation into code. Each function keeps what its
-# backward needs and multiplies the incoming gradient by its local
-# derivative. The engine starts at the output and follows `creator` links
-# until it reaches the leaf, passing the gradient along.
+# Now turn the hand computation into code, growing chapter 02's hand-made
+# engine by two things: a variable gets a `grad` slot, and a function node
+# gets a `backward`. Its signature is minichain's,
+# `backward(target_input_indexes, grad_outputs)`: the engine says which
+# inputs it wants gradients for (here always input `0`) and passes one
+# gradient per output in a tuple; the function returns a tuple with one
+# gradient per input asked for. Each backward multiplies the incoming
+# gradient by its local derivative, reading what the forward pass left in
+# `inputs` or `outputs`. The engine starts at the output and follows
+# `creator` links until it reaches the leaf, passing the gradient along.
 
 # %%
-class Var:
-    def __init__(self, data):
-        self.data = data
+class HandVariable:
+    def __init__(self, array, name=None):
+        self.array = array
+        self.name = name
         self.creator = None
-        self.grad = None
+        self.rank = 0
+        self.grad = None                            # new in this chapter
 
 
-class Func:
-    def __call__(self, x):
-        self.input = x
-        y = Var(self.forward(x.data))
-        y.creator = self
-        self.output = y
-        return y
+class HandFunctionNode:
+    def apply(self, inputs):                        # as in chapter 02
+        arrays = self.forward(tuple(x.array for x in inputs))
+        self.inputs = inputs
+        self.rank = max(x.rank for x in inputs)
+        self.outputs = tuple(HandVariable(a) for a in arrays)
+        for y in self.outputs:
+            y.creator = self
+            y.rank = self.rank + 1
+        return self.outputs
 
 
-class Sin(Func):
-    def forward(self, x):
-        return np.sin(x)
+class Sin(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return np.sin(x),
 
-    def backward(self, gy):
-        return gy * np.cos(self.input.data)
-
-
-class Square(Func):
-    def forward(self, x):
-        return x ** 2
-
-    def backward(self, gy):
-        return gy * 2 * self.input.data
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy * np.cos(self.inputs[0].array),    # keeps its input
 
 
-class Exp(Func):
-    def forward(self, x):
-        return np.exp(x)
+class Square(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return x ** 2,
 
-    def backward(self, gy):
-        return gy * self.output.data
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy * 2 * self.inputs[0].array,
+
+
+class Exp(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return np.exp(x),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy * self.outputs[0].array,          # keeps its output
 
 
 def backward_chain(y):
-    y.grad = 1.0
+    y.grad = np.ones_like(y.array)                  # dy/dy = 1
     while y.creator is not None:
         f = y.creator
-        f.input.grad = f.backward(y.grad)
-        y = f.input
+        x = f.inputs[0]
+        x.grad, = f.backward((0,), (y.grad,))
+        y = x
 
 
-xh = Var(0.5)
-yh = Exp()(Square()(Sin()(xh)))
+xh = HandVariable(np.array(0.5))
+(ah,) = Sin().apply((xh,))
+(bh,) = Square().apply((ah,))
+(yh,) = Exp().apply((bh,))
 backward_chain(yh)
-print(f"hand-made engine: {xh.grad:.6f}")
+print(f"hand-made engine: {float(xh.grad):.6f}")
 assert np.isclose(xh.grad, gx)
 
 # %% [markdown]
@@ -192,13 +214,14 @@ assert np.isclose(xv.grad, gx)
 
 # %% [markdown]
 # Each function's backward sits right beside its forward. Here are `exp` and
-# `sin` as the package defines them: forward works on arrays and says what it
-# keeps (`retain_outputs`, `retain_inputs`); backward works on Variables, so
-# it is itself recorded as a graph when asked (chapter 11 differentiates it
-# again). `backward_arrays` is the same formula on plain arrays: the engine
-# takes that shorter path only when no graph of the gradients is being
-# recorded and no hook is watching, because building Variables there would
-# cost time and give nothing back.
+# `sin` as the package defines them, next to our hand-made `Exp` and `Sin`:
+# the same `forward(inputs)` on a tuple of arrays, the same
+# `backward(target_input_indexes, grad_outputs)` returning a tuple (the
+# engine passes the first argument by position, so a function may give it a
+# shorter name). Two differences: forward says what it keeps
+# (`retain_outputs`, `retain_inputs`) instead of keeping everything, and
+# backward works on Variables, so it can itself be recorded as a graph and
+# differentiated again (double backprop, chapter 11).
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -208,30 +231,125 @@ print(inspect.getsource(exponential.Exp))
 print(inspect.getsource(trigonometric.Sin))
 
 # %% [markdown]
+# A function may also define `backward_arrays`, the same formula on plain
+# arrays; the cell below says whether these two do. Where it exists, a
+# plain `y.backward()` calls it instead of the Variable `backward` (Variables
+# would cost time there and give nothing back), and the printed `backward`
+# runs when the gradients themselves are recorded,
+# `enable_double_backprop=True`. To see which one ran, we subclass `Exp` with
+# a `backward` that notes each call; both ways give the same gradient.
+
+# %%
+class WatchedExp(exponential.Exp):
+    def backward(self, target_input_indexes, grad_outputs):
+        calls.append("backward")
+        return super().backward(target_input_indexes, grad_outputs)
+
+
+for cls in (exponential.Exp, trigonometric.Sin):
+    print(cls.__name__, "defines backward_arrays:",
+          getattr(cls, "backward_arrays", None) is not None)
+gradients = []
+for double in (False, True):
+    calls = []
+    x_watch = mc.Variable(np.array(0.5))
+    (y_watch,) = WatchedExp().apply((F.square(F.sin(x_watch)),))
+    y_watch.backward(enable_double_backprop=double)
+    gradients.append(float(x_watch.grad))
+    print(f"enable_double_backprop={double!s:5}: the printed backward ran"
+          f" {calls.count('backward')} time(s); x.grad = {gradients[-1]:.6f}")
+assert np.allclose(gradients, gx)
+# %% [markdown]
 # ## Gradients in the middle are dropped
 #
 # Only the leaf `x` got a gradient. The gradients of `a` and `b` existed for a
 # moment during backward and were freed as soon as the next function had used
 # them: a deep network would otherwise hold one gradient per layer. Ask for
-# them with `retain_grad=True`:
+# them with `retain_grad=True`. (Before the second backward we empty `x`'s
+# gradient with `cleargrad()`: a leaf *adds* each new gradient to the one it
+# holds, which chapter 04 explains.)
 
 # %%
 print("without retain_grad: a.grad =", av.grad, " b.grad =", bv.grad)
 
-xv.cleargrad()
+xv.cleargrad()                      # or x.grad would become 2 * gx
 yv.backward(retain_grad=True)
 print(f"with retain_grad:    a.grad = {float(av.grad):.6f}  b.grad = {float(bv.grad):.6f}")
 assert np.isclose(av.grad, ga) and np.isclose(bv.grad, gb)
 assert np.isclose(xv.grad, gx)
 
 # %% [markdown]
+# ## Seeding: what backward computes when the output is an array
+#
+# So far the output was one number and backward started from `dy/dy = 1`
+# (our `backward_chain` set it; `y.backward()` sets it itself for an output
+# of one element). When the output `y` holds `m` numbers and the input `x`
+# holds `n`, the derivative is a whole matrix, the *Jacobian* `J`, with
+# `J[i, j] = ∂yᵢ/∂xⱼ`. Backward never builds it. It starts from an array `g`
+# of `y`'s shape, the **seed**, which you put in `y.grad`; each function
+# multiplies the gradient it receives by its own local Jacobian, and what
+# arrives at `x` is
+#
+# $$g^\top J \;=\; \nabla_x \textstyle\sum_i g_i\, y_i ,$$
+#
+# the gradient of one number, the seed-weighted sum of the outputs. A seed of
+# ones therefore gives the gradient of `sum(y)`: the sum of each *column* of
+# `J`. That is each element's own derivative (the diagonal of `J`) only when
+# `J` is diagonal, that is, when `yᵢ` depends on `xᵢ` alone: an elementwise
+# function. A counter-example is `y = x · sum(x)` at `x = [1, 2, 3]`: each
+# `yᵢ` depends on every `xⱼ`. Its Jacobian, by finite differences, one column
+# per input element:
+
+# %%
+def times_sum(x):
+    return x * np.sum(x)
+
+
+x0 = np.array([1.0, 2.0, 3.0])
+step = 1e-6
+jacobian = np.stack([(times_sum(x0 + step * e) - times_sum(x0 - step * e))
+                     / (2 * step) for e in np.eye(3)], axis=1)
+print("J =\n", jacobian)
+print("diagonal of J (each yᵢ by its own xᵢ):", np.diag(jacobian))
+print("onesᵀ J (column sums):              ", np.ones(3) @ jacobian)
+
+xt = mc.Variable(x0.copy())
+yt = xt * F.sum(xt)
+yt.grad = np.ones(3)                # the seed
+yt.backward()
+print("backward seeded with ones:          ", xt.grad)
+assert np.allclose(np.diag(jacobian), [7, 8, 9])
+assert np.allclose(xt.grad, np.ones(3) @ jacobian)
+assert np.allclose(xt.grad, [12, 12, 12])
+
+# %% [markdown]
+# `mc.grad(outputs, inputs, grad_outputs)` runs the same backward without
+# reading or writing any `.grad`: it returns the gradients of `inputs`, and
+# its `grad_outputs` are the seeds, one per output (left out, they are ones
+# for an output of one element). A seed that is 1 at position `i` and 0
+# elsewhere picks row `i` of `J`, the gradient of `yᵢ` alone, so three calls
+# rebuild the whole Jacobian. The `grad_outputs` of `numerical_grad` (above)
+# and the `y_grad` of `check_backward` (below) are the same seeds, and so is
+# every `y.grad = ...` set before a backward in the chapters that follow.
+
+# %%
+rows = [mc.grad([yt], [xt], grad_outputs=[e])[0].array for e in np.eye(3)]
+print("rows from mc.grad with one-hot seeds:\n", np.stack(rows))
+assert np.allclose(np.stack(rows), jacobian)
+
+(ones_numeric,) = mc.gradient_check.numerical_grad(
+    lambda: (times_sum(x0),), (x0,), (np.ones(3),), eps=1e-4)
+print("numerical_grad with the seed ones:", ones_numeric)
+assert np.allclose(ones_numeric, xt.grad)
+
+# %% [markdown]
 # ## Many points at once
 #
 # Functions work elementwise on arrays, so one backward gives the derivative
 # at every point of a grid. The output is no longer a single number, so we
-# set its gradient ourselves: ones, meaning "the derivative of each output
-# element with respect to itself". The figure shows the chain, its derivative
-# from backward, and a few numerical derivatives on top.
+# seed it with ones; our chain is elementwise, so its Jacobian is diagonal
+# and ones give exactly each point's own derivative. The figure shows the
+# chain, its derivative from backward, and a few numerical derivatives on top.
 
 # %%
 grid = np.linspace(-np.pi, np.pi, 201)
@@ -259,9 +377,12 @@ plt.show()
 
 # %% [markdown]
 # `mc.gradient_check.check_backward` packs this comparison into one call: it
-# runs backward, takes a numerical derivative along a random direction, and
-# raises if the two disagree. It is how every function in minichain is
-# tested.
+# runs backward from the seed `y_grad` (its third argument), takes a
+# numerical derivative along a random direction, and raises if the two
+# disagree. minichain's own tests run it on every function. It checks the
+# gradient a plain backward computes, so for a function with
+# `backward_arrays` it checks that path; the watched `Exp` above compared it
+# with the Variable `backward`.
 
 # %%
 mc.gradient_check.check_backward(
