@@ -1,0 +1,398 @@
+"""What every exercise checker shares.
+
+A checker prints one of three verdicts, and nothing else:
+
+- ``right`` (sometimes ``right: <a remark>``);
+- ``not yet: <hint>``, where the hint names the mistake without giving the
+  answer away;
+- ``not answered yet``, only when the answer is ``None``.
+
+Checkers are tested like any other code (``tests/test_exercises.py``), so each
+module registers, beside every checker, the solution (the teacher's key,
+built by ``make solutions``), typical mistakes and malformed answers that
+must come out ``not yet``.
+
+Three things make a checker fair to a learner:
+
+- It never lets an exception escape, its own or the learner's: a traceback
+  in the middle of an exercise reads as "the course is broken". An exception
+  becomes ``not yet:`` with its type, message and the line it came from.
+- It accepts a right answer in every legitimate form: ``8``, ``8.0``,
+  ``np.float32(8)``, ``np.array(8.0)`` or a 0-d Variable are the same number.
+  The ``as_*`` helpers below turn an answer into one form, or stop with a
+  hint that says which form is wanted.
+- It compares with values it computes itself, so nothing depends on a
+  margin that another machine could flip.
+"""
+
+import contextlib
+import dataclasses
+import inspect
+import numbers
+import os
+import traceback
+import warnings
+
+import numpy as np
+
+import minichain as mc
+
+RIGHT = "right"
+NOT_ANSWERED = "not answered yet"
+NOT_YET = "not yet: "
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_MINICHAIN = os.path.dirname(os.path.abspath(mc.__file__))
+_CONFIG_NAMES = ("enable_backprop", "type_check", "debug", "train",
+                 "lazy_grad_sum")
+
+
+class NotYet(Exception):
+    """Raised inside a judge to stop with a hint (the text after ``not yet:``)."""
+
+
+# ----- verdicts ----------------------------------------------------------------
+def verdict(judge, answer):
+    """The verdict of ``judge`` on ``answer``, as the text a checker prints.
+
+    ``judge(answer)`` returns None (right) or a remark to add after
+    ``right:``, and raises ``NotYet`` for a hint. Any other exception, from
+    the learner's code or the judge, becomes a ``not yet:`` that says what it
+    was and where. The configuration (``enable_backprop``, ``debug``, ...)
+    is put back afterwards: a learner's code that switched recording off
+    must not break the cells that follow.
+    """
+    if answer is None:
+        return NOT_ANSWERED
+    try:
+        with _restored_config(), _quiet():
+            remark = judge(answer)
+    except NotYet as hint:
+        return NOT_YET + str(hint)
+    except Exception as error:  # noqa: BLE001 -- that is the point
+        return NOT_YET + "running it raised " + describe(error)
+    return RIGHT + (": " + remark if remark else "")
+
+
+def describe(error):
+    """``Type: message (where)`` for an exception, on one line."""
+    message = " ".join(str(error).split())
+    if len(message) > 300:
+        message = message[:297] + "..."
+    text = type(error).__name__ + (": " + message if message else "")
+    where = _where(error.__traceback__)
+    return text + (" (" + where + ")" if where else "")
+
+
+def _where(tb):
+    """The deepest frame outside this package: the learner's line, or minichain's."""
+    frames = [frame for frame in traceback.extract_tb(tb)
+              if not os.path.abspath(frame.filename).startswith(_HERE)]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    path = os.path.abspath(frame.filename)
+    if path.startswith(_MINICHAIN):
+        place = "minichain/" + os.path.relpath(path, _MINICHAIN)
+        return "in {}, {} line {}".format(frame.name, place, frame.lineno)
+    return "in {}, line {} of your code".format(frame.name, frame.lineno)
+
+
+@contextlib.contextmanager
+def _restored_config():
+    saved = {name: getattr(mc.config, name) for name in _CONFIG_NAMES
+             if hasattr(mc.config, name)}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(mc.config, name, value)
+
+
+@contextlib.contextmanager
+def _quiet():
+    """NaN and overflow warnings from a wrong answer are not the verdict."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+# ----- the registry a module keeps -----------------------------------------------
+@dataclasses.dataclass
+class Case:
+    """An answer for the tests: ``make()`` gives it; ``hint`` must be in the verdict."""
+
+    what: str
+    make: object
+    hint: str = ""
+
+
+@dataclasses.dataclass
+class Exercise:
+    number: int
+    judge: object
+    writes_code: bool = False
+    solution: object = None
+    mistakes: list = dataclasses.field(default_factory=list)
+    malformed: list = dataclasses.field(default_factory=list)
+
+    def verdict(self, answer):
+        return verdict(self.judge, answer)
+
+
+class Exercises(dict):
+    """The exercises of one chapter, by number: what the tests walk.
+
+    Usage in a chapter module::
+
+        EXERCISES = Exercises()
+
+        @EXERCISES.check(1)
+        def check_1(answer):
+            ...                    # raise NotYet(hint) or return
+
+        @EXERCISES.solution(1)
+        def solution_1():
+            return ...             # the answer, computed as a learner would
+
+        EXERCISES.wrong(1, [(value, "the mistake", "words of its hint"), ...])
+        EXERCISES.malformed(1, [(value, "what it is"), ...])
+
+    ``@EXERCISES.mistake(1, what, hint)`` registers a function that builds a
+    wrong answer (a class or function the learner might write).
+    """
+
+    def check(self, number, writes_code=False):
+        def register(judge):
+            self[number] = Exercise(number, judge, writes_code)
+
+            def check(answer):
+                print(verdict(judge, answer))
+
+            check.__name__ = check.__qualname__ = judge.__name__
+            check.__doc__ = judge.__doc__
+            check.verdict = lambda answer: verdict(judge, answer)
+            return check
+        return register
+
+    def solution(self, number):
+        def register(make):
+            self[number].solution = make
+            return make
+        return register
+
+    def mistake(self, number, what, hint):
+        def register(make):
+            self[number].mistakes.append(Case(what, make, hint))
+            return make
+        return register
+
+    def wrong(self, number, cases):
+        for value, what, hint in cases:
+            self[number].mistakes.append(Case(what, _constant(value), hint))
+
+    def malformed(self, number, cases):
+        for value, what in cases:
+            self[number].malformed.append(Case(what, _constant(value)))
+
+
+def _constant(value):
+    return lambda: value
+
+
+def solution_source(make):
+    """The source of a solution function without its decorator line (for the key)."""
+    lines = inspect.getsource(make).splitlines()
+    while lines and lines[0].lstrip().startswith("@"):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+# ----- answers in their many forms -------------------------------------------------
+def _plain(answer):
+    """A Variable's array, a CuPy array on the CPU; anything else as it is."""
+    if isinstance(answer, mc.Variable):
+        answer = answer.array
+    if type(answer).__module__.startswith("cupy"):
+        answer = mc.backend.to_cpu(answer)
+    return answer
+
+
+def _kind(answer):
+    name = type(answer).__name__
+    return "a " + name if name[0] not in "aeiouAEIOU" else "an " + name
+
+
+def as_number(answer):
+    """A float from an int, float, NumPy scalar, 0-d array or 0-d Variable."""
+    answer = _plain(answer)
+    if isinstance(answer, (bool, np.bool_)):
+        raise NotYet("give a number, not {}".format(answer))
+    if isinstance(answer, str):
+        raise NotYet("give a number, not the string {!r}".format(answer))
+    if isinstance(answer, numbers.Complex) and not isinstance(answer, numbers.Real):
+        raise NotYet("give a real number, not {!r}".format(answer))
+    if isinstance(answer, numbers.Real):
+        value = float(answer)
+    elif isinstance(answer, (np.ndarray, list, tuple)):
+        array = np.asarray(answer) if _numeric(answer) else None
+        if array is None:
+            raise NotYet("give one number, not {}".format(_kind(answer)))
+        if array.ndim != 0:
+            raise NotYet("give one number, not {} of shape {}".format(
+                "an array" if isinstance(answer, np.ndarray) else _kind(answer),
+                array.shape))
+        value = float(array)
+    else:
+        raise NotYet("give a number, not {}".format(_kind(answer)))
+    if not np.isfinite(value):
+        raise NotYet("{} is not a finite number".format(value))
+    return value
+
+
+def _numeric(answer):
+    try:
+        return np.asarray(answer).dtype.kind in "iuf"
+    except (ValueError, TypeError):
+        return False
+
+
+def as_int(answer, what="a count"):
+    """An int from any form of a whole number (``3``, ``3.0``, ``np.int64(3)``)."""
+    value = as_number(answer)
+    if value != round(value):
+        raise NotYet("{} is a whole number, not {:g}".format(what, value))
+    return int(round(value))
+
+
+def as_array(answer):
+    """A float NumPy array from an array, a Variable, a list or a number."""
+    answer = _plain(answer)
+    if isinstance(answer, (str, bytes)):
+        raise NotYet("give an array, not the string {!r}".format(answer))
+    if isinstance(answer, (bool, np.bool_)):
+        raise NotYet("give an array, not {}".format(answer))
+    if not isinstance(answer, (np.ndarray, numbers.Real, list, tuple)) \
+            or not _numeric(answer):
+        raise NotYet("give an array, not {}".format(_kind(answer)))
+    return np.asarray(answer, dtype=np.float64)
+
+
+def as_sequence(answer, of="values"):
+    """A list from a list or tuple (an order is asked, so no set or string)."""
+    if isinstance(answer, str):
+        raise NotYet("give a list or tuple of {}, not one string".format(of))
+    if isinstance(answer, (set, frozenset, dict)):
+        raise NotYet("give a list or tuple of {}: {} has no order".format(
+            of, _kind(answer)))
+    if isinstance(answer, np.ndarray) and answer.ndim == 1:
+        return list(answer)
+    if not isinstance(answer, (list, tuple)):
+        raise NotYet("give a list or tuple of {}, not {}".format(of, _kind(answer)))
+    return list(answer)
+
+
+def as_text(answer, what="a string"):
+    if not isinstance(answer, str):
+        raise NotYet("give {}, not {}".format(what, _kind(answer)))
+    return answer.strip()
+
+
+def as_class(answer, base, name):
+    """The class ``answer`` if it subclasses ``base``; a hint naming the slip if not."""
+    if isinstance(answer, type):
+        if not issubclass(answer, base):
+            raise NotYet("{} should be a subclass of {}.{}".format(
+                name, base.__module__.split(".")[0], base.__name__))
+        return answer
+    if isinstance(answer, base):
+        raise NotYet("give the class {} itself, not an instance of it (no "
+                     "parentheses)".format(name))
+    raise NotYet("give a class (a subclass of {}), not {}".format(
+        base.__name__, _kind(answer)))
+
+
+def as_function(answer, name):
+    if isinstance(answer, type) or not callable(answer):
+        raise NotYet("give the function {} (defined with def), not {}".format(
+            name, _kind(answer)))
+    return answer
+
+
+def close(a, b, rtol=1e-5, atol=1e-8):
+    """Equal to five significant figures: a hand computation may round."""
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol))
+
+
+def output_variable(outputs, who):
+    """The one output Variable of ``apply`` or of an old-style call."""
+    if isinstance(outputs, tuple) and len(outputs) == 1:
+        outputs = outputs[0]
+    if not isinstance(outputs, mc.Variable):
+        raise NotYet("{} should give one Variable, got {}".format(who, _kind(outputs)))
+    return outputs
+
+
+# ----- functions checked forward and backward ----------------------------------------
+SHAPES = ((3,), (2, 4), (1,))
+DTYPES = (np.float64, np.float32)
+
+
+def check_unary(call, f, df, low=-2.0, high=2.0, seed=0):
+    """Check a one-input function forward and backward, or raise NotYet.
+
+    ``call(x)`` applies the learner's function to a Variable ``x`` and
+    gives its output Variable; ``f`` and ``df`` are the NumPy forms of the
+    function and its derivative. For several shapes and both float dtypes:
+    the forward's values, shape and dtype; that the input array is left as
+    it was; the gradient for a random upstream gradient ``gy`` (never all
+    ones, so a backward that forgets ``gy`` is caught), and the same through
+    ``mc.gradient_check.check_backward``.
+    """
+    rng = np.random.default_rng(seed)
+    for dtype in DTYPES:
+        for shape in SHAPES:
+            x = rng.uniform(low, high, shape).astype(dtype)
+            gy = (rng.uniform(0.5, 2.0, shape)
+                  * rng.choice([-1.0, 1.0], shape)).astype(dtype)
+            _check_unary_once(call, f, df, x, gy)
+            try:
+                mc.gradient_check.check_backward(
+                    call, x, gy, dtype=np.float64, atol=1e-4, rtol=1e-3)
+            except AssertionError:
+                raise NotYet("backward disagrees with finite differences of "
+                             "forward (mc.gradient_check.check_backward)") from None
+
+
+def _check_unary_once(call, f, df, x, gy):
+    given, gy_given = x.copy(), gy.copy()
+    v = mc.Variable(x)
+    y = call(v)
+    shape, dtype = x.shape, x.dtype
+    if y.shape != shape:
+        raise NotYet("forward gives shape {} for an input of shape {}".format(
+            y.shape, shape))
+    if y.dtype != dtype:
+        raise NotYet("forward turns {} into {}: keep the input's dtype".format(
+            dtype, y.dtype))
+    if not np.array_equal(x, given):
+        raise NotYet("forward changed its input array in place; make a new array")
+    if not close(y.array, f(given.astype(np.float64)), rtol=1e-4, atol=1e-6):
+        raise NotYet("forward gives {} for x = {}".format(
+            np.round(y.array.ravel()[:3], 4), np.round(given.ravel()[:3], 4)))
+    y.grad = gy
+    y.backward()
+    if v.grad is None:
+        raise NotYet("backward gave the input no gradient")
+    if not np.array_equal(gy, gy_given):
+        raise NotYet("backward changed the gradient array gy it was given")
+    if not np.array_equal(x, given):
+        raise NotYet("backward changed the input array in place")
+    slope = df(given.astype(np.float64))
+    if close(v.grad, gy * slope, rtol=1e-4, atol=1e-6):
+        return
+    if close(v.grad, slope, rtol=1e-4, atol=1e-6):
+        raise NotYet("backward ignores the incoming gradient gy (the check "
+                     "passes a gy that is not 1): multiply by it")
+    raise NotYet("backward gives the wrong gradient: it is not gy times the "
+                 "derivative of the forward")

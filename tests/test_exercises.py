@@ -1,0 +1,158 @@
+"""The exercise checkers of the course, tested like any other code.
+
+Each chapter module ``notebooks/exercises/chNN.py`` keeps a registry,
+``EXERCISES``, with every exercise's checker, its solution, typical mistakes
+and malformed answers. The tests walk that registry: the solution must come
+out ``right``, every mistake ``not yet:`` with its hint, every malformed
+answer ``not yet:`` without an exception escaping, and an exercise with too
+few such cases fails here. The notebooks must call the same checkers and
+still show ``not answered yet`` for every exercise left as ``None``.
+"""
+
+import importlib
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+if str(NOTEBOOKS) not in sys.path:
+    sys.path.insert(0, str(NOTEBOOKS))
+
+from exercises import common  # noqa: E402
+
+MODULES = sorted(path.stem for path in (NOTEBOOKS / "exercises").glob("ch[0-9][0-9].py"))
+CHAPTERS = ["{:02d}".format(n) for n in range(1, 13)]
+
+
+def _exercises():
+    for name in MODULES:
+        module = importlib.import_module("exercises." + name)
+        for number, exercise in sorted(module.EXERCISES.items()):
+            yield pytest.param(exercise, id="{}-{}".format(name, number))
+
+
+EXERCISES = list(_exercises())
+
+
+def test_every_course_chapter_has_a_module():
+    assert {"ch" + n for n in CHAPTERS} <= set(MODULES)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_solution_is_right(exercise):
+    assert exercise.solution is not None, "no solution registered"
+    verdict = exercise.verdict(exercise.solution())
+    assert verdict == "right" or verdict.startswith("right: "), verdict
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_typical_mistakes_get_their_hint(exercise):
+    assert len(exercise.mistakes) >= 3, "fewer than three typical mistakes"
+    for case in exercise.mistakes:
+        assert case.hint, "mistake {!r} names no hint to expect".format(case.what)
+        verdict = exercise.verdict(case.make())
+        assert verdict.startswith("not yet: "), (case.what, verdict)
+        assert case.hint in verdict, (case.what, verdict)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_malformed_answers_are_not_yet_without_traceback(exercise):
+    assert len(exercise.malformed) >= 2, "fewer than two malformed answers"
+    for case in exercise.malformed:
+        verdict = exercise.verdict(case.make())  # must not raise
+        assert verdict.startswith("not yet: "), (case.what, verdict)
+        assert "Traceback" not in verdict
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_none_is_not_answered(exercise):
+    assert exercise.verdict(None) == "not answered yet"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_each_chapter_asks_for_code(name):
+    module = importlib.import_module("exercises." + name)
+    assert any(exercise.writes_code for exercise in module.EXERCISES.values())
+
+
+def test_a_checker_prints_one_line(capsys):
+    ch01 = importlib.import_module("exercises.ch01")
+    ch01.check_1(None)
+    ch01.check_1("eight")
+    ch01.check_1(ch01.solution_1())
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "not answered yet"
+    assert lines[1].startswith("not yet: give a number")
+    assert lines[2] == "right"
+
+
+def test_an_exception_says_what_and_where():
+    def derivative(f, x):
+        raise KeyError("oops")
+
+    verdict = common.verdict(importlib.import_module("exercises.ch01").EXERCISES[3].judge,
+                             derivative)
+    assert verdict.startswith("not yet: running it raised KeyError: 'oops'")
+    assert "in derivative, line" in verdict
+
+
+def test_config_is_restored_after_a_check():
+    import minichain as mc
+
+    def judge(answer):
+        mc.config.enable_backprop = False
+        raise ValueError("left recording off")
+
+    assert common.verdict(judge, 1).startswith("not yet: running it raised ValueError")
+    assert mc.config.enable_backprop is True
+
+
+def _source(chapter):
+    return next((NOTEBOOKS / "src").glob(chapter + "_*.py"))
+
+
+def _exercises_section(text):
+    return text[text.index("# ## Exercises"):]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_notebook_calls_the_module_checkers(chapter):
+    """Every answer_N = None of the chapter has a checker, and every checker a cell."""
+    section = _exercises_section(_source(chapter).read_text())
+    module = importlib.import_module("exercises.ch" + chapter)
+    asked = sorted(int(n) for n in re.findall(r"^answer_(\d+) = None$", section, re.M))
+    called = sorted(int(n) for n in re.findall(
+        r"^ch{}\.check_(\d+)\(answer_\1\)$".format(chapter), section, re.M))
+    assert asked == called == sorted(module.EXERCISES)
+    assert "from exercises import ch" + chapter in section
+    assert "def check_" not in section, "checkers belong in notebooks/exercises"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_committed_notebook_shows_not_answered_yet(chapter):
+    notebook = json.loads(next(NOTEBOOKS.glob(chapter + "_*.ipynb")).read_text())
+    checks = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"
+              and re.search(r"^ch\d\d\.check_\d+\(", "".join(cell["source"]), re.M)]
+    assert checks
+    for cell in checks:
+        text = "".join("".join(out.get("text", "")) for out in cell["outputs"])
+        assert text == "not answered yet\n", "".join(cell["source"])
+
+
+def test_the_key_builds_and_every_check_is_right(tmp_path):
+    """`make solutions` for one chapter: the key runs and prints only `right`."""
+    result = subprocess.run(
+        [sys.executable, str(NOTEBOOKS / "exercises" / "key.py"), "--out",
+         str(tmp_path), "01"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    notebook = json.loads(next(tmp_path.glob("01_*.ipynb")).read_text())
+    outputs = ["".join(out.get("text", "")) for cell in notebook["cells"]
+               if cell["cell_type"] == "code" and "check_" in "".join(cell["source"])
+               for out in cell["outputs"]]
+    module = importlib.import_module("exercises.ch01")
+    assert outputs.count("right\n") == len(module.EXERCISES), outputs
