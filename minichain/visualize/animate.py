@@ -216,7 +216,8 @@ class _Graph:
         try:
             svg = _render.to_svg(self.dot_source())
         except _dot.GraphvizNotFoundError as error:
-            return '<p class="mc-nograph">{}</p>'.format(html.escape(str(error), quote=False))
+            return '<p class="mc-nograph">{}</p>'.format(
+                html.escape(str(error), quote=False))
         svg = svg[svg.find("<svg"):]  # no XML prolog inside an HTML page
         return re.sub(r"(<text[^>]*>){}[^<]*(</text>)".format(
             re.escape(GRAD_PREFIX)), r"\1\2", svg)
@@ -490,24 +491,15 @@ _PLAYER_JS = """(function () {
     });
     return byId;
   });
-  function show(i) {
-    current = Math.max(0, Math.min(frames.length - 1, i));
-    var frame = frames[current];
-    root.setAttribute("data-frame", current);
-    slider.value = current;
-    root.querySelector(".mc-counter").textContent =
-      "frame " + (current + 1) + " / " + frames.length;
-    root.querySelector(".mc-caption").textContent = frame.caption;
-    graphs.forEach(function (graph, k) {
-      graph.style.display = (k === frame.graph) ? "" : "none";
-    });
-    var byId = nodes[frame.graph];
+  // Colours and gradient lines of one graph's nodes for ``frame``
+  // (null: a hidden graph, cleared).
+  function paint(byId, frame) {
     Object.keys(byId).forEach(function (id) {
       var g = byId[id], texts = g.querySelectorAll("text");
-      g.classList.toggle("mc-running", id === frame.running);
-      g.classList.toggle("mc-done", frame.done.indexOf(id) >= 0);
-      g.classList.toggle("mc-waiting", frame.waiting.indexOf(id) >= 0);
-      var grad = frame.grads[id];
+      var grad = frame ? frame.grads[id] : undefined;
+      g.classList.toggle("mc-running", !!frame && id === frame.running);
+      g.classList.toggle("mc-done", !!frame && frame.done.indexOf(id) >= 0);
+      g.classList.toggle("mc-waiting", !!frame && frame.waiting.indexOf(id) >= 0);
       g.classList.toggle("mc-arriving", !!grad && grad[1] === "arriving");
       g.classList.toggle("mc-held", !!grad && grad[1] === "held");
       if (g.getAttribute("data-gradline") === null) {
@@ -520,6 +512,21 @@ _PLAYER_JS = """(function () {
           (grad[1] === "freed" ? " (freed)" : "") : "";
         line.classList.toggle("mc-gradline-freed", !!grad && grad[1] === "freed");
       }
+    });
+  }
+  function show(i) {
+    current = Math.max(0, Math.min(frames.length - 1, i));
+    var frame = frames[current];
+    root.setAttribute("data-frame", current);
+    slider.value = current;
+    root.querySelector(".mc-counter").textContent =
+      "frame " + (current + 1) + " / " + frames.length;
+    root.querySelector(".mc-caption").textContent = frame.caption;
+    graphs.forEach(function (graph, k) {
+      graph.style.display = (k === frame.graph) ? "" : "none";
+    });
+    nodes.forEach(function (byId, k) {
+      paint(byId, k === frame.graph ? frame : null);
     });
     var heap = root.querySelector(".mc-heap");
     heap.innerHTML = "";
