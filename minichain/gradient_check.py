@@ -50,13 +50,18 @@ def numerical_grad(f, inputs, grad_outputs, eps=1e-3,
             read ``inputs``, which are perturbed **in place**, one element at
             a time (and restored afterwards).
         inputs: tuple of float arrays.
-        grad_outputs: tuple of arrays, one per output of ``f``; an output
-            whose entry is None (or which is None itself) is left out.
+        grad_outputs: tuple of arrays or Python scalars, one per output of
+            ``f``; an output whose entry is None (or which is None itself)
+            is left out. ``f`` may return Python scalars too (a constant
+            output, whose gradient is 0).
         eps: the step; must be positive.
         detect_nondifferentiable: use a 5-point stencil and raise
             ``NondifferentiableError`` when the samples do not look like a
             smooth function (a jump in finiteness, or a poor quadratic fit).
-        diff_atol, diff_rtol: tolerance of that quadratic fit.
+        diff_atol, diff_rtol: tolerance of that quadratic fit: the
+            root-mean-square distance of the 5 samples from their
+            least-squares parabola may be at most
+            ``diff_atol + diff_rtol * (max - min)`` of the samples.
         center_outputs: ignored (kept for Chainer's signature).
 
     Returns:
@@ -78,7 +83,9 @@ def numerical_grad(f, inputs, grad_outputs, eps=1e-3,
                             "arrays, got {}".format(name, type(value)))
     inputs = tuple(inputs)
     grad_outputs = tuple(grad_outputs)
-    arrays = [a for a in inputs + grad_outputs if a is not None]
+    # Scalars live on no device, so they can go with CPU or GPU arrays.
+    arrays = [a for a in inputs + grad_outputs
+              if a is not None and not numpy.isscalar(a)]
     if len({backend.is_gpu_array(a) for a in arrays}) > 1:
         raise RuntimeError("Do not mix GPU and CPU arrays in `numerical_grad`")
     for x in inputs:
@@ -115,11 +122,24 @@ def numerical_grad(f, inputs, grad_outputs, eps=1e-3,
 
 def _evaluate(f):
     """Call ``f`` and copy its outputs to float64 (f may return a view of an
-    input, which the next perturbation would change under our feet)."""
+    input, which the next perturbation would change under our feet).
+
+    An output may be a Python scalar, such as the constant ``1`` of
+    ``lambda: (1,)``; it becomes a 0-d float64 array.
+    """
     ys = f()
     if not isinstance(ys, (tuple, list)):
         ys = (ys,)
-    return [None if y is None else y.astype(numpy.float64) for y in ys]
+    return [None if y is None
+            else numpy.array(y, dtype=numpy.float64) if numpy.isscalar(y)
+            else y.astype(numpy.float64) for y in ys]
+
+
+def _as_float64(gy):
+    """An output gradient in float64: a scalar stays a scalar."""
+    if numpy.isscalar(gy):
+        return float(gy)
+    return gy.astype(numpy.float64)
 
 
 def _difference(samples, grad_outputs, eps):
@@ -133,7 +153,7 @@ def _difference(samples, grad_outputs, eps):
         else:  # (y(-eps) - 8 y(-eps/2) + 8 y(+eps/2) - y(+eps)) / 6eps
             y_m2, y_m1, y_p1, y_p2 = [s[k] for s in samples]
             dy = (y_m2 - 8 * y_m1 + 8 * y_p1 - y_p2) / (6 * eps)
-        total += float((dy * gy.astype(numpy.float64)).sum())
+        total += float((dy * _as_float64(gy)).sum())
     return total
 
 
@@ -153,7 +173,13 @@ def _check_differentiable(samples, center, eps, atol, rtol, x_index, index):
 
     Smooth means: each output element is finite at all 5 points or at none,
     and a parabola through the 5 points fits them to within
-    ``atol + rtol * (max - min)``.
+    ``atol + rtol * (max - min)``. The misfit is the root-mean-square
+    residual of the least-squares parabola, as in Chainer: a single sample
+    off by a float32 rounding error moves it by only a fraction of that
+    error, so ``-3x**3 + 2x**2 + 1`` at 0 in float32 (whose samples differ
+    by a few rounding steps) still counts as smooth, while a kink such as
+    ``abs`` at 0 leaves a residual as large as the samples' spread.
+    An output that is the same at all 5 points is smooth.
     """
     for k, y0 in enumerate(center):
         if y0 is None:
@@ -169,12 +195,14 @@ def _check_differentiable(samples, center, eps, atol, rtol, x_index, index):
         ys = ys[:, finite.all(axis=0)]
         # Subtract the centre first: a constant output then fits exactly.
         ys = ys - ys[2]
-        misfit = numpy.abs(_PARABOLA_RESIDUAL @ ys).max(axis=0)
+        residual = _PARABOLA_RESIDUAL @ ys
+        misfit = numpy.sqrt((residual * residual).mean(axis=0))
         spread = ys.max(axis=0) - ys.min(axis=0)
-        if (misfit > atol + rtol * spread).any():
+        if ((misfit > atol + rtol * spread) & (spread > 0)).any():
             _raise_nondifferentiable(
                 "output {} is not fitted by a quadratic within "
-                "diff_atol={} diff_rtol={}".format(k, atol, rtol),
+                "diff_atol={} diff_rtol={} (root-mean-square residual {})"
+                .format(k, atol, rtol, misfit.max()),
                 ys, eps, x_index, index)
 
 
@@ -205,12 +233,14 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
         eps: finite-difference step.
         atol, rtol: the check passes if
             ``|numeric - backward| <= atol + rtol * |numeric|``.
-        no_grads: one bool per input, True to leave it unchecked. Default:
-            skip the inputs that are not floats. An integer input must
-            receive no gradient at all (RuntimeError otherwise).
+        no_grads: one bool per input, True for an input that must receive
+            no gradient at all (RuntimeError otherwise, as in Chainer); its
+            gradient is then not compared either. Default: True for the
+            inputs that are not floats.
         dtype: a float dtype for the numerical pass (e.g. ``numpy.float64``
             to check a float32 function without float32 round-off).
-        detect_nondifferentiable: see ``numerical_grad``.
+        detect_nondifferentiable: see ``numerical_grad``; the quadratic
+            fit there is held to ``diff_atol=0, diff_rtol=rtol``.
 
     Raises:
         AssertionError: the two directional derivatives differ; the message
@@ -244,16 +274,15 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
                 "check_backward: input {} has dtype {}; only float inputs can "
                 "be checked (set no_grads[{}] = True)".format(i, x.dtype, i))
 
-    # 1. backward. Integer inputs still ask for a gradient, so that a
-    #    backward that wrongly returns one is caught.
-    xs = [Variable(x, requires_grad=not skip or x.dtype.kind != "f")
-          for x, skip in zip(x_data, no_grads)]
+    # 1. backward. Every input asks for a gradient, also those left out of
+    #    the check: a backward that still returns one for them is wrong.
+    xs = [Variable(x, requires_grad=True) for x in x_data]
     ys = _as_tuple(func(*xs))
     y_grad = _check_output_gradients(ys, y_grad)
     gxs = _backward(ys, y_grad, xs + list(params))
-    for x, skip, gx in zip(xs, no_grads, gxs):
-        if skip and x.dtype.kind != "f" and gx is not None:
-            raise RuntimeError("gradient of int variable must be None")
+    for i, (x, skip, gx) in enumerate(zip(xs, no_grads, gxs)):
+        if skip and gx is not None:
+            raise RuntimeError(_unexpected_gradient_message(i, x.dtype))
     targets = [x for x, skip in zip(xs, no_grads) if not skip] + list(params)
     target_grads = [gx for gx, skip in zip(gxs, no_grads) if not skip]
     target_grads += gxs[len(xs):]
@@ -292,9 +321,12 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
         return tuple([None if y is None else y.array for y in outs])
 
     try:
+        # The smoothness test uses this check's own rtol (and no atol), as
+        # Chainer's does: a kink too small to matter at rtol passes.
         numeric, = numerical_grad(
             shifted, (delta,), y_grad, eps=eps,
-            detect_nondifferentiable=detect_nondifferentiable)
+            detect_nondifferentiable=detect_nondifferentiable,
+            diff_atol=0, diff_rtol=rtol)
     finally:
         for p, original in zip(params, param_arrays):
             p.array = original
@@ -310,6 +342,19 @@ def check_backward(func, x_data, y_grad, params=(), eps=1e-3, atol=1e-5,
         raise AssertionError(_failure_message(
             eps, atol, rtol, [t.array for t in targets], y_grad, directions,
             numeric, backward))
+
+
+def _unexpected_gradient_message(index, dtype):
+    """Why input ``index``, left out of the check, must get no gradient."""
+    if dtype.kind != "f":
+        return ("gradient of int variable must be None: input {} has dtype "
+                "{}, and backward returned a gradient for it".format(
+                    index, dtype))
+    return ("check_backward: gradient of input {} must be None: it is marked "
+            "True in no_grads, yet backward returned a gradient for it. Set "
+            "no_grads[{}] = False to check that gradient, or let func use "
+            "the input's .array so that no gradient flows to it".format(
+                index, index))
 
 
 def _as_tuple(x):
@@ -437,7 +482,10 @@ def check_double_backward(func, x_data, y_grad, x_grad_grad, params=(),
         x_grad_grad: the gradient of each checked input's gradient (one
             array per float input that is not in ``no_grads``).
         params_grad_grad: the same for each parameter's gradient.
-        eps, atol, rtol, no_grads, dtype, detect_nondifferentiable: as in
+        no_grads: one bool per input, True to leave it out: a float input
+            so marked is held constant (func receives it with no graph
+            behind it), so neither order is computed or checked for it.
+        eps, atol, rtol, dtype, detect_nondifferentiable: as in
             ``check_backward``.
 
     A backward computed on raw arrays (``Variable(gy.array * 2)``) records
@@ -459,6 +507,12 @@ def check_double_backward(func, x_data, y_grad, x_grad_grad, params=(),
 
     def first_order(*inputs):
         xs, gys = inputs[:n_x], list(inputs[n_x:])
+        # A float input left out is held constant: with no graph behind it,
+        # the second-order pass sends it nothing (check_backward would
+        # otherwise report the gradient it legitimately has).
+        xs = [Variable(x.array, requires_grad=False)
+              if skip and x.dtype.kind == "f" else x
+              for x, skip in zip(xs, no_grads)]
         ys = _as_tuple(func(*xs))
         if y_grad is None:
             grad_outputs = _check_output_gradients(ys, None)

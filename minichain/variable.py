@@ -93,6 +93,14 @@ class VariableNode:
         node = self.creator_node
         return None if node is None else getattr(node, "_function", node)
 
+    def set_creator(self, creator):
+        """Make ``creator`` this node's creator (Chainer's name for it).
+
+        An old-style ``Function`` stands for its node, so this is
+        ``set_creator_node`` for either kind of function.
+        """
+        self.set_creator_node(_creator_node_of(creator))
+
     def set_creator_node(self, function_node):
         """Make ``function_node`` this node's creator; rank follows it."""
         if function_node is not None and not hasattr(function_node, "rank"):
@@ -144,6 +152,15 @@ class VariableNode:
             raise RuntimeError(
                 'cannot twice-differentiate an old style Function "{}"'.format(
                     self._old_style_grad_generator))
+
+
+def _creator_node_of(function):
+    """The graph node of ``function``: an old-style ``Function`` is drawn in
+    the graph by its adapter node (``function.node``); a FunctionNode, or
+    None, is itself."""
+    if function is not None and hasattr(function, "node"):
+        return function.node
+    return function
 
 
 def _shape_dtype_label(shape, dtype):
@@ -305,7 +322,7 @@ class Variable:
 
     @creator_node.setter
     def creator_node(self, function_node):
-        self._node.set_creator_node(function_node)
+        self._node.set_creator_node(_creator_node_of(function_node))
 
     @property
     def creator(self):
@@ -313,9 +330,24 @@ class Variable:
 
     @creator.setter
     def creator(self, function):
-        if function is not None and hasattr(function, "node"):
-            function = function.node  # an old-style Function: use its node
-        self._node.set_creator_node(function)
+        self._node.set_creator_node(_creator_node_of(function))
+
+    def set_creator(self, gen_func):
+        """Record ``gen_func`` as the function that made this variable.
+
+        The same as ``v.creator = gen_func``: the rank becomes the
+        function's rank + 1, and None unchains (keeping the rank). An
+        old-style ``Function`` or a ``FunctionNode`` may be given.
+        """
+        self.creator = gen_func
+
+    def set_creator_node(self, fnode):
+        """Record ``fnode`` as the node that made this variable.
+
+        The same as ``v.creator_node = fnode`` (an old-style ``Function``
+        stands for its node).
+        """
+        self.creator_node = fnode
 
     @property
     def rank(self):
@@ -435,17 +467,30 @@ class Variable:
 
     # ----- printing -------------------------------------------------------
     def __repr__(self):
-        if self._data is None:
-            return "variable(None)"
-        text = numpy.array2string(backend.to_cpu(self._data), separator=", ",
-                                  prefix="variable(")
-        name = self.name
-        return "variable{}({})".format(" " + name if name else "", text)
+        return self._to_string("variable", ", ")
 
     def __str__(self):
+        return self._to_string("variable", " ")
+
+    def _to_string(self, kind, separator):
+        """``kind name(array)``, as NumPy prints the array.
+
+        The array's continuation lines are indented to sit under its first
+        element, past ``variable x(``. ``repr`` separates elements with
+        ``, `` (like ``numpy.array_repr``), ``str`` with a space; both carry
+        the name. An empty array of another shape than ``(0,)`` would print
+        only ``[]``, so ``repr`` adds its shape.
+        """
+        prefix = kind + (" " + self.name if self.name else "")
         if self._data is None:
-            return "variable(None)"
-        return "variable({})".format(str(backend.to_cpu(self._data)))
+            return prefix + "(None)"
+        array = backend.to_cpu(self._data)
+        if separator == ", " and array.size == 0 and array.shape != (0,):
+            text = "[], shape={!r}".format(array.shape)
+        else:
+            text = numpy.array2string(array, separator=separator,
+                                      prefix=prefix + "(")
+        return "{}({})".format(prefix, text)
 
     def summary(self):
         name = self.name
@@ -454,11 +499,16 @@ class Variable:
         return "<variable at {:#x}>".format(id(self))
 
     def debug_print(self):
-        """A multi-line report (device, shape, dtype, statistics, grad)."""
+        """A multi-line report (device, shape, dtype, statistics, grad).
+
+        The lines are always the same six, as in Chainer; a variable with
+        no array reports None for each.
+        """
         data = self._data
         lines = [self.summary()]
         if data is None:
-            lines.append("- data: None")
+            lines += ["- {}: None".format(what) for what in
+                      ("device", "backend", "shape", "dtype", "statistics")]
         else:
             lines += [
                 "- device: {}".format(backend.device_name(data)),
@@ -629,7 +679,7 @@ class Parameter(Variable):
         return self._data is not None
 
     def __repr__(self):
-        return "parameter" + Variable.__repr__(self)[len("variable"):]
+        return self._to_string("parameter", ", ")
 
 
 def _initial_array(initializer, shape, dtype, xp):

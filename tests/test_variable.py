@@ -101,7 +101,9 @@ def test_len_of_zero_dim_variable_is_a_type_error():
 def test_repr_and_str():
     x = Variable(f64([1, 2]), name="x")
     assert repr(x) == "variable x([1., 2.])"
-    assert str(x) == "variable([1. 2.])"
+    # str carries the name too, as in Chainer (this used to pin a str
+    # without it, which was a mistake of the semantics notes, §1.5).
+    assert str(x) == "variable x([1. 2.])"
     assert repr(Variable()) == "variable(None)"
     assert str(Variable()) == "variable(None)"
 

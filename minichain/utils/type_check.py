@@ -106,12 +106,14 @@ _PRIORITY_ATOM = 12  # names, constants, x.attr, x[key], f(args)
 
 
 def _format(value):
-    """Print a value (or a list/tuple holding expressions) for a message.
+    """Print an evaluated value, or a comparison's plain side, for a message.
 
-    Values print with ``str``, not ``repr``: a dtype shows as ``float64``,
-    the string ``'f'`` as ``f``, and ``numpy.float32`` as
-    ``<class 'numpy.float32'>``. Tuples and lists are taken apart so that
-    their items print the same way (``str`` of a tuple would ``repr`` them).
+    The ``Actual:`` line and the two plain sides of a checked comparison use
+    ``str``, as Chainer does: a dtype shows as ``float64``, the string ``'f'``
+    as ``f`` (``Expect: x.dtype.kind == f`` / ``Actual: i != f``), and
+    ``numpy.float32`` as ``<class 'numpy.float32'>``. Tuples and lists are
+    taken apart so that their items print the same way (``str`` of a tuple
+    would ``repr`` them).
     """
     if isinstance(value, Expr):
         return str(value)
@@ -124,19 +126,42 @@ def _format(value):
     return str(value)
 
 
+def _repr(value):
+    """Print a value that sits *inside* an expression, as Python would.
+
+    A constant inside an expression prints with ``repr``, as in Chainer, so
+    the text reads back as the expression: ``y['a']``, ``sum(['', 1])``,
+    ``getattr(x, 3)``. Expressions inside lists and tuples print as
+    expressions. A NumPy scalar prints as its Python value (``2``, not
+    NumPy 2's ``np.int64(2)``), which is how Chainer's messages read under
+    the NumPy 1 it was written for.
+    """
+    if isinstance(value, Expr):
+        return str(value)
+    if isinstance(value, tuple):
+        if len(value) == 1:
+            return f"({_repr(value[0])},)"
+        return "(" + ", ".join(_repr(item) for item in value) + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(_repr(item) for item in value) + "]"
+    if isinstance(value, numpy.generic):
+        return repr(value.item())
+    return repr(value)
+
+
 def _format_index(index):
     """Print one index as it is written between brackets: ``1:2``, ``...``."""
     if isinstance(index, slice):
         text = ":".join(
-            "" if bound is None else _format(bound)
+            "" if bound is None else _repr(bound)
             for bound in (index.start, index.stop)
         )
         if index.step is not None:
-            text += ":" + _format(index.step)
+            text += ":" + _repr(index.step)
         return text
     if index is Ellipsis:
         return "..."
-    return _format(index)
+    return _repr(index)
 
 
 def _format_key(key):
@@ -321,7 +346,7 @@ class Constant(Expr):
         return _evaluate(self._value)
 
     def __str__(self):
-        return _format(self._value)
+        return _repr(self._value)
 
 
 class Variable(Expr):
@@ -344,26 +369,37 @@ class Variable(Expr):
 
 
 class GetAttr(Expr):
-    """``obj.name``: looks the attribute up only when evaluated."""
+    """``obj.name``: looks the attribute up only when evaluated.
+
+    ``name`` is normally a str. It may also be an expression or another
+    value, as in Chainer; then it prints as a call, ``getattr(x, 3)``,
+    unless it is a constant string (``x.value`` either way).
+    """
 
     def __init__(self, obj, name):
         super().__init__(_PRIORITY_ATOM)
-        self._obj = obj
+        self._obj = _as_expr(obj)
         self._name = name
 
     def eval(self):
         value = _evaluate(self._obj)
+        name = _evaluate(self._name)
         try:
-            return getattr(value, self._name)
+            return getattr(value, name)
         except AttributeError as error:
             raise AttributeError(
                 f"cannot evaluate {self}: {_format(self._obj)} is "
-                f"{value!r}, which has no attribute {self._name!r}"
+                f"{value!r}, which has no attribute {name!r}"
             ) from error
 
     def __str__(self):
+        name = self._name
+        if isinstance(name, Constant) and isinstance(name._value, str):
+            name = name._value
+        if not isinstance(name, str):
+            return f"getattr({self._obj}, {_repr(name)})"
         obj = _parenthesize(self._obj, self._obj._priority < _PRIORITY_ATOM)
-        return f"{obj}.{self._name}"
+        return f"{obj}.{name}"
 
 
 class GetItem(Expr):
@@ -371,7 +407,7 @@ class GetItem(Expr):
 
     def __init__(self, obj, key):
         super().__init__(_PRIORITY_ATOM)
-        self._obj = obj
+        self._obj = _as_expr(obj)
         self._key = key
 
     def eval(self):
@@ -411,7 +447,7 @@ class Call(Expr):
             )
         else:
             name = getattr(self._function, "__name__", str(self._function))
-        return f"{name}({', '.join(_format(arg) for arg in self._args)})"
+        return f"{name}({', '.join(_repr(arg) for arg in self._args)})"
 
 
 class UnaryOperator(Expr):
@@ -457,6 +493,10 @@ class BinaryOperator(Expr):
         # group towards: ``x - (y - z)`` but ``x - y - z``, and the other way
         # round for ``**``. ``(a == b) == c`` needs them on both sides, since
         # ``a == b == c`` would mean ``a == b and b == c``.
+        return self._join(str(self._lhs), str(self._rhs))
+
+    def _join(self, lhs, rhs):
+        """Join the two sides' texts with the symbol, adding parentheses."""
         lhs_priority, rhs_priority = self._lhs._priority, self._rhs._priority
         lhs_parens = lhs_priority < self._priority or (
             lhs_priority == self._priority and self._grouping != "left"
@@ -464,8 +504,8 @@ class BinaryOperator(Expr):
         rhs_parens = rhs_priority < self._priority or (
             rhs_priority == self._priority and self._grouping != "right"
         )
-        lhs = _parenthesize(self._lhs, lhs_parens)
-        rhs = _parenthesize(self._rhs, rhs_parens)
+        lhs = _parenthesize(lhs, lhs_parens)
+        rhs = _parenthesize(rhs, rhs_parens)
         return f"{lhs} {self._symbol} {rhs}"
 
 
@@ -495,7 +535,16 @@ class Comparison(BinaryOperator, Testable):
         rhs = _evaluate(self._rhs)
         if not self._function(lhs, rhs):
             actual = f"{_format(lhs)} {self._inverse_symbol} {_format(rhs)}"
-            raise InvalidType(str(self), actual)
+            raise InvalidType(self._expect_text(), actual)
+
+    def _expect_text(self):
+        """The ``Expect:`` line: like ``str(self)``, except that a plain value
+        on either side prints with ``str``, as Chainer words it
+        (``x.dtype.kind == f``, where ``str(x.dtype.kind == 'f')`` quotes)."""
+        return self._join(*[
+            _format(side._value) if isinstance(side, Constant) else str(side)
+            for side in (self._lhs, self._rhs)
+        ])
 
 
 # ---------------------------------------------------------------------------

@@ -31,21 +31,29 @@ def failure_message(*conditions):
 # --- The leaves: constants and variables ------------------------------------
 
 
-def test_constant_prints_with_str_and_evaluates_to_itself():
+def test_constant_prints_with_repr_and_evaluates_to_itself():
+    # Inside an expression a constant prints as Python would write it (as in
+    # Chainer): strings keep their quotes, types print as <class ...>.
     assert str(T.Constant(3)) == "3"
     assert T.eval(T.Constant(3)) == 3
-    # Strings lose their quotes and types print as <class ...>, as in Chainer.
-    assert str(T.Constant("f")) == "f"
+    assert str(T.Constant("f")) == "'f'"
     assert str(T.Constant(numpy.float32)) == "<class 'numpy.float32'>"
 
 
-def test_constant_tuples_and_lists_print_their_items_with_str():
+def test_constant_tuples_and_lists_print_their_items_with_repr():
     assert str(T.Constant((2,))) == "(2,)"
     assert str(T.Constant((2, 3))) == "(2, 3)"
     assert str(T.Constant(())) == "()"
-    # str() of a tuple would repr its items and show np.int64(2).
+    # NumPy scalars print as their Python value, not NumPy 2's np.int64(2).
     assert str(T.Constant((numpy.int64(2), numpy.int64(3)))) == "(2, 3)"
-    assert str(T.Constant([1, "a"])) == "[1, a]"
+    assert str(T.Constant([1, "a"])) == "[1, 'a']"
+
+
+def test_a_checked_comparison_prints_its_plain_sides_with_str():
+    # The Expect line words a plain side with str, as Chainer's does.
+    kind = variable(numpy.dtype("int32"), "x").kind
+    assert str(kind == "f") == "x.kind == 'f'"
+    assert failure_message(kind == "f") == "Expect: x.kind == f\nActual: i != f"
 
 
 def test_variable_prints_its_name_and_evaluates_to_its_value():

@@ -72,6 +72,8 @@ class Add(FunctionNode):
         type_check.expect_broadcast_shapes(*[t.shape for t in in_types])
 
     def forward(self, inputs):
+        if len(inputs) == 1:
+            return inputs[0],  # a sum of one term: the term itself, as in Chainer
         y = inputs[0] + inputs[1]
         for x in inputs[2:]:
             y = y + x
@@ -110,10 +112,15 @@ class AddConstant(FunctionNode):
 
 
 def add(*xs):
-    """Elementwise sum of any number of Variables/arrays (at least two)."""
-    if len(xs) < 2:
-        raise TypeError("add: at least two inputs are needed, got {}".format(
-            len(xs)))
+    """Elementwise sum of any number of Variables/arrays (at least one).
+
+    With one input, as in Chainer, the result is a new Variable holding the
+    input's own array, whose gradient passes straight back: a backward that
+    gathers a varying number of terms (``F.add(*terms)``) needs no special
+    case for one term.
+    """
+    if len(xs) < 1:
+        raise TypeError("add: at least one input is needed, got 0")
     return Add().apply(xs)[0]
 
 
