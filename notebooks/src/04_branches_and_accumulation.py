@@ -62,8 +62,10 @@ assert draw([y, z]) == reference
 
 # %% [markdown]
 # Now backpropagate from both outputs at once. `mc.backward` takes the
-# outputs and starts from their `.grad`. With `1` flowing back from `y` and
-# `10` from `z`, `x` must receive `11` everywhere.
+# outputs and starts from their `.grad`, the seeds of chapter 03. Seeding
+# `y` with ones and `z` with tens asks for the gradient of the one number
+# `Σ 1·yᵢ + Σ 10·zᵢ`; since `y` and `z` are copies of `x`, each element of
+# `x` must receive `1 + 10 = 11`.
 
 # %%
 y.grad = np.full(3, 1.0)
@@ -77,90 +79,108 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 #
 # The chain engine of chapter 03 followed one `creator` link at a time. A
 # branched graph needs every function visited once, *after* all the functions
-# that use its output; for now we simply visit them in the reverse of the
-# order they were created (chapter 05 explains why minichain uses ranks and a
-# heap instead). Each function hands one gradient per input back, and the
-# engine stores it. The one line that matters is marked: add, or overwrite.
+# that use its output. Our hand-made engine grows once more: it collects
+# every function behind the outputs and visits them from the highest rank
+# down (chapter 02's rank; chapter 05 shows why the order matters and why
+# this one is right). `HandVariable` and `HandFunctionNode` are chapter 03's,
+# unchanged: `apply` already takes any number of inputs. Each function hands
+# one gradient per input back, and the engine stores it. The one line that
+# matters is marked: add, or overwrite.
 
 # %%
-class Var:
-    def __init__(self, data, name=None):
-        self.data = data
+class HandVariable:                                 # as in chapter 03
+    def __init__(self, array, name=None):
+        self.array = array
         self.name = name
         self.creator = None
+        self.rank = 0
         self.grad = None
 
 
-class Func:
-    created = 0                      # creation counter: a valid backward order
-
-    def __call__(self, *inputs):
+class HandFunctionNode:                             # as in chapter 02
+    def apply(self, inputs):
+        arrays = self.forward(tuple(x.array for x in inputs))
         self.inputs = inputs
-        self.output = Var(self.forward(*[x.data for x in inputs]))
-        self.output.creator = self
-        Func.created += 1
-        self.index = Func.created
-        return self.output
+        self.rank = max(x.rank for x in inputs)
+        self.outputs = tuple(HandVariable(a) for a in arrays)
+        for y in self.outputs:
+            y.creator = self
+            y.rank = self.rank + 1
+        return self.outputs
 
 
-class Identity(Func):
-    def forward(self, x):
-        return x
+class Identity(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return x,
 
-    def backward(self, gy):
-        return (gy,)
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy,
 
 
-class Mul(Func):
-    def forward(self, a, b):
-        return a * b
+class Mul(HandFunctionNode):
+    def forward(self, inputs):
+        a, b = inputs
+        return a * b,
 
-    def backward(self, gy):
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
         a, b = self.inputs
-        return (gy * b.data, gy * a.data)
+        return gy * b.array, gy * a.array
 
 
-class Add(Func):
-    def forward(self, a, b):
-        return a + b
+class Add(HandFunctionNode):
+    def forward(self, inputs):
+        a, b = inputs
+        return a + b,
 
-    def backward(self, gy):
-        return (gy, gy)
-
-
-class Exp(Func):
-    def forward(self, x):
-        return np.exp(x)
-
-    def backward(self, gy):
-        return (gy * self.output.data,)
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy, gy
 
 
-class Sin(Func):
-    def forward(self, x):
-        return np.sin(x)
+class Exp(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return np.exp(x),
 
-    def backward(self, gy):
-        return (gy * np.cos(self.inputs[0].data),)
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy * self.outputs[0].array,
 
 
-class Cos(Func):
-    def forward(self, x):
-        return np.cos(x)
+class Sin(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return np.sin(x),
 
-    def backward(self, gy):
-        return (-gy * np.sin(self.inputs[0].data),)
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy * np.cos(self.inputs[0].array),
+
+
+class Cos(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return np.cos(x),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return -gy * np.sin(self.inputs[0].array),
 
 
 def hand_backward(outputs, accumulate=True):
-    functions, stack = set(), [y.creator for y in outputs if y.creator]
+    functions, stack = {}, [y.creator for y in outputs if y.creator]
     while stack:                     # collect every function behind outputs
         f = stack.pop()
         if f not in functions:
-            functions.add(f)
+            functions[f] = None      # a dict: an ordered set
             stack += [x.creator for x in f.inputs if x.creator]
-    for f in sorted(functions, key=lambda f: -f.index):
-        for x, gx in zip(f.inputs, f.backward(f.output.grad)):
+    for f in sorted(functions, key=lambda f: -f.rank):
+        targets = tuple(range(len(f.inputs)))
+        gxs = f.backward(targets, tuple(y.grad for y in f.outputs))
+        for x, gx in zip(f.inputs, gxs):
             if accumulate and x.grad is not None:
                 x.grad = x.grad + gx     # <- the sum
             else:
@@ -172,8 +192,8 @@ def hand_backward(outputs, accumulate=True):
 
 # %%
 def hand_branch(accumulate):
-    x = Var(np.array([1.0, 2.0, 3.0]), name="x")
-    y, z = Identity()(x), Identity()(x)
+    x = HandVariable(np.array([1.0, 2.0, 3.0]), name="x")
+    (y,), (z,) = Identity().apply((x,)), Identity().apply((x,))
     y.grad, z.grad = np.full(3, 1.0), np.full(3, 10.0)
     hand_backward([y, z], accumulate)
     return x.grad
@@ -182,10 +202,11 @@ def hand_branch(accumulate):
 print("with the sum: ", hand_branch(accumulate=True))
 print("overwriting:  ", hand_branch(accumulate=False))
 assert np.array_equal(hand_branch(accumulate=True), x.grad)
+assert set(hand_branch(accumulate=False)) in ({1.0}, {10.0})
 
 # %% [markdown]
-# Overwriting keeps only the gradient of whichever path came last (here `f`,
-# the first created, is visited last): the contribution of `g` is lost
+# Overwriting keeps only the gradient of whichever path the engine visited
+# last, `f`'s 1 or `g`'s 10, never their sum: the other contribution is lost
 # without any error.
 #
 # ## One function, the same input twice: `f(x, x)`
@@ -197,8 +218,8 @@ assert np.array_equal(hand_branch(accumulate=True), x.grad)
 
 # %%
 def hand_square(value, accumulate):
-    x = Var(np.array(value))
-    y = Mul()(x, x)
+    x = HandVariable(np.array(value))
+    y, = Mul().apply((x, x))
     y.grad = np.array(1.0)
     hand_backward([y], accumulate)
     return x.grad
@@ -272,9 +293,10 @@ assert np.isclose(a.grad, np.cos(a.array) - np.sin(a.array))
 
 # %%
 def hand_diamond(x_values, accumulate):
-    x = Var(x_values.copy())
-    a = Exp()(x)
-    y = Add()(Sin()(a), Cos()(a))
+    x = HandVariable(x_values.copy())
+    a, = Exp().apply((x,))
+    (b,), (c,) = Sin().apply((a,)), Cos().apply((a,))
+    y, = Add().apply((b, c))
     y.grad = np.ones_like(x_values)
     hand_backward([y], accumulate)
     return x.grad
@@ -326,8 +348,8 @@ print(inspect.getsource(backprop._add_gradient))
 # The sum does not stop at the end of one backward: a leaf **adds** each new
 # gradient to the one it already holds. That lets a training loop sum the
 # gradients of several mini-batches before one update, and it is why you
-# clear gradients (`cleargrad`) before the next backward, or the old one is
-# counted again.
+# clear gradients (`cleargrad`, which chapter 03 called before its second
+# backward) before the next backward, or the old one is counted again.
 
 # %%
 x = mc.Variable(np.array(2.0))
