@@ -41,7 +41,8 @@ RIGHT = "right"
 NOT_ANSWERED = "not answered yet"
 NOT_YET = "not yet: "
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
+_COMMON = os.path.abspath(__file__)
+_HERE = os.path.dirname(_COMMON)
 _MINICHAIN = os.path.dirname(os.path.abspath(mc.__file__))
 _CONFIG_NAMES = ("enable_backprop", "type_check", "debug", "train",
                  "lazy_grad_sum")
@@ -75,26 +76,51 @@ def verdict(judge, answer):
 
 
 def describe(error):
-    """``Type: message (where)`` for an exception, on one line."""
+    """``Type: message (where)`` for an exception, on one line, with a likely cause."""
     message = " ".join(str(error).split())
     if len(message) > 300:
         message = message[:297] + "..."
     text = type(error).__name__ + (": " + message if message else "")
-    where = _where(error.__traceback__)
-    return text + (" (" + where + ")" if where else "")
+    frame = _deepest_frame(error.__traceback__)
+    if frame is None:
+        return text
+    text += " (" + _place(frame) + ")"
+    for looks_like, cause in _LIKELY_CAUSES:
+        if looks_like(error, frame.line or ""):
+            text += "; " + cause
+            break
+    return text
 
 
-def _where(tb):
-    """The deepest frame outside this package: the learner's line, or minichain's."""
+_LIKELY_CAUSES = (
+    (lambda error, line: "get_retained_inputs" in line
+        or "get_retained_outputs" in line,
+     "nothing was retained there: forward decides what backward may read "
+     "(retain_inputs, retain_outputs)"),
+    (lambda error, line: isinstance(error, TypeError) and "NoneType" in str(error),
+     "a value there is None, not an array"),
+    (lambda error, line: isinstance(error, ValueError) and "truth value" in str(error),
+     "an array cannot be a condition (`if x.grad:`); compare it with None"),
+    (lambda error, line: isinstance(error, ValueError) and "matmul" in str(error),
+     "the shapes of that product do not line up"),
+)
+
+
+def _deepest_frame(tb):
+    """The deepest frame outside common.py: the line that raised, learner's or not."""
     frames = [frame for frame in traceback.extract_tb(tb)
-              if not os.path.abspath(frame.filename).startswith(_HERE)]
-    if not frames:
-        return ""
-    frame = frames[-1]
+              if os.path.abspath(frame.filename) != _COMMON]
+    return frames[-1] if frames else None
+
+
+def _place(frame):
     path = os.path.abspath(frame.filename)
     if path.startswith(_MINICHAIN):
         place = "minichain/" + os.path.relpath(path, _MINICHAIN)
         return "in {}, {} line {}".format(frame.name, place, frame.lineno)
+    if path.startswith(_HERE):
+        return "in {}, exercises/{} line {}".format(
+            frame.name, os.path.basename(path), frame.lineno)
     return "in {}, line {} of your code".format(frame.name, frame.lineno)
 
 

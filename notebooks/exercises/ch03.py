@@ -1,0 +1,199 @@
+"""Exercises of chapter 03: the chain rule by hand, a backward of yours, what a function keeps."""
+
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+
+from exercises.common import (
+    Exercises, NotYet, as_class, as_number, as_text, check_unary, close,
+    output_variable)
+
+EXERCISES = Exercises()
+
+
+# ----- 1. d sin(x²)/dx at x = 1 -------------------------------------------------------------
+@EXERCISES.check(1)
+def check_1(answer):
+    """The derivative of sin(x²) at x = 1, by hand."""
+    value = as_number(answer)
+    x = mc.Variable(np.array(1.0))
+    F.sin(F.square(x)).backward()
+    if close(value, x.grad):
+        return None
+    if close(value, np.cos(1.0)):
+        raise NotYet("that is the outer derivative cos(x²) alone; the chain "
+                     "rule multiplies by the inner one, of x²")
+    if close(value, 2.0):
+        raise NotYet("that is the inner derivative 2x alone; multiply by the "
+                     "outer one, of sin")
+    if close(value, np.sin(1.0)):
+        raise NotYet("that is y = sin(x²) itself, not its derivative")
+    if close(value, 2 * np.cos(2.0)):
+        raise NotYet("the cosine is taken at x², not at 2x")
+    raise NotYet("start from gy = 1; each function multiplies it by its own "
+                 "derivative at its own input")
+
+
+@EXERCISES.solution(1)
+def solution_1():
+    x = 1.0
+    return np.cos(x ** 2) * 2 * x       # outer derivative times inner
+
+
+EXERCISES.wrong(1, [
+    (np.cos(1.0), "forgot the inner derivative 2x", "outer derivative"),
+    (2.0, "forgot the outer derivative cos", "inner derivative"),
+    (np.sin(1.0), "gave y instead of dy/dx", "itself"),
+    (2 * np.cos(2.0), "took the cosine at 2x", "not at 2x"),
+])
+EXERCISES.malformed(1, [
+    ("1.08", "a string"),
+    ([1.08, 0.0], "a list"),
+    (float("inf"), "infinity"),
+])
+
+
+# ----- 2. code: a FunctionNode Cube with a backward on Variables -------------------------------
+def _call_node(cls):
+    return lambda x: output_variable(cls().apply((x,)), "apply")
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(answer):
+    """Cube: forward x³, backward gy * 3x², for random gy, shapes and dtypes."""
+    cube = as_class(answer, mc.FunctionNode, "Cube")
+    check_unary(_call_node(cube), lambda x: x ** 3, lambda x: 3 * x ** 2)
+
+
+@EXERCISES.solution(2)
+def solution_2():
+    class Cube(mc.FunctionNode):
+        def forward(self, inputs):
+            self.retain_inputs((0,))
+            x, = inputs
+            return x ** 3,
+
+        def backward(self, target_input_indexes, grad_outputs):
+            x, = self.get_retained_inputs()
+            gy, = grad_outputs
+            return gy * 3 * x * x,
+
+    return Cube
+
+
+def _cube(backward, retain=True):
+    class Cube(mc.FunctionNode):
+        def forward(self, inputs):
+            if retain:
+                self.retain_inputs((0,))
+            return inputs[0] ** 3,
+
+        def backward(self, target_input_indexes, grad_outputs):
+            return backward(self, grad_outputs[0])
+    return Cube
+
+
+@EXERCISES.mistake(2, "backward ignores gy", "ignores the incoming gradient gy")
+def _():
+    def backward(self, gy):
+        x, = self.get_retained_inputs()
+        return 3 * x * x,
+    return _cube(backward)
+
+
+@EXERCISES.mistake(2, "derivative 3x instead of 3x²", "wrong gradient")
+def _():
+    def backward(self, gy):
+        x, = self.get_retained_inputs()
+        return gy * 3 * x,
+    return _cube(backward)
+
+
+@EXERCISES.mistake(2, "forgot retain_inputs", "nothing was retained")
+def _():
+    def backward(self, gy):
+        x, = self.get_retained_inputs()
+        return gy * 3 * x * x,
+    return _cube(backward, retain=False)
+
+
+@EXERCISES.mistake(2, "backward returns an array, not a Variable", "a Variable is expected")
+def _():
+    def backward(self, gy):
+        x, = self.get_retained_inputs()
+        return gy.array * 3 * x.array ** 2,
+    return _cube(backward)
+
+
+@EXERCISES.mistake(2, "forward cubes the input in place", "in place")
+def _():
+    class Cube(mc.FunctionNode):
+        def forward(self, inputs):
+            self.retain_inputs((0,))
+            x, = inputs
+            x **= 3
+            return x,
+
+        def backward(self, target_input_indexes, grad_outputs):
+            x, = self.get_retained_inputs()
+            return grad_outputs[0] * 3 * x * x,
+    return Cube
+
+
+EXERCISES.malformed(2, [
+    ("Cube", "a string"),
+    (lambda x: x ** 3, "a plain function"),
+    (float, "a class that is not a FunctionNode"),
+])
+
+
+# ----- 3. what does x + 1 keep? -------------------------------------------------------------
+_KEPT = {(False, False): "nothing", (True, False): "input",
+         (False, True): "output", (True, True): "both"}
+
+
+def _kept(function):
+    x = mc.Variable(np.array([1.0, 2.0]))
+    y = function(x)
+    node = y.creator_node
+    return _KEPT[(node.inputs[0].data is not None, y.node.data is not None)]
+
+
+@EXERCISES.check(3)
+def check_3(answer):
+    """What `_ + 1` keeps for backward: input, output, both or nothing."""
+    word = as_text(answer, 'one of "input", "output", "both" or "nothing"').lower()
+    if word not in _KEPT.values():
+        raise NotYet('answer with one of "input", "output", "both" or '
+                     '"nothing", not {!r}'.format(answer))
+    truth = _kept(lambda x: x + 1)
+    if word == truth:
+        return None
+    if word in ("input", "both"):
+        raise NotYet("the derivative of x + 1 is 1 whatever x is: its backward "
+                     "never reads x")
+    raise NotYet("exp keeps its output because its derivative is exp(x) "
+                 "itself; is the derivative of x + 1 made of y?")
+
+
+@EXERCISES.solution(3)
+def solution_3():
+    x = mc.Variable(np.array([1.0, 2.0]))
+    y = x + 1
+    kept_input = y.creator_node.inputs[0].data is not None
+    kept_output = y.node.data is not None
+    return {(False, False): "nothing", (True, False): "input",
+            (False, True): "output", (True, True): "both"}[kept_input, kept_output]
+
+
+EXERCISES.wrong(3, [
+    ("input", "thought it keeps x, like sin", "never reads x"),
+    ("output", "thought it keeps y, like exp", "made of y"),
+    ("both", "thought it keeps everything", "never reads x"),
+])
+EXERCISES.malformed(3, [
+    (0, "a number"),
+    (["nothing"], "a list"),
+    ("none", "a word not offered"),
+])
