@@ -34,7 +34,7 @@ NBCONVERT_FLAGS := --to notebook --execute --inplace \
 # jupyter refuses to start as root without this flag (containers, CI).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install lab test test-unit test-notebooks test-gpu notebooks \
+.PHONY: help install lab test test-unit test-notebooks test-gpu notebooks book \
 	bench bench-peers lint clean clean-env
 
 help: ## list the targets
@@ -87,6 +87,9 @@ test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips withou
 		echo "test-gpu: no GPU tests were collected; nothing to run."; exit 0; \
 	fi; \
 	exit $$status
+
+book: install ## the course as a static site in _build/book/ (open _build/book/index.html; offline)
+	$(RUN) $(PY) notebooks/build_book.py --out _build/book
 
 notebooks: install ## build chapters from notebooks/src, then execute each top to bottom in a fresh kernel (CHAPTERS="03 05" for some)
 	@$(PY) notebooks/build.py $(CHAPTERS)
