@@ -1,5 +1,7 @@
 """Exercises of chapter 04: paths that add up, the store that adds, leaves that keep adding."""
 
+import traceback
+
 import numpy as np
 
 import minichain as mc
@@ -120,16 +122,20 @@ def _run(store, x, y, gy):
     try:
         _backward(store, y)
     except TypeError as error:
-        if "NoneType" in str(error):
+        if "NoneType" not in str(error):
+            raise
+        if traceback.extract_tb(error.__traceback__)[-1].name == "store":
             raise NotYet("x.grad is None when the first gradient arrives, and "
                          "None cannot be added to") from None
-        raise
+        raise NotYet("a function found no gradient on its output: store must "
+                     "set x.grad, not return it") from None
     if not np.array_equal(gy, seed):
         raise NotYet("store changed, in place, an array that another variable "
                      "holds as its gradient too (x.grad += gx writes into it); "
                      "leave the arrays it receives as they are")
     if x.grad is None:
-        raise NotYet("after backward x.grad is still None: store must set x.grad")
+        raise NotYet("after backward x.grad is still None: store must set x.grad, "
+                     "not return it")
 
 
 @EXERCISES.check(2, writes_code=True)
@@ -212,7 +218,7 @@ def _():
     return store
 
 
-@EXERCISES.mistake(2, "returned the sum instead of storing it", "store must set x.grad")
+@EXERCISES.mistake(2, "returned the sum instead of storing it", "store must set x.grad, not return it")
 def _():
     def store(x, gx):
         return gx if x.grad is None else x.grad + gx

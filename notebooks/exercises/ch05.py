@@ -1,0 +1,200 @@
+"""Exercises of chapter 05: where a wrong order looks right, the order predicted, the heap key."""
+
+import heapq
+import numpy as np
+
+import minichain as mc
+import minichain.functions as F
+from minichain import visualize
+from minichain.function_hooks import BackwardOrderHook
+
+from exercises.common import (
+    Exercises, NotYet, as_function, as_number, as_sequence, close)
+
+EXERCISES = Exercises()
+
+
+# ----- 1. where depth-first happens to be right ------------------------------------------------
+def _gradients(value):
+    """(depth-first's x.grad, the right x.grad) for y = h + h * h, h = 2x."""
+    wrong = float(visualize.wrong_order_example(value).depth_first_grad)
+    x = mc.Variable(np.array(value))
+    h = 2 * x
+    (h + h * h).backward()
+    return wrong, float(x.grad)
+
+
+@EXERCISES.check(1)
+def check_1(answer):
+    """The x at which the depth-first engine's wrong gradient is right."""
+    value = as_number(answer)
+    wrong, right = _gradients(value)
+    if close(wrong, right, atol=1e-6):
+        return None
+    if close(right, 0.0, atol=1e-6):
+        raise NotYet("there the right gradient is 0; the question asks where "
+                     "depth-first's number and the right one are equal")
+    raise NotYet("at x = {:g} depth-first gives {:g}, the right gradient is "
+                 "{:g}; solve for the x where they are equal".format(
+                     value, wrong, right))
+
+
+@EXERCISES.solution(1)
+def solution_1():
+    return 0.0          # 2 = 2(1 + 4x) holds at x = 0 only
+
+
+EXERCISES.wrong(1, [
+    (-0.25, "where the right gradient is 0", "right gradient is 0"),
+    (2.0, "gave depth-first's value, not an x", "solve for the x"),
+    (3.0, "the chapter's example point", "depth-first gives"),
+])
+EXERCISES.malformed(1, [
+    ("0", "a string"),
+    (float("nan"), "NaN"),
+    ([0.0], "a list"),
+])
+
+
+# ----- 2. the order of backward in exp(x) * sin(cos(x)) ----------------------------------------
+def _order():
+    x = mc.Variable(np.array(0.3))
+    y = F.exp(x) * F.sin(F.cos(x))
+    hook = BackwardOrderHook()
+    with hook:
+        y.backward()
+    return [step.name for step in hook.steps]
+
+
+@EXERCISES.check(2)
+def check_2(answer):
+    """The labels of the functions in the order backward runs them."""
+    labels = [label.strip() if isinstance(label, str) else label
+              for label in as_sequence(answer, "labels")]
+    truth = _order()
+    unknown = [label for label in labels if label not in truth]
+    if unknown:
+        raise NotYet("{!r} is not a label of this graph; labels are strings "
+                     "such as '_ * _' (print a function's .label)".format(unknown[0]))
+    if sorted(labels) != sorted(truth):
+        raise NotYet("every function runs exactly once: list each of the {} "
+                     "functions once".format(len(truth)))
+    if labels == truth:
+        return None
+    if labels == truth[::-1]:
+        raise NotYet("that is the forward order; backward starts from y")
+    if labels[0] != truth[0]:
+        raise NotYet("backward starts with the function that made y")
+    if labels.index("exp") < labels.index("sin"):
+        raise NotYet("exp has rank 0 and sin a higher one: the heap pops the "
+                     "highest rank first (depth-first would not)")
+    raise NotYet("among equal ranks, the function pushed first comes first")
+
+
+@EXERCISES.solution(2)
+def solution_2():
+    # ranks: exp 0, cos 0, sin 1 (its input came from cos), _ * _ 2
+    return ["_ * _", "sin", "exp", "cos"]
+
+
+EXERCISES.wrong(2, [
+    (["_ * _", "exp", "sin", "cos"], "depth-first order", "highest rank first"),
+    (["_ * _", "sin", "cos", "exp"], "ties broken the wrong way", "pushed first"),
+    (["cos", "exp", "sin", "_ * _"], "the forward order", "forward order"),
+    (["_ * _", "sin", "exp"], "left out a function", "exactly once"),
+    (["mul", "sin", "exp", "cos"], "a made-up label", "not a label"),
+])
+EXERCISES.malformed(2, [
+    ("_ * _, sin, exp, cos", "one string"),
+    ({"_ * _", "sin", "exp", "cos"}, "a set"),
+    ([1, 2, 3, 4], "numbers"),
+])
+
+
+# ----- 3. code: the heap key ------------------------------------------------------------------
+def _popped(key, pushes):
+    heap, order = [], []
+    for count, rank in enumerate(pushes):
+        heapq.heappush(heap, (key(rank, count), -count, rank, count))
+    while heap:
+        order.append(heapq.heappop(heap)[2:])
+    return order
+
+
+def _heap_engine(key, value):
+    """x.grad of the chapter's y = h + h * h, h = 2x, by a heap ordered by ``key``.
+
+    minichain's own nodes and backward methods; only the order is the learner's.
+    """
+    x = mc.Variable(np.array(value))
+    h = 2 * x
+    y = h + h * h
+    grads = {id(y.node): mc.Variable(np.array(1.0))}
+    heap, pushed = [], []
+
+    def push(node):
+        creator = node.creator_node
+        if creator is not None and creator not in pushed:
+            pushed.append(creator)
+            heapq.heappush(heap, (key(creator.rank, len(pushed)),
+                                  -len(pushed), creator))
+
+    push(y.node)
+    with mc.no_backprop_mode():
+        while heap:
+            function = heapq.heappop(heap)[2]
+            gy = grads.pop(id(function.outputs[0]()))
+            indexes = tuple(range(len(function.inputs)))
+            for node, gx in zip(function.inputs, function.backward(indexes, (gy,))):
+                grads[id(node)] = gx if id(node) not in grads else grads[id(node)] + gx
+                push(node)
+    return float(grads[id(x.node)].array)
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(answer):
+    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed first."""
+    key = as_function(answer, "key")
+    rng = np.random.default_rng(5)
+    for trial in range(5):
+        ranks = list(rng.integers(0, 12, 24))
+        order = _popped(key, ranks)
+        popped_ranks = [rank for rank, _ in order]
+        if popped_ranks == sorted(ranks):
+            raise NotYet("heapq pops the smallest key first: with this key the "
+                         "lowest rank comes out first")
+        if popped_ranks != sorted(ranks, reverse=True):
+            raise NotYet("the ranks do not come out highest first: popped "
+                         "ranks {}".format(popped_ranks[:8]))
+        for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
+            if rank == next_rank and count > next_count:
+                raise NotYet("the ranks come out right, but among equal ranks "
+                             "the function pushed first must come out first")
+    value = float(rng.uniform(-1, 1))
+    if not close(_heap_engine(key, value), 2 * (1 + 4 * value)):
+        raise NotYet("the heap engine with this key gives a wrong x.grad")
+    return None
+
+
+@EXERCISES.solution(3)
+def solution_3():
+    def key(rank, push_count):
+        return (-rank, push_count)    # smallest first: highest rank, then oldest
+
+    return key
+
+
+EXERCISES.wrong(3, [
+    (lambda rank, count: (rank, count), "forgot that heapq pops the smallest",
+     "smallest key first"),
+    (lambda rank, count: -rank, "no tie-break", "pushed first must come out first"),
+    (lambda rank, count: (-rank, -count), "newest first among ties",
+     "pushed first must come out first"),
+    (lambda rank, count: "{}{}".format(99 - rank, count), "a string key",
+     "pushed first"),
+])
+EXERCISES.malformed(3, [
+    (3, "a number"),
+    (lambda rank: -rank, "a function of one argument"),
+    (lambda rank, count: None, "a key of None"),
+])
