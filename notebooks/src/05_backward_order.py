@@ -8,9 +8,14 @@
 # there is only one order. On a graph with branches there are many, and some
 # are wrong.
 #
-# This chapter shows a natural first attempt (depth-first) giving a wrong
-# number, then the rule minichain uses: give each function a **rank** when it
-# is applied, and in backward always pop the highest rank from a **heap**.
+# This chapter shows a natural first attempt giving a wrong number: run each
+# function the first time a depth-first search reaches it (*pre-order*).
+# The search is not the culprit: the same search, run to the end and read in
+# *post-order*, gives a right order (micrograd's topological sort). Any
+# order that runs every function after all the functions that consume its
+# outputs (a *reverse topological order*) is right. Then the way Chainer
+# and minichain get one: give each function a **rank** when it is applied,
+# and in backward always pop the highest rank from a **heap**.
 
 # %%
 import heapq
@@ -49,84 +54,117 @@ print(visualize.draw(y))
 # `h = 6`:
 
 # %%
+def example(x):
+    h = 2 * x
+    return h + h * h
+
+
 h_value = 2 * 3.0
-print("dy/dx =", 2 * (1 + 2 * h_value))
+right = 2 * (1 + 2 * h_value)
+numeric = (example(3.0 + 1e-6) - example(3.0 - 1e-6)) / 2e-6
+print("dy/dx =", right, "  numerical:", round(numeric, 6))
+assert np.isclose(right, numeric)
 
 # %% [markdown]
-# ## By hand: a depth-first backward
+# ## By hand: running a function when a depth-first search first reaches it
 #
-# A first backward engine often walks the graph depth-first from the output,
-# runs each function the first time it reaches it, and (having learnt chapter
-# 04's lesson) adds gradients correctly. We build it on small hand-made
-# classes that also compute ranks the way minichain does: a leaf has rank 0,
-# a function takes the largest rank among its inputs, its output one more.
+# A first backward engine often walks the graph depth-first from the output
+# and runs each function the first time it reaches it (pre-order), adding
+# gradients correctly (chapter 04's lesson). We build it on chapter 04's
+# hand-made engine: `HandVariable` and `HandFunctionNode` unchanged, with
+# the three functions of the example and `run_backward`, chapter 04's inner
+# loop (ask a function for its inputs' gradients, add each in) as a function
+# of its own. It also notes the gradient each function found on its output
+# when it ran.
 
 # %%
-class Var:
-    def __init__(self, data, name=None):
-        self.data, self.name = data, name
-        self.creator, self.grad, self.rank = None, None, 0
+class HandVariable:                                 # as in chapter 03
+    def __init__(self, array, name=None):
+        self.array = array
+        self.name = name
+        self.creator = None
+        self.rank = 0
+        self.grad = None
 
 
-class Func:
-    def __call__(self, *inputs):
+class HandFunctionNode:                             # as in chapter 02
+    def apply(self, inputs):
+        arrays = self.forward(tuple(x.array for x in inputs))
         self.inputs = inputs
         self.rank = max(x.rank for x in inputs)
-        self.output = Var(self.forward(*[x.data for x in inputs]))
-        self.output.creator = self
-        self.output.rank = self.rank + 1
-        return self.output
+        self.outputs = tuple(HandVariable(a) for a in arrays)
+        for y in self.outputs:
+            y.creator = self
+            y.rank = self.rank + 1
+        return self.outputs
 
 
-class Double(Func):
+class Double(HandFunctionNode):
     label = "_ * 2"
 
-    def forward(self, x):
-        return 2 * x
+    def forward(self, inputs):
+        x, = inputs
+        return 2 * x,
 
-    def backward(self, gy):
-        return (2 * gy,)
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return 2 * gy,
 
 
-class Mul(Func):
+class Mul(HandFunctionNode):
     label = "_ * _"
 
-    def forward(self, a, b):
-        return a * b
+    def forward(self, inputs):
+        a, b = inputs
+        return a * b,
 
-    def backward(self, gy):
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
         a, b = self.inputs
-        return (gy * b.data, gy * a.data)
+        return gy * b.array, gy * a.array
 
 
-class Add(Func):
+class Add(HandFunctionNode):
     label = "_ + _"
 
-    def forward(self, a, b):
-        return a + b
+    def forward(self, inputs):
+        a, b = inputs
+        return a + b,
 
-    def backward(self, gy):
-        return (gy, gy)
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy, gy
 
 
 def add_grad(x, gx):
     x.grad = gx if x.grad is None else x.grad + gx
 
 
+def run_backward(f, seen=None):
+    """One backward step: f's inputs' gradients, added into each input."""
+    if seen is not None:
+        seen[f.label] = f.outputs[0].grad
+    targets = tuple(range(len(f.inputs)))
+    gxs = f.backward(targets, tuple(y.grad for y in f.outputs))
+    for x, gx in zip(f.inputs, gxs):
+        add_grad(x, gx)
+
+
 def make_example(value):
-    x = Var(value, "x")
-    h = Double()(x)
-    y = Add()(h, Mul()(h, h))
+    x = HandVariable(value, "x")
+    h, = Double().apply((x,))
+    hh, = Mul().apply((h, h))
+    y, = Add().apply((h, hh))
     y.grad = 1.0
     return x, y
 
 # %% [markdown]
-# The depth-first engine keeps a stack; each function runs once, the first
+# The pre-order engine keeps a stack; each function runs once, the first
 # time it is popped. Inputs are pushed in reverse so the first input is
 # explored first.
 
 # %%
-def depth_first_backward(y):
+def preorder_backward(y, seen=None):
     stack, done, order = [y.creator], set(), []
     while stack:
         f = stack.pop()
@@ -134,34 +172,67 @@ def depth_first_backward(y):
             continue
         done.add(f)
         order.append(f.label)
-        for x, gx in zip(f.inputs, f.backward(f.output.grad)):
-            add_grad(x, gx)
+        run_backward(f, seen)                       # runs when first reached
         stack += [x.creator for x in reversed(f.inputs) if x.creator]
     return order
 
 
 x_hand, y_hand = make_example(3.0)
-print("order:", depth_first_backward(y_hand))
-print("x.grad =", x_hand.grad)
+seen = {}
+print("order:", preorder_backward(y_hand, seen))
+print("x.grad =", x_hand.grad, "  (right:", right, ")")
+h_hand = y_hand.creator.inputs[0]
+print("h's gradient when _ * 2 ran:", seen["_ * 2"], "  at the end:",
+      h_hand.grad)
 
 # %% [markdown]
-# The cell above prints the wrong number. The order shows why: `_ * 2` (the
-# function that made `h`) ran second, straight after the sum, when `h` had
-# received only the sum's share of its gradient (1). The product's share
-# (`2h = 12`) arrived one step later, after `_ * 2` had already passed
-# `h`'s gradient on to `x`. Every gradient was added correctly; the function
-# simply ran **too early**.
-#
-# minichain keeps this wrong algorithm in `minichain.visualize` so that it can
-# be looked at next to the right one. Its depth-first result agrees with our
-# hand-made one:
+# The cell above prints the wrong number, and the notes say why: `_ * 2`
+# (the function that made `h`) ran second, straight after the sum, when `h`
+# had received only the sum's share of its gradient (1). The product's share
+# (`2h = 12`) arrived one step later, after `_ * 2` had already passed `h`'s
+# gradient on to `x` as `2 · 1 = 2`. Every gradient was added correctly; the
+# function simply ran **too early**. The check below holds the engine to
+# that account and to the numerical derivative, neither of which comes from
+# the engine itself:
 
 # %%
-comparison = visualize.wrong_order_example(3.0)
-print("depth-first order:", comparison.depth_first.order)
-print("ran too early:    ", comparison.depth_first.too_early)
-print("depth-first x.grad =", comparison.depth_first_grad)
-assert comparison.depth_first_grad == x_hand.grad
+assert seen["_ * 2"] == 1.0 and h_hand.grad == 1 + 2 * h_value
+assert x_hand.grad == 2 * seen["_ * 2"] and not np.isclose(x_hand.grad, numeric)
+
+# %% [markdown]
+# ## The same search, read in post-order, is right
+#
+# Depth-first search was not the problem; running a function as soon as the
+# search reaches it was. micrograd first runs the search to the end and
+# lists each function *after* everything below it (post-order), which is a
+# topological order of the graph; read backwards, every function comes after
+# all the functions that consume its outputs. micrograd writes it
+# recursively, as here:
+
+# %%
+def postorder_backward(y):
+    topo, visited = [], set()
+
+    def build(f):                    # micrograd's build_topo, on functions
+        if f not in visited:
+            visited.add(f)
+            for x in f.inputs:
+                if x.creator is not None:
+                    build(x.creator)
+            topo.append(f)           # after every function it depends on
+
+    build(y.creator)
+    order = []
+    for f in reversed(topo):
+        order.append(f.label)
+        run_backward(f)
+    return order
+
+
+x_hand, y_hand = make_example(3.0)
+print("order:", postorder_backward(y_hand))
+print("x.grad =", x_hand.grad)
+assert x_hand.grad == right
 
 # %% [markdown]
 # ## Ranks make the right order easy
@@ -171,12 +242,17 @@ assert comparison.depth_first_grad == x_hand.grad
 # function's output has a larger rank than the function itself**. If backward
 # always runs the waiting function with the highest rank, all consumers of an
 # output have run before its creator: the gradient is complete when it is
-# used.
+# used. (Chapter 04's hand engine sorted all the functions by rank, highest
+# first: one such order.)
 
 # %%
-for f in [y_hand.creator, y_hand.creator.inputs[1].creator,
-          y_hand.creator.inputs[0].creator]:
+functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
+             y_hand.creator.inputs[0].creator]
+for f in functions:
     print("{:6} rank {}".format(f.label, f.rank))
+for f in functions:                  # each consumer outranks each producer
+    for x in f.inputs:
+        assert x.creator is None or x.creator.rank < f.rank
 
 # %% [markdown]
 # A **heap** (Python's `heapq`) finds the highest rank quickly as functions
@@ -197,8 +273,7 @@ def heap_backward(y):
     while heap:
         f = heapq.heappop(heap)[2]
         order.append(f.label)
-        for x, gx in zip(f.inputs, f.backward(f.output.grad)):
-            add_grad(x, gx)
+        run_backward(f)
         for x in f.inputs:
             push(x.creator)
     return order
@@ -207,14 +282,15 @@ def heap_backward(y):
 x_hand, y_hand = make_example(3.0)
 print("order:", heap_backward(y_hand))
 print("x.grad =", x_hand.grad)
-assert x_hand.grad == 2 * (1 + 2 * h_value)
+assert x_hand.grad == right
 
 # %% [markdown]
 # ## The real engine
 #
 # minichain's `y.backward()` does the same. A `BackwardOrderHook` watches a
 # backward and records, at each step, which function ran and what was left
-# waiting on the heap:
+# waiting on the heap. (It is a *function hook*, an object the engine calls
+# around each function it runs; chapter 08 is about hooks.)
 
 # %%
 hook = BackwardOrderHook()
@@ -222,7 +298,7 @@ with hook:
     y.backward()
 print("x.grad =", x.grad)
 print(visualize.order_table(hook))
-assert x.grad == x_hand.grad
+assert x.grad == x_hand.grad and np.isclose(x.grad, numeric)
 assert [s.name.split(" ->")[0] for s in hook.steps] == heap_backward(
     make_example(3.0)[1])
 
@@ -284,13 +360,44 @@ assert "heappop" in loop and "_push_creators(" in loop and "heappush" in push
 # %% [markdown]
 # ## The two orders, drawn
 #
-# Step (left to right) against rank (bottom to top). With the heap the ranks
-# only go down, and the function waiting on the heap (hollow) waits until its
-# turn. Depth-first jumps down to rank 0 at once: the red dot is the function
-# that ran before all its consumers had.
+# Step (left to right) against rank (bottom to top). On the left, the order
+# minichain's heap took on the example (recorded by the hook above): the
+# ranks only go down, and the function waiting on the heap (hollow) waits
+# until its turn. On the right, the hand-made pre-order engine: it jumps
+# down to rank 0 at once, and the red dot is the function that ran before
+# all its consumers had (its output's gradient then differed from the one it
+# ended with).
 
 # %%
-visualize.plot_order_comparison(comparison)
+x_pre, y_pre = make_example(3.0)
+seen_pre = {}
+pre_order = preorder_backward(y_pre, seen_pre)
+by_label = {f.label: f for f in (y_pre.creator, y_pre.creator.inputs[1].creator,
+                                 y_pre.creator.inputs[0].creator)}
+pre_ranks = [by_label[label].rank for label in pre_order]
+too_early = [seen_pre[label] != by_label[label].outputs[0].grad
+             for label in pre_order]
+print("pre-order:", pre_order, " ran too early:", too_early)
+assert too_early == [False, True, False]
+
+fig, (ax_heap, ax_pre) = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+visualize.plot_backward_order(
+    hook, ax=ax_heap,
+    title="heap, by rank (minichain): x.grad = {:g}".format(float(x.grad)))
+steps = range(1, len(pre_order) + 1)
+ax_pre.plot(steps, pre_ranks, "-", color="C7", zorder=1)
+ax_pre.scatter(steps, pre_ranks, c=["C3" if e else "C0" for e in too_early],
+               zorder=2)
+for step, label, rank, early in zip(steps, pre_order, pre_ranks, too_early):
+    ax_pre.annotate(label + (" (too early)" if early else ""), (step, rank),
+                    textcoords="offset points", xytext=(6, 6), fontsize=8,
+                    color="C3" if early else "black")
+ax_pre.set_xlabel("backward step")
+ax_pre.set_xticks(list(steps))
+ax_pre.margins(x=0.4, y=0.25)
+ax_pre.set_title("pre-order (by hand): x.grad = {:g} (wrong)".format(
+    x_pre.grad))
+fig.tight_layout()
 plt.show()
 
 # %% [markdown]
@@ -339,37 +446,48 @@ assert hook.step_of(y.creator_node) == 1 and hook.step_of(a.creator_node) == 5
 # %% [markdown]
 # ## Any complete order works; why ranks?
 #
-# Chapter 04's hand engine used the reverse of creation order, which is also
-# correct: a function is always created after the functions that made its
-# inputs. What the rank buys is locality: it is computed in `apply` from the
-# inputs alone, and the heap discovers the graph from the output as it goes,
-# touching only the functions behind `y`, without first collecting and
-# sorting the whole graph.
+# Three right orders so far: chapter 04's hand engine sorted every function
+# by rank, micrograd's post-order sort, and the heap. Each is a reverse
+# topological order, so each gives the same gradients. The rank and the heap
+# are Chainer's choice, and minichain's: the rank is computed in `apply`
+# from the inputs alone, and the heap discovers the graph from the output as
+# it goes, touching only the functions behind `y`, without a first pass that
+# collects the whole graph before any backward runs.
 #
 # ## No recursion, however deep
 #
-# Depth-first code is usually written recursively, and then a deep graph
-# breaks it for a second reason: Python's recursion limit. micrograd's
-# recursive topological sort is a well-known example. Here is a recursive
-# walk of a chain of 3000 functions. (Its traceback would be 3000 frames
-# long, so the cell catches the error and prints only its message.)
+# The post-order sort above is recursive, as micrograd writes it, and a deep
+# graph breaks it for a reason that has nothing to do with order: Python's
+# recursion limit. Here it is on a hand-made chain of 3000 functions. (Its
+# traceback would be 3000 frames long, so the cell catches the error and
+# prints only its message.)
 
 # %%
-chain = mc.Variable(np.array(1.0))
-for _ in range(3000):
-    chain = chain * 1.0001
+def hand_chain(length):
+    x, scale = HandVariable(1.0, "x"), HandVariable(1.0001)
+    y = x
+    for _ in range(length):
+        y, = Mul().apply((y, scale))
+    y.grad = 1.0
+    return x, y
+
+
 print("recursion limit:", sys.getrecursionlimit())
-
-
-def count_recursively(node):
-    creator = node.creator_node
-    return 0 if creator is None else 1 + count_recursively(creator.inputs[0])
-
-# %%
+x_deep, y_deep = hand_chain(3000)
 try:
-    count_recursively(chain.node)
+    postorder_backward(y_deep)
 except RecursionError as error:
     print("RecursionError:", error)
+
+# %% [markdown]
+# The hand-made heap engine is a `while` loop, so the same chain costs it no
+# stack:
+
+# %%
+x_deep, y_deep = hand_chain(3000)
+heap_backward(y_deep)
+print(f"hand-made heap engine: d/dx of x * 1.0001**3000 = {x_deep.grad:.4f}")
+assert np.isclose(x_deep.grad, 1.0001 ** 3000)
 
 # %% [markdown]
 # minichain's heap loop is a `while` loop, so depth costs no stack:
