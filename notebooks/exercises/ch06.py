@@ -1,0 +1,157 @@
+"""Exercises of chapter 06: a broadcast shape, the axes sum_to sums, matmul's gradient by hand."""
+
+import numpy as np
+
+import minichain as mc
+from minichain.utils import array as array_utils
+
+from exercises.common import (
+    Exercises, NotYet, as_array, as_function, as_int, as_sequence, close)
+
+EXERCISES = Exercises()
+
+
+# ----- 1. the shape of x + b ---------------------------------------------------------------
+def _shape():
+    return (mc.Variable(np.zeros((5, 1, 3))) + mc.Variable(np.zeros((4, 1)))).shape
+
+
+def _axis_lengths(answer, what):
+    lengths = as_sequence(answer, what)
+    return tuple(as_int(n, "an axis length") for n in lengths)
+
+
+@EXERCISES.check(1)
+def check_1(answer):
+    """The shape of x + b for x of shape (5, 1, 3) and b of shape (4, 1)."""
+    shape = _axis_lengths(answer, "axis lengths")
+    truth = _shape()
+    if shape == truth:
+        return None
+    if len(shape) != len(truth):
+        raise NotYet("the result has as many axes as the operand with the most; "
+                     "b is first padded with axes of length 1 on the left")
+    if 1 in shape:
+        raise NotYet("an axis of length 1 stretches to the other operand's "
+                     "length on that axis")
+    raise NotYet("align the shapes on the right, then compare axis by axis")
+
+
+@EXERCISES.solution(1)
+def solution_1():
+    return (np.zeros((5, 1, 3)) + np.zeros((4, 1))).shape
+
+
+EXERCISES.wrong(1, [
+    ((5, 1, 3), "x's shape: nothing stretched", "stretches"),
+    ((1, 4, 1), "b padded but not stretched", "stretches"),
+    ((5, 4), "dropped an axis", "as many axes"),
+    ((4, 5, 3), "aligned on the left", "align the shapes on the right"),
+])
+EXERCISES.malformed(1, [
+    ("(5, 4, 3)", "a string"),
+    ({5, 4, 3}, "a set"),
+    ((5, 4.5, 3), "a fractional length"),
+    (60, "the size"),
+])
+
+
+# ----- 2. the axes that sum_to sums ----------------------------------------------------------
+@EXERCISES.check(2)
+def check_2(answer):
+    """The axes of g (shape (5, 4, 3)) that sum_to(g, (4, 1)) sums."""
+    axes = [as_int(axis, "an axis number") for axis in as_sequence(answer, "axis numbers")]
+    if any(not -3 <= axis < 3 for axis in axes):
+        raise NotYet("g has 3 axes, numbered 0, 1 and 2")
+    axes = [axis % 3 for axis in axes]
+    if len(set(axes)) != len(axes):
+        raise NotYet("each axis is summed once: an axis appears twice")
+    g = np.random.default_rng(6).standard_normal((5, 4, 3))
+    truth = array_utils.sum_to(g, (4, 1))
+    summed = g.sum(axis=tuple(axes), keepdims=True)
+    if summed.size == truth.size and close(summed.reshape(truth.shape), truth):
+        return None
+    if 1 in axes:
+        raise NotYet("axis 1 of g has b's length 4: it is kept, not summed")
+    if 0 not in axes:
+        raise NotYet("g has an extra leading axis that b does not have: it is "
+                     "summed too")
+    raise NotYet("b has length 1 where g has length 3: that axis was "
+                 "broadcast, so its gradient is summed too")
+
+
+@EXERCISES.solution(2)
+def solution_2():
+    return (0, 2)   # 0: the leading axis b lacks; 2: where b has length 1
+
+
+EXERCISES.wrong(2, [
+    ((0,), "only the leading axis", "summed too"),
+    ((2,), "only the length-1 axis", "extra leading axis"),
+    ((0, 1, 2), "every axis", "it is kept"),
+    ((1,), "the axis b keeps", "it is kept"),
+])
+EXERCISES.malformed(2, [
+    ("0, 2", "a string"),
+    ((0, 5), "an axis g does not have"),
+    ((0, 0, 2), "a repeated axis"),
+    (0.5, "a number"),
+])
+
+
+# ----- 3. code: the gradient of x in x @ W ------------------------------------------------------
+_SHAPES = ((4, 3, 2), (3, 3, 3), (1, 5, 4))    # (N, D, H)
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(answer):
+    """grad_x(gy, W) for y = x @ W, compared with minichain's backward."""
+    grad_x = as_function(answer, "grad_x")
+    rng = np.random.default_rng(7)
+    for dtype in (np.float64, np.float32):
+        for n, d, h in _SHAPES:
+            x = mc.Variable(rng.standard_normal((n, d)).astype(dtype))
+            W = mc.Variable(rng.standard_normal((d, h)).astype(dtype))
+            gy = rng.standard_normal((n, h)).astype(dtype)
+            given_gy, given_W = gy.copy(), W.array.copy()
+            y = x @ W
+            y.grad = gy.copy()
+            y.backward()
+            mine = grad_x(gy, W.array)
+            if mine is None:
+                raise NotYet("grad_x returned None; return the array")
+            if not (np.array_equal(gy, given_gy) and np.array_equal(W.array, given_W)):
+                raise NotYet("grad_x changed gy or W in place")
+            mine = as_array(mine)
+            if mine.shape != x.shape:
+                raise NotYet("for x of shape {} your gradient has shape {}: read "
+                             "the shapes (N, H) and (D, H) to see what lines up"
+                             .format(x.shape, mine.shape))
+            if not close(mine, x.grad, rtol=1e-4, atol=1e-5):
+                if close(mine, np.ones_like(gy) @ W.array.T, rtol=1e-4, atol=1e-5):
+                    raise NotYet("the result does not depend on gy: the "
+                                 "incoming gradient must enter the product")
+                raise NotYet("right shape, wrong values: which operand needs "
+                             "transposing?")
+    return None
+
+
+@EXERCISES.solution(3)
+def solution_3():
+    def grad_x(gy, W):
+        return gy @ W.T       # (N, H) @ (H, D) -> (N, D), the shape of x
+
+    return grad_x
+
+
+EXERCISES.wrong(3, [
+    (lambda gy, W: gy @ W, "forgot the transpose", "do not line up"),
+    (lambda gy, W: W @ gy.T, "the transpose of the gradient", "your gradient has shape"),
+    (lambda gy, W: np.ones_like(gy) @ W.T, "ignored gy", "does not depend on gy"),
+    (lambda gy, W: W.T @ gy, "multiplied in the wrong order", "do not line up"),
+])
+EXERCISES.malformed(3, [
+    ("gy @ W.T", "a string"),
+    (lambda gy: gy, "a function of one argument"),
+    (lambda gy, W: "gradient", "a function returning a string"),
+])
