@@ -27,6 +27,7 @@ from minichain import gradient_check  # NOQA
 from minichain import random  # NOQA  (minichain's replayable randomness)
 from minichain import memory  # NOQA  (bytes held by arrays over a block)
 from minichain.checkpoint import checkpoint_sequential  # NOQA
+from minichain.checkpoint import checkpoint_revolve  # NOQA
 from minichain.utils import type_check  # NOQA
 from minichain import computational_graph  # NOQA
 from minichain import visualize  # NOQA  (ASCII, Graphviz, order and memory plots)
