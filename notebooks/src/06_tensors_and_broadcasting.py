@@ -92,9 +92,12 @@ for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
     print("{!s:>10} -> {}".format(shape, hand_sum_to(g, shape).shape))
 
 # %% [markdown]
-# minichain's version, `minichain.utils.array.sum_to`, does the same on
-# arrays; it is used by every function whose inputs may broadcast. Both agree
-# on every case above:
+# Two things in minichain carry this name, and they are not the same
+# function. `minichain.utils.array.sum_to`, printed here, works on plain
+# arrays, like our `hand_sum_to`. `F.sum_to` (next section) is a function on
+# Variables, a FunctionNode whose forward calls the array one and whose
+# backward is `F.broadcast_to`, so it can appear in a graph and be
+# differentiated. The array version agrees with ours on every case above:
 
 # %%
 from minichain.utils import array as array_utils
@@ -107,8 +110,8 @@ for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
 # ### The picture
 #
 # Left to right: a bias of shape `(1, 4)` is broadcast to `(3, 4)` in
-# forward; in backward a gradient of shape `(3, 4)` arrives and `sum_to`
-# folds it back to `(1, 4)`. Each column of the result is the sum of that
+# forward; in backward a gradient of shape `(3, 4)` arrives and the array
+# `sum_to` folds it back to `(1, 4)`. Each column of the result is the sum of that
 # column of the gradient.
 
 # %%
@@ -142,13 +145,18 @@ plt.show()
 # `<broadcast(u), v> = <u, sum_to(v)>` for any `u` and `v` of the two
 # shapes; the cell after the source checks this.) Writing each backward with
 # the other function, on Variables, is what makes second derivatives work
-# through them.
+# through them (double backprop, chapter 11). In the source printed below,
+# `sum_to` and `broadcast_to` are that module's Variable functions, the
+# very objects `F.sum_to` and `F.broadcast_to`, not the array `sum_to`
+# printed above (the cell checks it).
 
 # %%
 import minichain.functions.array.broadcast as broadcast_module
 
 print(inspect.getsource(broadcast_module.BroadcastTo.backward))
 print(inspect.getsource(broadcast_module.SumTo.backward))
+assert broadcast_module.sum_to is F.sum_to is not array_utils.sum_to
+assert broadcast_module.broadcast_to is F.broadcast_to
 
 # %%
 u = rng.standard_normal((1, 4))
@@ -172,7 +180,7 @@ class ForgetfulAddBias(mc.FunctionNode):
         x, b = inputs
         return x + b,
 
-    def backward(self, indexes, grad_outputs):
+    def backward(self, target_input_indexes, grad_outputs):
         gy, = grad_outputs
         return gy, gy            # wrong for b: should be F.sum_to(gy, b.shape)
 
@@ -203,13 +211,13 @@ print("gW:", gw_by_hand.shape, " gx:", gx_by_hand.shape)
 
 xv, wv = mc.Variable(x_data), mc.Variable(w_data)
 y = xv @ wv
-y.grad = gy
+y.grad = gy                      # the seed (chapter 03): any gy of y's shape
 y.backward()
 assert np.allclose(wv.grad, gw_by_hand) and np.allclose(xv.grad, gx_by_hand)
 
 # %% [markdown]
 # minichain's `MatMul.backward` is exactly these two products (with flags
-# that fold the transposes in), followed by `sum_to` because batched matrix
+# that fold the transposes in), followed by `F.sum_to` because batched matrix
 # products broadcast their leading axes too:
 
 # %%
@@ -225,6 +233,26 @@ mc.gradient_check.check_backward(F.matmul, (x_data, w_data), gy)
 print("check_backward passed for matmul")
 
 # %% [markdown]
+# ### Which way round `W` is stored
+#
+# This chapter writes `x @ W` with `W: (D, H)`, inputs by outputs, the
+# natural shape for the product. Chainer's `F.linear(x, W, b)` and its
+# `L.Linear` link, which later chapters use, store the weight the other way
+# round, `(out, in) = (H, D)`, and compute `x @ W.T + b`. Same numbers, and
+# the gradient comes back transposed, with the shape of that `W`:
+
+# %%
+w_linear = mc.Variable(w_data.T.copy())          # (H, D): F.linear's layout
+x_linear = mc.Variable(x_data)
+y_linear = F.linear(x_linear, w_linear)
+y_linear.grad = gy
+y_linear.backward()
+print("W for x @ W:", wv.shape, "   W for F.linear:", w_linear.shape,
+      "  its grad:", w_linear.grad.shape)
+assert np.allclose(y_linear.array, x_data @ w_data)
+assert np.allclose(w_linear.grad, wv.grad.T) and np.allclose(x_linear.grad, xv.grad)
+
+# %% [markdown]
 # ## Reductions broadcast back
 #
 # A sum over an axis removes that axis; its backward copies the gradient
@@ -234,7 +262,7 @@ print("check_backward passed for matmul")
 # %%
 x = mc.Variable(np.arange(6.0).reshape(2, 3))
 s = F.sum(x, axis=1)                      # (2,)
-s.grad = np.array([10.0, 20.0])
+s.grad = np.array([10.0, 20.0])           # the seed, as in chapter 03
 s.backward()
 print(x.grad)
 assert np.array_equal(x.grad, [[10, 10, 10], [20, 20, 20]])
