@@ -2,7 +2,8 @@
 # # 04 · Branches and gradient accumulation
 #
 # A chain is the easy case. As soon as one variable is used twice the graph
-# branches, and the reference draws it so:
+# branches, and the reference (Chainer's documentation of `Variable` and
+# `Function`, as in chapter 02) draws it so:
 #
 # ```
 #     |--- f <--- y
@@ -34,7 +35,8 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # To draw the functions as `f` and `g`, as the reference does, we give two
 # `F.Identity` instances labels of our own choosing (`label` is only a name
-# for drawings and messages).
+# for drawings and messages). `F.Identity` is the old-style `Function` of
+# chapter 02, called on a Variable; chapter 09 is about that interface.
 
 # %%
 class Labelled(F.Identity):
