@@ -502,6 +502,35 @@ print(f"d/dx of x * 1.0001**3000 = {float(start.grad):.4f}")
 assert np.isclose(start.grad, 1.0001 ** 3000)
 
 # %% [markdown]
+# ## Watch the heap at work
+#
+# The table and the pictures above show the order after the fact.
+# `visualize.animate_backward(y)` runs the backward itself, under a function
+# hook that copies what the engine holds just before each step: the function
+# running now (yellow), those done (greyed), those waiting on the heap
+# (dashed outline, and listed beside the graph in the order they will pop),
+# each gradient as it arrives, is held and is freed, and the bytes held.
+# Step through the first example with *next*: at step 2, `_ * 2 -> h` waits
+# on the heap while `_ * _ -> hh` runs. That wait is exactly what the
+# depth-first walk skipped. (The player is HTML and JavaScript: it shows in
+# JupyterLab once the cell has run, in the book, and `.save(path)` writes it
+# as one file that opens offline.)
+
+# %%
+x = mc.Variable(np.array(3.0), name="x")
+h = 2 * x
+h.name = "h"
+hh = h * h
+hh.name = "hh"
+y = h + hh
+y.name = "y"
+player = visualize.animate_backward(y, rankdir="LR")
+print(player.table())
+assert player.frames[1]["heap"] == [["_ * 2 -> h", 0]]
+assert float(x.grad) == 26.0
+player
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell; the check prints `right`

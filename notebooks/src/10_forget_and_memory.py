@@ -393,7 +393,37 @@ assert np.allclose(second_derivative(lambda x: F.forget(cube, x)), [3.0, 12.0])
 # One more care the real one takes: during the recomputation
 # `mc.config.in_recomputing` is True, so code with side effects (a running
 # average, a counter) can skip them the second time.
+
+# %% [markdown]
+# ## Watch the recomputation
 #
+# `mc.visualize.animate_backward` runs a backward and records, before each
+# step, what the engine holds. When backward reaches the `Forget` node, the
+# player switches to a second graph: the one `func` builds again inside
+# `Forget`'s backward. Its own backward runs on it (first `_GradientSeed`,
+# which hands the recomputed output the gradient `Forget` received, then the
+# recomputed functions). Watch *kept for backward*: it rises while that
+# graph exists (the recomputed `tanh` output is retained again) and falls
+# back as its backward walks down it. The memory `forget` saved in forward is
+# borrowed back for the length of one segment, and no longer.
+
+# %%
+x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
+z = F.forget(lambda h: F.tanh(h * 1.5), x)
+z.name = "z"
+loss = F.sum(z * z)
+loss.name = "loss"
+player = mc.visualize.animate_backward(loss, rankdir="LR")
+print(player.table())
+inner = [frame for frame in player.frames if frame["level"] == 1]
+kept = [frame["kept_bytes"] for frame in player.frames]
+assert len(player.graph_titles) == 2 and len(inner) == 3
+assert max(kept) > kept[0] and kept[-1] == kept[0]
+assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
+                   * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
+player
+
+# %% [markdown]
 # ## Exercises
 #
 # Each exercise has a check that prints `right` or `not yet: <why>`. Replace
