@@ -173,13 +173,14 @@ def _check_differentiable(samples, center, eps, atol, rtol, x_index, index):
 
     Smooth means: each output element is finite at all 5 points or at none,
     and a parabola through the 5 points fits them to within
-    ``atol + rtol * (max - min)``. The misfit is the root-mean-square
-    residual of the least-squares parabola, as in Chainer: a single sample
-    off by a float32 rounding error moves it by only a fraction of that
-    error, so ``-3x**3 + 2x**2 + 1`` at 0 in float32 (whose samples differ
-    by a few rounding steps) still counts as smooth, while a kink such as
-    ``abs`` at 0 leaves a residual as large as the samples' spread.
-    An output that is the same at all 5 points is smooth.
+    ``atol + rtol * (max - min)``. The misfit is the root-mean-square of
+    the 5 residuals from the least-squares parabola, as in Chainer, not the
+    largest one: rounding errors then count by their typical size. So
+    ``-3x**3 + 2x**2 + 1`` at 0 in float32, whose samples differ by only a
+    few rounding steps, is smooth (misfit 1.3e-8 within the tolerance
+    2.0e-8, though one residual is 2.04e-8), while a kink such as ``abs``
+    at 0 leaves a misfit of the order of the spread itself. An output that
+    is the same at all 5 points is smooth.
     """
     for k, y0 in enumerate(center):
         if y0 is None:
