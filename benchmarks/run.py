@@ -16,6 +16,8 @@ BLAS thread):
   backward, and after the graph is dropped (back to ~0);
 * ``forget``: benchmarks/forget_net.py (64 tanh(linear) blocks, forget per
   8), with NumPy's plain and recomputing step for scale;
+* ``revolve``: benchmarks/revolve_net.py (optimal checkpointing, L = 64
+  and 256, time against the cost model);
 * ``gpu``: the MLP step and the forget net's memory on CuPy, when CuPy and
   a GPU are there (otherwise reported as skipped).
 
@@ -40,8 +42,10 @@ import numpy as np  # noqa: E402
 import minichain as mc  # noqa: E402
 import minichain_peer  # noqa: E402
 import report  # noqa: E402
+import revolve_net  # noqa: E402
 
-FIGURES = ("perop_muladd", "perop_sinmul", "mlp", "deep", "forget", "gpu")
+FIGURES = ("perop_muladd", "perop_sinmul", "mlp", "deep", "forget", "revolve",
+           "gpu")
 MIB = 2.0 ** 20
 
 
@@ -142,6 +146,8 @@ def main(argv=None):
         try:
             if figure == "forget":
                 row = forget_row(args.quick)
+            elif figure == "revolve":
+                row = revolve_net.bench_row(args.quick)
             elif figure == "gpu":
                 gpu = gpu_rows(args.quick)
                 continue
@@ -159,6 +165,7 @@ def main(argv=None):
         rows.append(row)
 
     text = report.all_tables(rows)
+    text += "".join("\n\n" + r["markdown"] for r in rows if "markdown" in r)
     if "gpu" in figures:
         text += "\n\n### GPU\n\n" + gpu_table(gpu)
     print()
