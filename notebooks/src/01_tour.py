@@ -76,6 +76,7 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 
 # %%
 print(visualize.draw(y))
+assert visualize.draw(y).count("_ + _ [1]") == 1 and "<--- [1]" in visualize.draw(y)
 
 # %% [markdown]
 # And as a picture: variables are ellipses (name, shape, dtype, value and
