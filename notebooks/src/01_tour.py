@@ -173,45 +173,41 @@ assert np.allclose(x.grad, 1 - np.tanh(x.array) ** 2)
 #
 # ## Exercises
 #
-# Each chapter ends with a few exercises. Replace `None` with your answer
-# and run the cell: the check prints `right`, or `not yet:` and a hint.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch01.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch01
+
+# %% [markdown]
 # **1.** Use minichain to find the derivative of `y = x³ - 4x` at `x = 2`
 # (build `y` from a Variable, call `backward`, read `x.grad`).
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    if np.isclose(float(answer), 3 * 2.0 ** 2 - 4):
-        print("right")
-    else:
-        print("not yet: dy/dx = 3x² - 4; compare with what backward gives")
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch01.check_1(answer_1)
 
 # %% [markdown]
-# **2.** How many *functions* does the graph of `y = x ** 2 + 2 * x` hold?
-# Count the boxes in the picture above, or count the function nodes of
-# `build_computational_graph(y).nodes`.
+# **2.** How many *functions* does the graph of `x ** 2 + 2 * x` hold? Build
+# it from a fresh Variable and count, in the picture or among the nodes of
+# `build_computational_graph(...).nodes`, those that are functions.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array(3.0))
-    y = x ** 2 + 2 * x
-    nodes = build_computational_graph(y).nodes
-    count = sum(isinstance(node, mc.FunctionNode) for node in nodes)
-    if answer == count:
-        print("right")
-    else:
-        print("not yet: every operator (`**`, `*`, `+`) is one function")
-
-
 answer_2 = None
-check_exercise_2(answer_2)
+ch01.check_2(answer_2)
+
+# %% [markdown]
+# **3.** Write a function `derivative(f, x)` that, for a NumPy array `x` and
+# a function `f` made of minichain operations acting element by element
+# (such as `lambda v: v ** 3 - 4 * v`), returns the array of `df/dx` at every
+# element of `x`, with one `backward`. It must not change `x`. Assign the
+# function to `answer_3`; the check tries it on several functions, shapes
+# and dtypes.
+
+# %%
+# def derivative(f, x):
+#     ...
+answer_3 = None
+ch01.check_3(answer_3)

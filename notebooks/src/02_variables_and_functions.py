@@ -269,77 +269,39 @@ node.apply((v,))
 #
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch02.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch02
+
+# %% [markdown]
 # **1.** Write the arrow drawing of `F.identity(F.identity(x))` for a
 # variable named `x`, whose output is named `z`, as a string. The unnamed
 # variable in the middle is drawn by its graph id, `v1`, as in the `twice`
 # example above.
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.zeros(2), name="x")
-    z = F.identity(F.identity(x))
-    z.name = "z"
-    expected = draw(z)
-    if answer.strip() == expected:
-        print("right")
-    else:
-        print("not yet: the drawing starts at the leaf and has one"
-              " ' <--- Identity' per function")
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch02.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Write a FunctionNode `AddOne` whose forward adds one to its input
-# (keeping the dtype), and assign the class to `answer_2`.
+# **2.** Write a FunctionNode `AddOne` whose forward adds one to its input,
+# keeping its shape and dtype and leaving the caller's array unchanged, and
+# assign the class to `answer_2`.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array([1.0, 2.0], dtype=np.float32))
-    outputs = answer().apply((x,))
-    if not isinstance(outputs, tuple) or len(outputs) != 1:
-        print("not yet: apply should give a tuple with one Variable")
-    elif outputs[0].dtype != np.float32:
-        print("not yet: the output dtype is", outputs[0].dtype, "not float32")
-    elif not np.allclose(outputs[0].array, [2.0, 3.0]):
-        print("not yet: expected [2, 3], got", outputs[0].array)
-    elif outputs[0].creator_node is None:
-        print("not yet: the output has no creator")
-    else:
-        print("right")
-
-
+# class AddOne(mc.FunctionNode):
+#     ...
 answer_2 = None
-check_exercise_2(answer_2)
+ch02.check_2(answer_2)
 
 # %% [markdown]
 # **3.** In the graph of `y = x * w + 1` above, what is the rank of the
 # function `_ + 1`? Answer with an integer, found by reasoning, then check.
 
 # %%
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array(2.0))
-    w = mc.Variable(np.array(3.0))
-    y = x * w + 1
-    if answer == y.creator_node.rank:
-        print("right")
-    else:
-        print("not yet: a function's rank is the largest rank of its inputs;"
-              " a leaf has rank 0 and an output one more than its creator")
-
-
 answer_3 = None
-check_exercise_3(answer_3)
+ch02.check_3(answer_3)

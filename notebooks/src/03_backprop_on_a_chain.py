@@ -86,6 +86,21 @@ assert abs(numeric - gx) < 1e-7
 steps = np.logspace(-12, -1, 45)
 one_sided = np.abs((chain(x + steps) - chain(x)) / steps - gx)
 central = np.abs((chain(x + steps) - chain(x - steps)) / (2 * steps) - gx)
+
+
+def slope(error, low, high):
+    """Slope of log(error) against log(h) for steps in [low, high]."""
+    inside = (steps >= low) & (steps <= high)
+    return np.polyfit(np.log(steps[inside]), np.log(error[inside]), 1)[0]
+
+
+slopes = {"one-sided, h in [1e-6, 1e-2]": slope(one_sided, 1e-6, 1e-2),
+          "central, h in [1e-3, 1e-1]": slope(central, 1e-3, 1e-1),
+          "one-sided, h in [1e-12, 1e-10]": slope(one_sided, 1e-12, 1e-10)}
+for where, value in slopes.items():
+    print(f"slope of the error, {where}: {value:.1f}")
+assert [round(value) for value in slopes.values()] == [1, 2, -1]
+
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.loglog(steps, one_sided, "o-", ms=3, label="one-sided (f(x+h) - f(x)) / h")
 ax.loglog(steps, central, "s-", ms=3, label="central (f(x+h) - f(x-h)) / 2h")
@@ -392,58 +407,34 @@ print("check_backward passed")
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell; the check prints `right`
-# or `not yet: <why>`.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch03.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch03
+
+# %% [markdown]
 # **1.** By hand (a pencil, or NumPy), compute the derivative of
 # `y = sin(x²)` at `x = 1.0`.
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array(1.0))
-    y = F.sin(F.square(x))
-    y.backward()
-    if np.isclose(answer, x.grad, atol=1e-6):
-        print("right")
-    else:
-        print("not yet: start from gy = 1; sin contributes cos(x²), square"
-              " contributes 2x")
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch03.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write a FunctionNode `Cube` (`y = x³`) whose backward is written with
-# Variables (`gy * 3 * x * x`, with `x` from `self.get_retained_inputs()`), and
-# assign the class to `answer_2`. The check runs `check_backward` on it.
+# Variables (`x` from `self.get_retained_inputs()`, times the incoming
+# gradient), and assign the class to `answer_2`. The check calls backward
+# with random upstream gradients, on several shapes, in float32 and float64,
+# and runs `mc.gradient_check.check_backward` on it.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = np.array([-1.5, 0.3, 2.0])
-    try:
-        y = answer().apply((mc.Variable(x),))[0]
-        if not np.allclose(y.array, x ** 3):
-            print("not yet: forward gives", y.array, "instead of", x ** 3)
-            return
-        mc.gradient_check.check_backward(
-            lambda v: answer().apply((v,))[0], x, np.ones(3))
-    except AssertionError:
-        print("not yet: backward disagrees with the numerical derivative")
-    except Exception as error:
-        print("not yet: {}: {}".format(type(error).__name__, error))
-    else:
-        print("right")
-
-
+# class Cube(mc.FunctionNode):
+#     ...
 answer_2 = None
-check_exercise_2(answer_2)
+ch03.check_2(answer_2)
 
 # %% [markdown]
 # **3.** `exp` keeps its output for backward and `sin` keeps its input. What
@@ -451,24 +442,5 @@ check_exercise_2(answer_2)
 # `"input"`, `"output"`, `"both"` or `"nothing"`.
 
 # %%
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array([1.0, 2.0]))
-    y = x + 1
-    node = y.creator_node
-    kept_input = node.inputs[0].data is not None
-    kept_output = node._retained_output_data is not None
-    truth = {(False, False): "nothing", (True, False): "input",
-             (False, True): "output", (True, True): "both"}[
-                 (kept_input, kept_output)]
-    if answer == truth:
-        print("right")
-    else:
-        print("not yet: the derivative of x + 1 is 1 whatever x is; what does"
-              " its backward need to read?")
-
-
 answer_3 = None
-check_exercise_3(answer_3)
+ch03.check_3(answer_3)

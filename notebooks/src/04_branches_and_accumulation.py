@@ -369,87 +369,40 @@ assert x.grad == 3.0
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell; the check prints `right`
-# or `not yet: <why>`.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch04.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch04
+
+# %% [markdown]
 # **1.** For `y = (x * x) * x` at `x = 2`, what is `x.grad` after
 # `y.backward()`? Count the paths from `y` back to `x`.
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array(2.0))
-    ((x * x) * x).backward()
-    if np.isclose(answer, x.grad):
-        print("right")
-    else:
-        print("not yet: x reaches y three times (twice through x * x, once"
-              " directly); add what each path contributes")
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch04.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write the function the engine uses to store a gradient:
 # `store(x, gx)` must leave in `x.grad` the right total whether or not `x`
-# already holds a gradient. The check plugs it into the hand engine and runs
-# the diamond.
+# already holds a gradient, and must not change any array it is given (the
+# same array may be someone else's gradient too). The check plugs it into a
+# hand engine like ours and runs the diamond, `x + x` and a leaf that
+# already holds a gradient.
 
 # %%
-def check_exercise_2(store):
-    if store is None:
-        print("not answered yet")
-        return
-
-    def engine(outputs):
-        functions, stack = set(), [y.creator for y in outputs if y.creator]
-        while stack:
-            f = stack.pop()
-            if f not in functions:
-                functions.add(f)
-                stack += [x.creator for x in f.inputs if x.creator]
-        for f in sorted(functions, key=lambda f: -f.index):
-            for x, gx in zip(f.inputs, f.backward(f.output.grad)):
-                store(x, gx)
-
-    values = np.array([-1.0, 0.2, 0.9])
-    x = Var(values.copy())
-    a = Exp()(x)
-    y = Add()(Sin()(a), Cos()(a))
-    y.grad = np.ones(3)
-    engine([y])
-    expected = (np.cos(np.exp(values)) - np.sin(np.exp(values))) * np.exp(values)
-    if x.grad is not None and np.allclose(x.grad, expected):
-        print("right")
-    else:
-        print("not yet: a receives two gradients; the second must be added"
-              " to the first, not replace it")
-
-
+# def store(x, gx):
+#     ...
 answer_2 = None
-check_exercise_2(answer_2)
+ch04.check_2(answer_2)
 
 # %% [markdown]
 # **3.** Without calling `cleargrad`, you run `(x * x).backward()` twice on a
 # leaf `x` holding `5.0`. What is `x.grad` afterwards?
 
 # %%
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array(5.0))
-    (x * x).backward()
-    (x * x).backward()
-    if np.isclose(answer, x.grad):
-        print("right")
-    else:
-        print("not yet: each call gives 2x, and a leaf adds it to what it"
-              " already holds")
-
-
 answer_3 = None
-check_exercise_3(answer_3)
+ch04.check_3(answer_3)

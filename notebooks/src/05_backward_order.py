@@ -533,34 +533,24 @@ player
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell; the check prints `right`
-# or `not yet: <why>`.
-#
-# **1.** The depth-first engine gives `x.grad = 2` for every `x`, while the
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch05.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch05
+
+# %% [markdown]
+# **1.** Running a function as soon as a depth-first search reaches it
+# (pre-order) gives `x.grad = 2` for every `x` in our example, while the
 # right answer is `2(1 + 4x)`. At which `x` does the wrong engine happen to
 # give the right number? (A test at that single point would not catch the
 # bug.)
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x_hand, y_hand = make_example(float(answer))
-    depth_first_backward(y_hand)
-    wrong = x_hand.grad
-    x = mc.Variable(np.array(float(answer)))
-    h = 2 * x
-    (h + h * h).backward()
-    if np.isclose(wrong, x.grad):
-        print("right")
-    else:
-        print("not yet: depth-first gives {:g}, the real gradient is {:g}"
-              .format(wrong, float(x.grad)))
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch05.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Predict the order in which backward runs the functions of
@@ -568,63 +558,17 @@ check_exercise_1(answer_1)
 # `["_ * _", ...]`. Remember: highest rank first, ties in push order.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array(0.3))
-    y = F.exp(x) * F.sin(F.cos(x))
-    hook = BackwardOrderHook()
-    with hook:
-        y.backward()
-    truth = [s.name for s in hook.steps]
-    if list(answer) == truth:
-        print("right")
-    else:
-        print("not yet: work out each function's rank first (exp and cos"
-              " have rank 0)")
-
-
 answer_2 = None
-check_exercise_2(answer_2)
+ch05.check_2(answer_2)
 
 # %% [markdown]
 # **3.** Write the heap key: `key(rank, push_count)` must return something
 # that makes `heapq` pop the highest rank first and, among equal ranks, the
-# function pushed first. The check runs the hand-made heap engine with your
-# key on the example.
+# function pushed first. The check pushes many (rank, count) pairs in a
+# scrambled order, then runs a heap engine on the example with your key.
 
 # %%
-def check_exercise_3(key):
-    if key is None:
-        print("not answered yet")
-        return
-    x_hand, y_hand = make_example(3.0)
-    heap, pushed, counter = [], set(), itertools.count()
-
-    def push(f):
-        if f is not None and f not in pushed:
-            pushed.add(f)
-            heapq.heappush(heap, (key(f.rank, next(counter)), id(f), f))
-
-    push(y_hand.creator)
-    while heap:
-        f = heapq.heappop(heap)[2]
-        for x, gx in zip(f.inputs, f.backward(f.output.grad)):
-            add_grad(x, gx)
-        for x in f.inputs:
-            push(x.creator)
-    pairs = [(1, 0), (2, 1), (1, 2), (0, 3), (2, 4)]  # (rank, push count)
-    popped = sorted(pairs, key=lambda p: key(*p))
-    if x_hand.grad != 26.0:
-        print("not yet: x.grad came out {:g}; heapq pops the *smallest* key"
-              .format(x_hand.grad))
-    elif popped != [(2, 1), (2, 4), (1, 0), (1, 2), (0, 3)]:
-        print("not yet: the ranks come out right, but among equal ranks the"
-              " function pushed first must come first:", popped)
-    else:
-        print("right")
-
-
+# def key(rank, push_count):
+#     ...
 answer_3 = None
-check_exercise_3(answer_3)
+ch05.check_3(answer_3)

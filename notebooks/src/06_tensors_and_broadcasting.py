@@ -298,82 +298,39 @@ for v in (x, W, b):
 #
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell; the check prints `right`
-# or `not yet: <why>`.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch06.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch06
+
+# %% [markdown]
 # **1.** `x` has shape `(5, 1, 3)` and `b` has shape `(4, 1)`. What is the
 # shape of `x + b`? Answer with a tuple.
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    truth = (mc.Variable(np.zeros((5, 1, 3))) + mc.Variable(np.zeros((4, 1)))).shape
-    if tuple(answer) == truth:
-        print("right")
-    else:
-        print("not yet: align the shapes on the right; (4, 1) becomes"
-              " (1, 4, 1), then every axis of length 1 stretches")
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch06.check_1(answer_1)
 
 # %% [markdown]
 # **2.** In the same sum, `b`'s gradient is `sum_to(g, (4, 1))` for a `g` of
 # the output's shape. Which axes of `g` are summed? Answer with a tuple of
-# axis numbers of `g`, in increasing order.
+# axis numbers of `g`.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    g = rng.standard_normal((5, 4, 3))
-    truth = array_utils.sum_to(g, (4, 1))
-    try:
-        mine = g.sum(axis=tuple(answer)).reshape(4, 1)
-    except ValueError:
-        print("not yet: after summing those axes the result cannot be"
-              " reshaped to (4, 1)")
-        return
-    if np.allclose(mine, truth):
-        print("right")
-    else:
-        print("not yet: sum the extra leading axis and every axis where b"
-              " has length 1")
-
-
 answer_2 = None
-check_exercise_2(answer_2)
+ch06.check_2(answer_2)
 
 # %% [markdown]
 # **3.** For `y = x @ W` with `x: (N, D)`, `W: (D, H)`, write
 # `grad_x(gy, W)` returning the gradient of `x` as a NumPy array. The check
-# compares it with minichain's backward.
+# compares it with minichain's backward for several shapes and both float
+# dtypes.
 
 # %%
-def check_exercise_3(grad_x):
-    if grad_x is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(rng.standard_normal((4, 3)))
-    W = mc.Variable(rng.standard_normal((3, 2)))
-    y = x @ W
-    gy = rng.standard_normal((4, 2))
-    y.grad = gy
-    y.backward()
-    mine = np.asarray(grad_x(gy, W.array))
-    if mine.shape != x.shape:
-        print("not yet: your gradient has shape", mine.shape, "but x has",
-              x.shape)
-    elif not np.allclose(mine, x.grad):
-        print("not yet: right shape, wrong values; which operand needs"
-              " transposing?")
-    else:
-        print("right")
-
-
+# def grad_x(gy, W):
+#     ...
 answer_3 = None
-check_exercise_3(answer_3)
+ch06.check_3(answer_3)

@@ -333,72 +333,42 @@ plt.show()
 #
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch07.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch07
+
+# %% [markdown]
 # **1.** How many bytes does the graph of `F.exp(x)` keep for backward when
 # `x` is a float32 Variable of 1000 elements? Reason it out (which array does
 # `exp`'s backward need?), then assign the number to `answer_1`.
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.ones(1000, dtype=np.float32))
-    if answer == kept_bytes(F.exp(x)):
-        print("right: exp keeps its output, 1000 × 4 bytes")
-    elif answer == 8 * 1000:
-        print("not yet: exp keeps one array, not two")
-    else:
-        print("not yet: float32 is 4 bytes per element; which array does"
-              " exp's backward read?")
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch07.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write `predict(x)` that returns `F.tanh(x * 3)` *without* recording
-# a graph, and assign the function to `answer_2`.
+# any function in a graph, and leaves recording on for what follows. Assign
+# the function to `answer_2`.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array([0.1, 0.2]))
-    y = answer(x)
-    if not np.allclose(y.array, np.tanh(3 * x.array)):
-        print("not yet: the values should be tanh(3x)")
-    elif y.creator is not None:
-        print("not yet: the result has a creator, so a graph was recorded;"
-              " use mc.no_backprop_mode()")
-    elif not mc.config.enable_backprop:
-        print("not yet: recording is still off after predict returns")
-    else:
-        print("right")
-
-
+# def predict(x):
+#     ...
 answer_2 = None
-check_exercise_2(answer_2)
+ch07.check_2(answer_2)
 
 # %% [markdown]
-# **3.** For `h = F.sin(x)` and `loss = F.sum(h * h)` with
-# `x = [0.5, 1.0]`, get `h.grad` from minichain (not by hand) and assign the
-# array to `answer_3`.
+# **3.** Write `h_grad(x)` that, for a NumPy array `x`, builds
+# `h = F.sin(x)` and `loss = F.sum(h * h)`, runs `loss.backward()` and
+# returns `h.grad`, the gradient minichain computed for `h` (not a formula
+# of yours). Assign the function to `answer_3`.
 
 # %%
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    expected = 2 * np.sin(np.array([0.5, 1.0]))
-    if np.shape(answer) == expected.shape and np.allclose(answer, expected):
-        print("right: d(sum h²)/dh = 2h")
-    else:
-        print("not yet: loss.backward() drops h.grad unless asked to keep it")
-
-
+# def h_grad(x):
+#     ...
 answer_3 = None
-check_exercise_3(answer_3)
+ch07.check_3(answer_3)

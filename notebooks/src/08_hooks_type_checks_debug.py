@@ -405,34 +405,24 @@ except ValueError as error:
 #
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
-# **1.** Write a hook class `BackwardCounter` (a subclass of
-# `mc.FunctionHook`) whose attribute `count` counts the backward steps it
-# sees, and assign the class to `answer_1`.
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch08.py`,
+# imported by the next cell (a teacher finds the solutions there too).
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    hook = answer()
-    x = mc.Variable(np.array([0.5, 1.5]))
-    with hook:
-        F.sum(F.tanh(x * 2)).backward()
-    if not hasattr(hook, "count"):
-        print("not yet: the hook has no attribute count")
-    elif hook.count == 3:
-        print("right: sum, tanh and _ * 2")
-    elif hook.count > 3:
-        print("not yet: count only backward steps, not forwards")
-    else:
-        print("not yet: expected 3 backward steps, counted", hook.count)
+from exercises import ch08
 
+# %% [markdown]
+# **1.** Write a hook class `BackwardCounter` (a subclass of
+# `mc.FunctionHook`) whose attribute `count` starts at 0 and counts the
+# backward steps it sees, and assign the class to `answer_1`.
 
+# %%
+# class BackwardCounter(mc.FunctionHook):
+#     ...
 answer_1 = None
-check_exercise_1(answer_1)
+ch08.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write a FunctionNode `Outer` (`y = a bᵀ` for two vectors, of shape
@@ -440,27 +430,10 @@ check_exercise_1(answer_1)
 # inputs. Assign the class to `answer_2`.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    y = answer().apply((np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])))[0]
-    if y.shape != (2, 3) or not np.allclose(y.array, np.outer([1, 2], [3, 4, 5])):
-        print("not yet: forward should give the (2, 3) outer product")
-        return
-    for bad in [(np.ones((2, 2)), np.ones(2)), (np.ones(2, dtype=int), np.ones(2))]:
-        try:
-            answer().apply(bad)
-        except type_check.InvalidType:
-            continue
-        print("not yet: inputs", [(a.shape, str(a.dtype)) for a in bad],
-              "were accepted")
-        return
-    print("right")
-
-
+# class Outer(mc.FunctionNode):
+#     ...
 answer_2 = None
-check_exercise_2(answer_2)
+ch08.check_2(answer_2)
 
 # %% [markdown]
 # **3.** In `z = F.sum(F.sqrt(F.log(x)) + F.exp(x))` with
@@ -468,18 +441,5 @@ check_exercise_2(answer_2)
 # find out and assign its label (a string) to `answer_3`.
 
 # %%
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    if answer == "sqrt":
-        print("right: log(0.5) < 0, and sqrt of a negative number is NaN")
-    elif answer == "log":
-        print("not yet: log(0.5) is negative, but not NaN")
-    else:
-        print("not yet: run the line under mc.using_config('debug', True)"
-              " and read the error")
-
-
 answer_3 = None
-check_exercise_3(answer_3)
+ch08.check_3(answer_3)

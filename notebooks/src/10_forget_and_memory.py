@@ -426,82 +426,43 @@ player
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch10.py`,
+# imported by the next cell (a teacher finds the solutions there too).
+
+# %%
+from exercises import ch10
+
+# %% [markdown]
 # **1.** For a chain of `L = 36` blocks, which number of segments `s`
 # makes the bound `s + ⌈L/s⌉` smallest, and what is that smallest value?
 # Assign the pair `(s, bound)` to `answer_1`.
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    s, value = answer
-    if mc.visualize.checkpoint_bound(36, s, 1) != value:
-        print(f"not yet: for s = {s} the bound is"
-              f" {mc.visualize.checkpoint_bound(36, s, 1)}, not {value}")
-    elif value != min(mc.visualize.checkpoint_bound(36, k, 1) for k in range(1, 37)):
-        print("not yet: a different s gives a smaller bound; try s near √36")
-    else:
-        print("right")
-
-
 answer_1 = None
-check_exercise_1(answer_1)
+ch10.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Using `measure(s)` from above, find the *largest* number of
-# segments whose measured peak is at most 10 activations for our 16-block
-# net, and assign it to `answer_2`.
+# **2.** For our 16-block net, what is the *largest* number of segments `s`
+# whose bound `s + ⌈16/s⌉` is at most 10 activations? Assign it to
+# `answer_2`, then look at `measure(answer_2).peak / activation`: how close
+# does the measured peak come to the bound?
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    fitting = [s for s in range(1, L + 1)
-               if measure(s).peak <= 10 * activation]
-    if answer == max(fitting):
-        print("right")
-    elif answer in fitting:
-        print("not yet: that fits, but a larger s fits too")
-    else:
-        print("not yet: with", answer, "segments the peak is",
-              f"{measure(answer).peak / activation:.1f} activations")
-
-
 answer_2 = None
-check_exercise_2(answer_2)
+ch10.check_2(answer_2)
 
 # %% [markdown]
 # **3.** Write `counted(h)` that returns `F.tanh(h)` and adds one to
 # `calls["n"]` each time it runs, *except* during forget's recomputation.
-# Assign the function to `answer_3`; the check runs `F.forget(answer, x)`
+# Assign the function to `answer_3`; the check runs `F.forget(answer_3, x)`
 # forward and backward and expects exactly one count.
 
 # %%
-calls = {"n": 0}
+calls = ch10.calls     # the dict the check reads: {"n": 0}
 
-
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    calls["n"] = 0
-    x = mc.Variable(np.array([0.5, 1.0]))
-    y = F.forget(answer, x)
-    F.sum(y).backward()
-    if not np.allclose(x.grad, 1 - np.tanh(x.array) ** 2):
-        print("not yet: the function should return F.tanh(h)")
-    elif calls["n"] == 2:
-        print("not yet: counted twice; read mc.config.in_recomputing")
-    elif calls["n"] == 1:
-        print("right")
-    else:
-        print("not yet: counted", calls["n"], "times")
-
-
+# def counted(h):
+#     ...
 answer_3 = None
-check_exercise_3(answer_3)
+ch10.check_3(answer_3)

@@ -332,61 +332,37 @@ print("tanh's double backward agrees with finite differences")
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
-# **1.** Using double backprop twice over (three `mc.grad` calls), find the
-# third derivative of `x⁴` at `x = 1.5`. Assign the number to `answer_1`.
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch11.py`,
+# imported by the next cell (a teacher finds the solutions there too).
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    if not np.isscalar(answer) and np.ndim(answer) != 0:
-        print("not yet: answer with one number")
-    elif np.isclose(float(answer), 24 * 1.5):
-        print("right")
-    elif np.isclose(float(answer), 12 * 1.5 ** 2):
-        print("not yet: that is the second derivative; differentiate once more")
-    else:
-        print("not yet: d/dx x⁴ = 4x³, then 12x², then ...")
+from exercises import ch11
 
+# %% [markdown]
+# **1.** Write `third_derivative(f, x0)` that returns the third derivative
+# of `f` at the number `x0`, using double backprop twice over (three
+# `mc.grad` calls), and assign it to `answer_1`. Try it on `x⁴` at `x = 1.5`
+# first: what should it give?
 
+# %%
+# def third_derivative(f, x0):
+#     ...
 answer_1 = None
-check_exercise_1(answer_1)
+ch11.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write a FunctionNode `Square` (`y = x²`) whose backward supports
 # double backprop, and assign the class to `answer_2`. The check asks for
-# its second derivative.
+# its first derivative with random upstream gradients, and for its second
+# with `check_double_backward`.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    x = mc.Variable(np.array([1.0, -3.0]))
-    y = answer().apply((x,))[0]
-    if not np.allclose(y.array, [1.0, 9.0]):
-        print("not yet: forward should give x², got", y.array)
-        return
-    g, = mc.grad([F.sum(y)], [x], enable_double_backprop=True)
-    if g is None or not np.allclose(g.array, [2.0, -6.0]):
-        print("not yet: the first derivative should be 2x")
-        return
-    gg, = mc.grad([F.sum(g)], [x])
-    if gg is None:
-        print("not yet: the gradient has no graph; write backward with"
-              " Variables (get_retained_inputs), not arrays")
-    elif not np.allclose(gg.array, 2.0):
-        print("not yet: the second derivative should be 2, got", gg.array)
-    else:
-        print("right")
-
-
+# class Square(mc.FunctionNode):
+#     ...
 answer_2 = None
-check_exercise_2(answer_2)
+ch11.check_2(answer_2)
 
 # %% [markdown]
 # **3.** Newton's method for `f(x) = x⁴ - 2x²` started at `x = 0.3` does
@@ -394,17 +370,5 @@ check_exercise_2(answer_2)
 # assign that point (a number) to `answer_3`. Why there?
 
 # %%
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    end = newton(0.3, 6)[-1]
-    if np.isclose(float(answer), end, atol=1e-6):
-        print("right: f'' < 0 there, so Newton heads for the nearest point"
-              " with f' = 0, which is the maximum at 0")
-    else:
-        print("not yet: print newton(0.3, 6) and look at the last value")
-
-
 answer_3 = None
-check_exercise_3(answer_3)
+ch11.check_3(answer_3)

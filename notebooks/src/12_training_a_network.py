@@ -233,83 +233,45 @@ assert memory["checkpointed"] < memory["plain"]
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
-# **1.** Train a *linear* classifier (`spiral.train(n_layers=0, ...)`, no
-# hidden layer) for 100 epochs and assign its final accuracy to `answer_1`.
-# Compare it with the MLP's, and with guessing.
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch12.py`,
+# imported by the next cell (a teacher finds the solutions there too).
 
 # %%
-def check_exercise_1(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    real = spiral.train(n_layers=0, n_epochs=100, seed=0, progress=False).accuracy
-    if abs(answer - real) < 0.02:
-        print(f"right: {real:.3f}, far below the MLP; no straight lines"
-              " separate the arms")
-    else:
-        print("not yet: pass n_layers=0, n_epochs=100, seed=0 and read"
-              " .accuracy")
+from exercises import ch12
 
+# %% [markdown]
+# **1.** Train a *linear* classifier (`spiral.train(n_layers=0, ...)`, no
+# hidden layer) for 100 epochs with `seed=0` and assign its final accuracy
+# to `answer_1`. Compare it with the MLP's, and with guessing.
 
+# %%
 answer_1 = None
-check_exercise_1(answer_1)
+ch12.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write `momentum_step(params, velocities, lr, momentum)` that does
 # one step of SGD with momentum by hand: for each parameter `p` and its
 # velocity array `v` (same shape), `v ← momentum · v - lr · grad`, then
-# `p ← p + v`. Assign the function to `answer_2`; the check compares it with
+# `p ← p + v`. The velocities must carry over to the next call. Assign the
+# function to `answer_2`; the check compares it with
 # `mc.optimizers.MomentumSGD` over three steps.
 
 # %%
-def check_exercise_2(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    by_hand, by_optimizer = new_model(), new_model()
-    velocities = [np.zeros_like(p.array) for p in by_hand.params()]
-    optimizer = mc.optimizers.MomentumSGD(lr=0.1, momentum=0.9)
-    optimizer.setup(by_optimizer)
-    for _ in range(3):
-        for model in (by_hand, by_optimizer):
-            model.cleargrads()
-            F.softmax_cross_entropy(model(x), t).backward()
-        answer(list(by_hand.params()), velocities, 0.1, 0.9)
-        optimizer.update()
-    if all(np.allclose(p.array, q.array, atol=1e-6)
-           for p, q in zip(by_hand.params(), by_optimizer.params())):
-        print("right")
-    else:
-        print("not yet: after three steps the parameters differ from"
-              " MomentumSGD's; update v in place (v[...] = ...)")
-
-
+# def momentum_step(params, velocities, lr, momentum):
+#     ...
 answer_2 = None
-check_exercise_2(answer_2)
+ch12.check_2(answer_2)
 
 # %% [markdown]
-# **3.** For the 12-layer MLP of `compare_memory`, which number of segments
-# among 1, 2, 3, 4, 6, 8, 12 gives the smallest measured peak? Assign it to
-# `answer_3` (measure with `spiral.compare_memory(segments=...)`).
+# **3.** Checkpoints cost forward work. Take `model = MLP(n_units=16,
+# n_out=3, n_layers=12)` and one step on the spiral:
+# `loss, _ = spiral.loss_and_accuracy(model, x, t, segments=4)`, then
+# `loss.backward()`. How many times does a `ReLU` forward run in all? Count
+# it with a hook like chapter 08's (a `forward_preprocess` that counts
+# `function.label == "ReLU"`), then explain the number.
 
 # %%
-def check_exercise_3(answer):
-    if answer is None:
-        print("not answered yet")
-        return
-    candidates = [1, 2, 3, 4, 6, 8, 12]
-    peaks = {s: spiral.compare_memory(segments=s)["checkpointed"]
-             for s in candidates}
-    best = min(peaks, key=peaks.get)
-    if answer == best:
-        print("right")
-    else:
-        print(f"not yet: {answer} segments peak at {peaks.get(answer, 0) / 2 ** 20:.2f}"
-              " MiB; one of the others is lower")
-
-
 answer_3 = None
-check_exercise_3(answer_3)
+ch12.check_3(answer_3)
