@@ -119,6 +119,7 @@ bias = np.array([[1.0, 2.0, 3.0, 4.0]])
 broadcast = np.broadcast_to(bias, (3, 4))
 grad_in = np.arange(12.0).reshape(3, 4)
 grad_out = array_utils.sum_to(grad_in, (1, 4))
+assert np.array_equal(grad_out, grad_in.sum(axis=0, keepdims=True))  # column sums
 panels = [("b (1, 4)", bias), ("broadcast_to (3, 4)", broadcast),
           ("gradient arriving (3, 4)", grad_in), ("sum_to (1, 4)", grad_out)]
 
