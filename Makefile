@@ -104,6 +104,10 @@ notebooks: install ## build chapters from notebooks/src, then execute each top t
 		$(NB_RUN) $(PY) -m jupyter nbconvert $(NBCONVERT_FLAGS) "$$nb" || exit 1; \
 	done
 
+.PHONY: solutions
+solutions: install ## the teacher's key: chapters with every exercise answered and run, in _build/solutions/ (CHAPTERS="03 05" for some)
+	$(NB_RUN) $(PY) notebooks/exercises/key.py $(CHAPTERS)
+
 bench: install ## the benchmark suite (benchmarks/run.py)
 	@if [ -f benchmarks/run.py ]; then $(RUN) $(PY) benchmarks/run.py; \
 	else echo "bench: benchmarks/run.py does not exist yet."; fi

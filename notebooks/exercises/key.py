@@ -27,6 +27,7 @@ NOTEBOOKS = HERE.parent
 ROOT = NOTEBOOKS.parent
 DEFAULT_OUT = ROOT / "_build" / "solutions"
 ANSWER = re.compile(r"^answer_(\d+) = None$", re.M)
+PLACEHOLDER = re.compile(r"^# (def |class |    \.\.\.$)")
 CHECK = re.compile(r"^ch\d\d\.check_\d+\(", re.M)
 
 sys.path.insert(0, str(NOTEBOOKS))
@@ -39,7 +40,7 @@ def answered_cells(source, module):
     """The chapter's cells with each ``answer_K = None`` replaced by solution K."""
     cells = build.parse_cells(source.read_text())
     start = next(i for i, (kind, text) in enumerate(cells)
-                 if kind == "markdown" and text.startswith("## Exercises"))
+                 if kind == "markdown" and "## Exercises" in text.splitlines())
 
     def fill(match):
         number = int(match.group(1))
@@ -52,7 +53,14 @@ def answered_cells(source, module):
             "answer_{0} = solution_{0}()".format(number),
         ])
 
-    return [(kind, ANSWER.sub(fill, text) if i > start and kind == "code" else text)
+    def answer(text):
+        if not ANSWER.search(text):
+            return text
+        text = "\n".join(line for line in text.splitlines()
+                         if not PLACEHOLDER.match(line))   # "# def f(x):", "#     ..."
+        return ANSWER.sub(fill, text)
+
+    return [(kind, answer(text) if i > start and kind == "code" else text)
             for i, (kind, text) in enumerate(cells)]
 
 
