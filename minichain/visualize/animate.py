@@ -476,7 +476,11 @@ _PLAYER_CSS = """
 """
 
 _PLAYER_JS = """(function () {
-  var root = document.getElementById("PLAYER_ID");
+  // This script's own player: found from the script itself, so the same
+  // animation shown twice on a page drives two players, not one.
+  var script = document.currentScript;
+  var root = (script && script.closest && script.closest(".mc-player")) ||
+    document.getElementById("PLAYER_ID");
   var data = JSON.parse(root.querySelector(".mc-data").textContent);
   var frames = data.frames, timer = null, current = 0;
   var slider = root.querySelector(".mc-slider");

@@ -121,7 +121,12 @@ class Chromium:
 
     # ----- what a test uses -------------------------------------------------
     def open(self, url, timeout=30):
-        """Load ``url`` and wait for its load event; earlier events are dropped."""
+        """Load ``url`` and wait for its load event. The previous page is
+        left for a blank one first, so that nothing it reports while it
+        unloads is taken for the new page's."""
+        if url != "about:blank":
+            self.open("about:blank", timeout)
+            self._drain(0.1)
         self.events = []
         self.send("Page.navigate", url=url)
         deadline = time.monotonic() + timeout

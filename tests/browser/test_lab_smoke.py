@@ -88,8 +88,10 @@ def test_make_lab_serves_a_chapter_that_chromium_opens(chromium, tmp_path):
             "'.jp-NotebookPanel .jp-RenderedMarkdown h1'); "
             "return h && h.textContent; })()", timeout=60)
         assert title.startswith("05 · The backward order")
-        assert chromium.evaluate(
-            "document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length") > 3
+        # JupyterLab renders the cells progressively: wait for more of them.
+        assert chromium.wait_until(
+            "document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length"
+            " > 3", timeout=30)
         shut_down_sessions(base, token)
     finally:
         stop(server)

@@ -126,3 +126,18 @@ def test_play_advances_on_its_own_and_pauses(player):
     assert browser.evaluate(SHOWN) == expected(frames[paused_at], paused_at)
     time.sleep(1.2)  # longer than one tick of play
     assert browser.evaluate(SHOWN)["frame"] == paused_at
+
+
+def test_the_same_animation_twice_on_a_page_gives_two_players(chromium,
+                                                              tmp_path):
+    animation = mc.visualize.animate_backward(branch_and_forget())
+    page = tmp_path / "twice.html"
+    page.write_text("<!DOCTYPE html><html><body>{0}{0}</body></html>".format(
+        animation.html()), encoding="utf-8")
+    chromium.open(page.as_uri())
+    chromium.click(".mc-player:nth-of-type(2) .mc-next")
+    frames = chromium.evaluate(
+        "Array.prototype.map.call(document.querySelectorAll('.mc-player'),"
+        " function (p) { return +p.getAttribute('data-frame'); })")
+    assert frames == [0, 1]
+    assert chromium.errors() == []
