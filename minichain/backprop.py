@@ -1,15 +1,28 @@
-"""The backward engine: walk the graph from outputs to inputs, once.
+"""The backward engine: walk the graph from the outputs to the inputs, once.
 
 Why a heap on rank: a function may run its backward only after every
 function that consumed its outputs has run, or its output gradient is still
 incomplete. A function's rank is larger than the rank of every function
-before it, so popping the *highest* rank first guarantees that order. A
-depth-first walk does not (chapter 5 shows the wrong number it gives).
-Equal ranks leave the heap in the order they were pushed.
+before it, so popping the *highest* rank first guarantees that order (any
+reverse topological order would do; the rank heap is Chainer's way to get
+one). Equal ranks leave the heap in the order they were pushed.
 
 The loop is iterative, so a chain of 100 000 functions needs no recursion.
-Each output's gradient is removed from the table as soon as its function has
-used it, so gradients of the middle of the graph live only briefly.
+Each output's gradient leaves the table as soon as its function has used it,
+so the gradients of the middle of the graph live only briefly.
+
+Two rules keep every gradient right:
+
+* **Add, never overwrite, and never add in place.** A node reached along two
+  paths gets the sum of both, as a new array: a backward may hand its
+  incoming gradient on unchanged (``x + c`` does), so one array can sit in
+  two places of the table, and writing into it would change both. The one
+  exception is a Parameter's own gradient buffer (``zerograd()``), which
+  nothing else can hold.
+* **A Variable keeps a gradient nobody else holds.** When a gradient is
+  stored on a Variable (a leaf's ``.grad``, or ``retain_grad``), it is copied
+  if this pass has already handed the same array out, or if it is a view of
+  another array (``_own``). So two leaves of ``x + y`` never share memory.
 """
 
 import heapq
@@ -18,16 +31,12 @@ import threading
 import warnings
 import weakref
 
-import numpy
-
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config, using_config
 from minichain.utils.array import force_array
 from minichain.variable import (
     Parameter, Variable, _check_grad_type, _make_output, check_loss_scale)
-
-_ndarray = numpy.ndarray
 
 
 # ----- public entry points ---------------------------------------------------
@@ -39,17 +48,16 @@ def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
         raise RuntimeError("Variable.backward: the variable holds no array")
     given = gy = y._grad_var
     if gy is None:
-        gy = _make_output(_seed(y._data, loss_scale), True)
+        gy = _make_output(_seed(y._data, loss_scale, True), True)
     y._grad_var = None  # the output's gradient is consumed by backward
     if node.creator_node is None:  # backward on a leaf: it gets the seed
         y._grad_var = gy
         return
     try:
-        with using_config("enable_backprop", enable_double_backprop):
-            _backprop([(node, gy)], retain_grad=retain_grad,
-                      loss_scale=loss_scale)
+        _run([(node, gy)], enable_double_backprop, retain_grad, loss_scale)
     except Exception:
-        _give_back([(y, given)])  # a failed pass consumes nothing
+        if y._grad_var is None:
+            y._grad_var = given  # a failed pass consumes nothing
         raise
 
 
@@ -73,10 +81,8 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
     for i, y in enumerate(outputs):
         _check_variable("backward", "outputs", i, y)
         y._node._check_old_style_gradient()
-        if grad_outputs is None:
-            gy = y._grad_var  # consumed below, once every check has passed
-        else:
-            gy = _as_grad_variable(grad_outputs[i])
+        gy = y._grad_var if grad_outputs is None else _as_grad_variable(
+            grad_outputs[i])
         if gy is None or y._node in seen:
             warnings.warn(
                 "outputs contains a Variable without grad, or duplicate "
@@ -93,18 +99,12 @@ def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
     for y, _ in taken:
         y._grad_var = None
     try:
-        with using_config("enable_backprop", enable_double_backprop):
-            _backprop(seeds, retain_grad=False, loss_scale=None)
+        _run(seeds, enable_double_backprop, False, None)
     except Exception:
-        _give_back(taken)
+        for y, g in taken:  # a failed pass consumes nothing
+            if g is not None and y._grad_var is None:
+                y._grad_var = g
         raise
-
-
-def _give_back(taken):
-    """Undo the consumption of output gradients after a failed pass."""
-    for y, g in taken:
-        if g is not None and y._grad_var is None:
-            y._grad_var = g
 
 
 def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
@@ -114,566 +114,494 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
     Only the part of the graph between the inputs and the outputs is walked.
     The ``.grad`` of the inputs is neither read nor written (unless
     ``set_grad``); an input the outputs do not depend on gets None.
-    ``grad_outputs`` entries that are None mean ones (times ``loss_scale``);
-    ``grad_inputs`` are added to the result.
+    A None in ``grad_outputs`` means ones of that output's shape (times
+    ``loss_scale``). ``grad_inputs`` start the inputs' gradients before the
+    walk, so an input's ``grad_inputs`` also flows to the inputs behind it.
     """
     check_loss_scale("grad", loss_scale)
     outputs = _as_sequence("grad", "outputs", outputs, allow_none=False)
     inputs = _as_sequence("grad", "inputs", inputs, allow_none=False)
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    else:
-        grad_outputs = _as_sequence("grad", "grad_outputs", grad_outputs)
-        _check_same_length("grad", "grad_outputs", grad_outputs, "outputs",
-                           outputs)
-    if grad_inputs is None:
-        grad_inputs = [None] * len(inputs)
-    else:
-        grad_inputs = _as_sequence("grad", "grad_inputs", grad_inputs)
-        _check_same_length("grad", "grad_inputs", grad_inputs, "inputs",
-                           inputs)
+    grad_outputs = _optional_list("grad_outputs", grad_outputs, "outputs",
+                                  outputs)
+    grad_inputs = _optional_list("grad_inputs", grad_inputs, "inputs", inputs)
     for i, y in enumerate(outputs):
         _check_variable("grad", "outputs", i, y)
         y._node._check_old_style_gradient()
     for i, x in enumerate(inputs):
         _check_variable("grad", "inputs", i, x)
-    # Checked now, before the walk: added at the end, a gradient of the
-    # wrong shape would broadcast silently into every result.
-    grad_inputs = [_as_grad_variable(g) for g in grad_inputs]
-    for i, (x, g_in) in enumerate(zip(inputs, grad_inputs)):
-        if g_in is not None:
-            _check_grad_type(None, x._node, g_in._data,
-                             where="grad: grad_inputs[{}]".format(i))
-
     seeds, seen = [], set()
     for i, (y, gy) in enumerate(zip(outputs, grad_outputs)):
         if y._node in seen:
             continue
         seen.add(y._node)
-        gy = (Variable(_seed(y._data, loss_scale)) if gy is None
-              else _as_grad_variable(gy))
+        gy = _as_grad_variable(_seed(y._data, loss_scale, False)
+                               if gy is None else gy)
         _check_grad_type(None, y._node, gy._data,
                          where="grad: grad_outputs[{}]".format(i))
         seeds.append((y._node, gy))
+    starts = []  # the inputs' gradients before the walk
+    for i, (x, gx) in enumerate(zip(inputs, grad_inputs)):
+        if gx is not None:
+            gx = _as_grad_variable(gx)
+            _check_grad_type(None, x._node, gx._data,
+                             where="grad: grad_inputs[{}]".format(i))
+            starts.append((x._node, gx))
     input_nodes = [x._node for x in inputs]
-    with using_config("enable_backprop", enable_double_backprop):
-        table = _backprop(seeds, retain_grad=retain_grad, loss_scale=loss_scale,
-                          input_nodes=input_nodes)
-        results = []
-        for node, g_in in zip(input_nodes, grad_inputs):
-            g = _read_sum(table.get(node))
-            if g_in is not None:
-                g_in = _as_grad_variable(g_in)
-                g = g_in if g is None else g + g_in
-            results.append(g)
+    run = _run(seeds, enable_double_backprop, retain_grad, loss_scale,
+               input_nodes, starts)
+    results = [run.finish(run.grads.get(node), node) for node in input_nodes]
     if set_grad:
         for x, g in zip(inputs, results):
             x.grad_var = g
     return results
 
 
-# ----- the loop ----------------------------------------------------------------
-def _backprop(seeds, retain_grad, loss_scale, input_nodes=None):
-    """Run backward from ``seeds`` = [(output node, gradient Variable)].
+def current_pass():
+    """The backward pass running on this thread (innermost), or None.
 
-    With ``input_nodes`` None (``Variable.backward``), every node that needs
-    a gradient gets one and leaves keep theirs; otherwise (``grad``) only the
-    part of the graph leading to ``input_nodes`` is walked and the gradient
-    table is returned.
+    For pictures of backward (``visualize.animate_backward``): its ``heap``
+    holds ``(-rank, push order, function)`` entries, its ``grads`` the
+    gradients that have arrived and wait to be used. Read it, never change it.
     """
-    grads = {}  # node -> gradient Variable (or a list, under lazy_grad_sum)
-    if input_nodes is not None:
-        return _walk(seeds, retain_grad, loss_scale, input_nodes, grads)
-    passes = _open_passes()
+    passes = _passes()
+    return passes[-1] if passes else None
+
+
+# ----- one pass ----------------------------------------------------------------
+class _Pass:
+    """What one backward pass knows: its heap, its table, how it runs.
+
+    ``arrays``: no graph is recorded and no global hook watches, so the
+    gradients travel as bare arrays (see ``FunctionNode.backward_arrays``);
+    otherwise as Variables. ``keep``: under ``grad()``, the input nodes, whose
+    gradients stay in the table to be returned.
+    """
+
+    def __init__(self, retain_grad, loss_scale, input_nodes):
+        self.heap, self.grads, self.pushed = [], {}, set()
+        self.order = itertools.count()
+        self.hooks = function_hook.get_function_hooks()  # a live dict
+        self.recording = bool(config.enable_backprop)
+        self.arrays = not (self.recording or self.hooks)
+        self.debug = config.debug
+        self.retain_grad, self.loss_scale = retain_grad, loss_scale
+        self.keep = frozenset(input_nodes or ())
+        self.depends = None  # under grad(): the nodes worth walking
+        self.handed_out = {}  # id of an array -> node whose Variable has it
+        self.given = {}  # output node -> the gradient the caller gave it
+        self.old_style = {}  # id of an array -> old-style Function that made it
+
+    def finish(self, g, node):
+        """A table entry as a Variable of its own, to hand to the user."""
+        return None if g is None else _own(self, g, node)
+
+
+def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
+         input_nodes=None, starts=()):
+    """Run one pass from ``seeds`` = [(output node, gradient Variable)].
+
+    Under ``grad()``, ``input_nodes`` are the inputs asked for and ``starts``
+    their gradients before the walk.
+
+    The outermost pass of a thread keeps the undo log: every leaf gradient
+    the pass (or a pass inside it, as ``F.forget``'s backward runs) changes
+    is noted first, and put back if the pass fails, so a failed backward
+    changes no ``.grad`` (except a Parameter's own buffer, see ``_note_in_place``).
+    """
+    passes = _passes()
     outermost = not passes
     if outermost:
-        _thread_passes.undo = {}  # see _remember
-        _thread_passes.inner_leaves = []  # leaves of the passes inside
-    passes.append((grads, loss_scale))
-    leaves = []
-    try:
-        return _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves)
-    except Exception as error:
-        if outermost:  # it speaks for the passes inside it too
-            _note_partial_sums(error, leaves + _thread_passes.inner_leaves,
-                               grads)
-            _restore(_thread_passes.undo)
-        raise
-    finally:
-        passes.pop()
-        if outermost:
-            _thread_passes.undo = _thread_passes.inner_leaves = None
-        else:
-            _thread_passes.inner_leaves += leaves
+        _local.undo, _local.in_place = {}, []  # see _remember, _note_in_place
+    with using_config("enable_backprop", enable_double_backprop):
+        run = _Pass(retain_grad, loss_scale, input_nodes)
+        if input_nodes is not None:
+            run.depends = _depends_on_inputs([n for n, _ in seeds], run.keep)
+        for node, g in list(seeds) + list(starts):
+            run.handed_out[id(g._data)] = node  # the caller holds these
+        run.given = dict(seeds)
+        passes.append(run)
+        try:
+            for node, g in starts:
+                _add_gradient(run, node, g._data if run.arrays else g)
+            _walk(run, [(n, g._data if run.arrays else g) for n, g in seeds])
+        except Exception as error:
+            if outermost:
+                _note_in_place(error, _local.in_place)
+                _undo(_local.undo)
+            raise
+        finally:
+            passes.pop()
+            if outermost:
+                _local.undo = _local.in_place = None
+    return run
 
 
-def _walk(seeds, retain_grad, loss_scale, input_nodes, grads, leaves=None):
-    """The loop of ``_backprop``, filling the gradient table ``grads``."""
-    heap = []
-    pushed = set()
-    order = itertools.count()
-    if leaves is None:
-        leaves = []  # leaf nodes that received a gradient, in order
-    debug = config.debug
-    # The thread's table of global hooks, looked up once per pass. It is a
-    # live dict, so a hook registered during the pass is still seen.
-    global_hooks = function_hook.get_function_hooks()
-    # Without a graph to record, functions that define ``backward_arrays``
-    # may compute on arrays (see FunctionNode.backward_arrays); read once.
-    recording = config.enable_backprop
-    grad_mode = input_nodes is not None
-    if grad_mode:
-        keep = set(input_nodes)
-        depends = _depends_on_inputs([n for n, _ in seeds], keep)
-    # Gradient arrays in the table that nobody else holds, which a
-    # ``backward_arrays_in_place`` may overwrite: id -> weak reference (an
-    # entry whose array is gone can never match a new array with its id).
-    new_arrays = {}
+# ----- the loop ----------------------------------------------------------------
+def _walk(run, seeds):
+    """Backpropagate from ``seeds``: pop the function of highest rank, hand
+    its backward the gradients of its outputs, add what it returns to its
+    inputs' gradients, and push the functions that made those inputs."""
+    heap = run.heap
     for node, g in seeds:
-        grads[node] = g
-        creator = node.creator_node
-        if creator is not None and creator not in pushed:
-            pushed.add(creator)
-            heapq.heappush(heap, (-creator.rank, next(order), creator))
-
-    # A plain ``loss.backward()``: nothing below needs Variables, except
-    # for functions that only have a Variable-based backward.
-    plain = not (grad_mode or retain_grad or recording or debug)
-
+        _add_gradient(run, node, g)
+        _push(run, node)
     while heap:
         func = heapq.heappop(heap)[2]
-        in_nodes = func.inputs
-        if in_nodes is None:  # unchained since the forward
+        inputs = func.inputs
+        if inputs is None:  # unchained since its forward
             continue
-        outputs = func.outputs
-        if (plain and func._has_backward_arrays and len(outputs) == 1
-                and not global_hooks and not func._local_function_hooks):
-            _plain_step(func, in_nodes, outputs[0](), grads, leaves,
-                        new_arrays, heap, pushed, order)
-            continue
-        hooked = global_hooks or func._local_function_hooks
-        # Arrays in, arrays out (see FunctionNode.backward_arrays): the
-        # gradients stay bare arrays in the table, and become Variables only
-        # if something later needs one (a Variable-based backward, a leaf's
-        # .grad, retain_grad).
-        arrays = func._has_backward_arrays and not (recording or hooked)
-        # In place only on arrays nobody else holds (see new_arrays).
-        in_place = (arrays and func._has_backward_arrays_in_place
-                    and not grad_mode and not retain_grad)
-        out_grads = []
-        for ref in outputs:
-            out = ref()
-            if out is None:
-                out_grads.append(None)
-                in_place = False
-                continue
-            g = grads.get(out) if grad_mode and out in keep else grads.pop(
-                out, None)
-            if type(g) is list:  # only under lazy_grad_sum
-                g = _read_sum(g)
-            if retain_grad and g is not None:
-                var = out._variable()
-                if var is not None:
-                    g = var._grad_var = _as_variable(g)
-                    var._loss_scale = loss_scale
-            if in_place:
-                in_place = g is not None and _take_new(new_arrays, g)
-            if arrays and isinstance(g, Variable):
-                g = g._data
-            out_grads.append(g)
-
-        if grad_mode:
-            targets = tuple([i for i, n in enumerate(in_nodes)
-                             if n.requires_grad and n in depends])
-        elif len(in_nodes) == 1:  # the common unary case, without a loop
-            targets = (0,) if in_nodes[0].requires_grad else ()
-        else:
-            targets = tuple([i for i, n in enumerate(in_nodes)
-                             if n.requires_grad])
+        grad_outputs = _take_output_grads(run, func)
+        if run.depends is None:
+            targets = tuple([i for i, x in enumerate(inputs)
+                             if x.requires_grad])
+        else:  # grad(): only the inputs that lead to the asked-for ones
+            targets = tuple([i for i, x in enumerate(inputs)
+                             if x.requires_grad and x in run.depends])
         if not targets:
             continue
-
-        if hooked:
-            hooks = function_hook.hooks_for(func)
-            in_data = tuple([n.data for n in in_nodes])
-            gy_data = tuple([_as_array(g) for g in out_grads])
-            for hook in hooks:
-                hook.backward_preprocess(func, in_data, gy_data)
-        else:
-            hooks = ()
-
-        # A backward_accumulate override pays only when there is a gradient
-        # to add into. With none yet it must agree with backward_arrays (its
-        # contract), so the engine takes that cheaper path then.
-        accumulate = func._has_backward_accumulate and not (
-            arrays and not _has_gradient_to_add_to(in_nodes, targets, grads,
-                                                   grad_mode))
-        try:
-            if arrays and not accumulate:
-                gxs = func._checked_backward_arrays(
-                    targets, tuple(out_grads), in_place)
-                new = (new_arrays if in_place or func.gradients_are_new
-                       else None)
-                for i, gx in zip(targets, gxs):
-                    if gx is not None:
-                        _add_gradient(func, in_nodes[i], gx, gx, grads,
-                                      leaves, grad_mode, new)
-            else:
-                for k in range(len(out_grads)):
-                    out_grads[k] = _as_variable(out_grads[k])
-                out_grads = tuple(out_grads)
-                if accumulate:
-                    _step_accumulate(func, targets, out_grads, grads, leaves,
-                                     grad_mode)
-                    gxs = ()
-                else:
-                    gxs = func._backward_targets(targets, out_grads,
-                                                 arrays_ok=False)
-                for i, gx in zip(targets, gxs):
-                    if gx is not None:
-                        _check_is_variable(func, i, gx)
-                        _add_gradient(func, in_nodes[i], gx, gx._data, grads,
-                                      leaves, grad_mode)
-            # Drop these names now: left bound, they would keep this step's
-            # gradients alive through the next step (one extra
-            # activation-sized array at the peak of a deep backward).
-            gxs = gx = out_grads = None
-        except Exception as error:
-            if func.stack is not None:  # recorded by a debug-mode forward
-                _attach_stack(error, func)
-            raise
-
+        hooks, seen = _hooks_before(run, func, grad_outputs)
+        grad_inputs = _call_backward(run, func, targets, grad_outputs, hooks)
+        for i, gx in zip(targets, grad_inputs):
+            if gx is not None:
+                _check_gradient(run, func, i, gx)
+                _add_gradient(run, inputs[i], gx)
         for hook in hooks:
-            hook.backward_postprocess(func, in_data, gy_data)
-        if debug:
-            _check_nan_gradients(func, targets, grads)
-        _push_creators(in_nodes, targets, grads, heap, pushed, order)
+            hook.backward_postprocess(func, *seen)
+        # Drop these names now: left bound, they would keep this step's
+        # gradients alive through the next step.
+        grad_outputs = grad_inputs = gx = None
+        if run.debug:
+            _check_nan_gradients(run, func, targets)
+        for i in targets:
+            _push(run, inputs[i])
 
-    if not grad_mode:
-        _store_leaf_gradients(leaves, grads, loss_scale)
-    return grads
 
+def _add_gradient(run, node, gx):
+    """Add ``gx`` to the gradient ``node`` has received so far.
 
-def _plain_step(func, in_nodes, out, grads, leaves, new_arrays, heap, pushed,
-                order):
-    """One step of a plain backward, for a one-output ``backward_arrays``.
-
-    The same as the general step of ``_walk`` restricted to its most common
-    case, and written out so that case runs few lines: a plain
-    ``loss.backward()`` (no graph recorded, no hooks, no retain_grad, no
-    ``grad()``) meets mostly such functions. Everything else, and every
-    unusual value met here, goes through the general code.
+    Add, never overwrite: a node reached along two paths (a branch, or
+    ``f(x, x)``) needs the sum of both. The sum is a new array, never ``+=``:
+    the gradient so far may be shared (``x + c`` hands its gradient on
+    unchanged), and writing into it would change another node's gradient
+    too. A leaf (a node no function made) keeps its gradient on its
+    Variable, added to what it already holds, which is how gradients
+    accumulate across ``backward()`` calls.
     """
-    g = None if out is None else grads.pop(out, None)
-    if type(g) is list or isinstance(g, Variable):
-        g = _as_array(_read_sum(g))  # a lazy sum's list, or a seed Variable
-    if len(in_nodes) == 1:
-        targets = (0,) if in_nodes[0].requires_grad else ()
-    else:
-        targets = tuple([i for i, n in enumerate(in_nodes) if n.requires_grad])
-    if not targets:
+    if node.creator_node is None and run.depends is None:
+        _add_to_leaf(run, node, gx)
         return
+    current = run.grads.get(node)
+    if current is None:
+        run.grads[node] = gx
+    else:
+        run.grads[node] = force_array(current + gx)  # 0-d stays an array
+
+
+def _push(run, node):
+    """Push the function that made ``node``, once per pass, if it has a
+    gradient to work with."""
+    func = node.creator_node
+    if func is not None and func not in run.pushed and node in run.grads:
+        run.pushed.add(func)
+        heapq.heappush(run.heap, (-func.rank, next(run.order), func))
+
+
+def _take_output_grads(run, func):
+    """The gradients of ``func``'s outputs, taken out of the table (each is
+    used once); None for an output that got none or is gone."""
+    grads = []
+    for ref in func.outputs:
+        node = ref()
+        if node is None:
+            grads.append(None)
+            continue
+        g = run.grads.get(node) if node in run.keep else run.grads.pop(
+            node, None)
+        if run.retain_grad and g is not None:
+            var = node._variable()
+            given = run.given.get(node)
+            if given is not None and given._data is _as_array(g):
+                var._grad_var = given  # what the caller gave, untouched
+            elif var is not None:
+                var._grad_var = _own(run, g, node)
+            if var is not None:
+                var._loss_scale = run.loss_scale
+        grads.append(g)
+    return tuple(grads)
+
+
+def _hooks_before(run, func, grad_outputs):
+    """Call the hooks watching ``func`` before its backward; return them
+    and what they are shown (for their ``backward_postprocess``)."""
+    if not (run.hooks or func._local_function_hooks):
+        return (), None
+    hooks = function_hook.hooks_for(func)
+    seen = (tuple([x.data for x in func.inputs]),
+            tuple([_as_array(g) for g in grad_outputs]))
+    for hook in hooks:
+        hook.backward_preprocess(func, *seen)
+    return hooks, seen
+
+
+def _call_backward(run, func, targets, grad_outputs, hooks):
+    """Run ``func``'s backward: one gradient (or None) per target, in the
+    form of the table (arrays or Variables)."""
     try:
-        if func._has_backward_accumulate and _has_gradient_to_add_to(
-                in_nodes, targets, grads, False):
-            # Its own way of adding into existing gradients (Linear's).
-            _step_accumulate(func, targets, (_as_variable(g),), grads,
-                             leaves, False)
-            _push_creators(in_nodes, targets, grads, heap, pushed, order)
-            return
-        in_place = (func._has_backward_arrays_in_place and g is not None
-                    and _take_new(new_arrays, g))
-        gxs = (func.backward_arrays_in_place if in_place
-               else func.backward_arrays)(targets, (g,))
-        if type(gxs) is not tuple or len(gxs) != len(targets):
-            func._check_gradient_arrays(targets, gxs)  # raises, naming func
-        new = new_arrays if in_place or func.gradients_are_new else None
-        for i, gx in zip(targets, gxs):
-            if gx is None:
-                continue
-            node = in_nodes[i]
-            # The usual case first: the first gradient to reach a node
-            # inside the graph, an array of the right type, simply enters
-            # the table. _add_gradient handles all the others.
-            if (type(gx) is _ndarray and node.creator_node is not None
-                    and node not in grads and gx.shape == node.shape
-                    and gx.dtype is node.dtype):
-                grads[node] = gx
-                if new is not None:
-                    _note_new(new, gx)
-            else:
-                if not isinstance(gx, backend.array_types):
-                    func._check_gradient_arrays(targets, gxs)  # raises
-                _add_gradient(func, node, gx, gx, grads, leaves, False, new)
+        if (run.arrays and not hooks and func.backward_arrays is not None
+                and not _accumulates_here(run, func, targets)):
+            gxs = func.backward_arrays(targets, grad_outputs)
+            if type(gxs) is not tuple or len(gxs) != len(targets):
+                func._check_gradient_arrays(targets, gxs)  # raises
+        else:
+            gxs = _backward_on_variables(run, func, targets, grad_outputs)
     except Exception as error:
         if func.stack is not None:  # recorded by a debug-mode forward
             _attach_stack(error, func)
         raise
-    gxs = gx = g = None  # see _walk: free this step's gradients now
-    _push_creators(in_nodes, targets, grads, heap, pushed, order)
+    return gxs
 
 
-def _push_creators(in_nodes, targets, grads, heap, pushed, order):
-    """Push the creators of the inputs that got a gradient, each once."""
-    for i in targets:
-        node = in_nodes[i]
-        creator = node.creator_node
-        if creator is not None and creator not in pushed and node in grads:
-            pushed.add(creator)
-            heapq.heappush(heap, (-creator.rank, next(order), creator))
+def _backward_on_variables(run, func, targets, grad_outputs):
+    """``func.backward`` (or its ``backward_accumulate``) on Variables."""
+    gys = tuple([_as_variable(g) for g in grad_outputs])
+    if _overrides_accumulate(func):
+        _accumulate(run, func, targets, gys)
+        return (None,) * len(targets)  # already added
+    gxs = func._backward_targets(targets, gys)
+    result = []
+    for i, gx in zip(targets, gxs):
+        if gx is not None and not isinstance(gx, Variable):
+            raise ValueError(
+                "type of gradients returned from backward is incorrect: {} "
+                "({}) returned {} for input {}; a Variable is expected".format(
+                    type(func).__name__, func.label, type(gx), i))
+        if gx is None or gx._data is None:  # no gradient for this input
+            result.append(None)
+        elif run.arrays:
+            if gx._node._old_style_grad_generator is not None:  # keep the mark
+                run.old_style[id(gx._data)] = gx._node._old_style_grad_generator
+            result.append(gx._data)
+        else:
+            result.append(gx)
+    return tuple(result)
 
 
-def _check_is_variable(func, index, gx):
-    """A Variable-based backward must return Variables (or None)."""
-    if not isinstance(gx, Variable):
-        raise ValueError(
-            "type of gradients returned from backward is incorrect: "
-            "{} ({}) returned {} for input {}; a Variable is expected".format(
-                type(func).__name__, func.label, type(gx), index))
+def _overrides_accumulate(func):
+    from minichain.function_node import FunctionNode
+    method = getattr(func.backward_accumulate, "__func__", None)
+    return method is not FunctionNode.backward_accumulate
 
 
-def _add_gradient(func, node, gx, data, grads, leaves, grad_mode,
-                  new_arrays=None):
-    """Add one returned gradient ``gx`` into the table entry of ``node``.
+def _accumulates_here(run, func, targets):
+    """Does ``func``'s own ``backward_accumulate`` have to run?
 
-    ``gx`` is a Variable, or a bare array from ``backward_arrays``; ``data``
-    is its array. ``new_arrays``: given when ``gx`` is an array nobody else
-    holds; it is noted there if it becomes the entry as it is.
+    Only if it overrides it and some target already has a gradient to add
+    into: with none yet, its contract says it agrees with ``backward_arrays``,
+    the cheaper way.
     """
-    if data is None:
-        return
-    # ``is not`` first: NumPy returns the same dtype object for the same
-    # built-in type, and the identity test is much cheaper than ``!=``.
-    dtype = data.dtype
-    if data.shape != node.shape or (dtype is not node.dtype and
-                                    dtype != node.dtype):
-        _check_grad_type(func, node, data)
-    current = grads.get(node)
-    if current is None and node.creator_node is None and node not in grads:
-        current = _load_leaf(node, leaves, grad_mode)
-    if current is None:
-        grads[node] = gx
-        if new_arrays is not None and node.creator_node is not None:
-            _note_new(new_arrays, gx)
-    elif type(current) is list:
-        current.append(gx)
-    elif func.lazy_grad_sum and node.creator_node is not None:
-        grads[node] = [current, gx]
-    elif _writable_in_place(node, current):
-        current._data += data
-    elif gx is data and not isinstance(current, Variable):
-        # Two bare arrays: a new array, never ``+=``, because ``current``
-        # may be shared (``x + c`` passes its gradient on unchanged).
-        grads[node] = force_array(current + data)  # 0-d: still an array
-    else:
-        grads[node] = _as_variable(current) + _as_variable(gx)
+    return _overrides_accumulate(func) and any(
+        _current_gradient(run, func.inputs[i]) is not None for i in targets)
 
 
-def _has_gradient_to_add_to(in_nodes, targets, grads, grad_mode):
-    """Has some target input already got a gradient (in the table, or a
-    leaf's ``.grad`` that this pass will add to)?"""
-    for i in targets:
-        node = in_nodes[i]
-        if grads.get(node) is not None:
-            return True
-        if not grad_mode and node.creator_node is None:
-            var = node._variable()
-            if var is not None and var._grad_var is not None:
-                return True
-    return False
-
-
-def _note_new(new_arrays, array):
-    try:
-        new_arrays[id(array)] = weakref.ref(array)
-    except TypeError:  # an array type without weak references: not noted
-        pass
-
-
-def _take_new(new_arrays, g):
-    """Is ``g`` an array noted as held by nobody else? (Asked once.)"""
-    ref = new_arrays.pop(id(g), None)
-    return ref is not None and ref() is g
-
-
-def _step_accumulate(func, targets, out_grads, grads, leaves, grad_mode):
-    """One step through a node that overrides ``backward_accumulate``.
-
-    It receives the gradients accumulated so far (only the first occurrence
-    of a repeated input carries one) and returns the new totals.
-    """
-    in_nodes = func.inputs
-    in_grads, first = [], set()
-    for i in targets:
-        node = in_nodes[i]
-        if node in first:
-            in_grads.append(None)
-            continue
-        first.add(node)
-        current = grads.get(node)
-        if current is None and node not in grads:
-            current = _load_leaf(node, leaves, grad_mode)
-            if current is not None:
-                grads[node] = current
-        in_grads.append(_read_sum(current))
-    new = func.backward_accumulate(targets, out_grads, tuple(in_grads))
-    if len(new) != len(targets):
+def _accumulate(run, func, targets, gys):
+    """Chainer's ``backward_accumulate``: the function is given the
+    gradients its inputs have so far (only the first occurrence of a
+    repeated input carries one) and returns their new totals."""
+    nodes = [func.inputs[i] for i in targets]
+    so_far = []
+    for k, node in enumerate(nodes):
+        first = node not in nodes[:k]
+        so_far.append(_current_gradient(run, node) if first else None)
+    totals = func.backward_accumulate(targets, gys, tuple(so_far))
+    if len(totals) != len(targets):
         raise ValueError(
             "{}: backward_accumulate must return one gradient per target "
-            "({}), got {}".format(func.label, len(targets), len(new)))
-    seen = set()
-    for i, g in zip(targets, new):
-        node = in_nodes[i]
-        if g is None:
-            seen.add(node)
+            "({}), got {}".format(func.label, len(targets), len(totals)))
+    for k, (node, total) in enumerate(zip(nodes, totals)):
+        if total is None:
             continue
-        _check_grad_type(func, node, g._data)
-        if node in seen and grads.get(node) is not None:
-            grads[node] = _as_variable(grads[node]) + g
+        _check_gradient(run, func, targets[k], total)
+        if node in nodes[:k]:  # a later occurrence: its part is added
+            _add_gradient(run, node, total._data if run.arrays else total)
+        elif node.creator_node is None and run.depends is None:
+            if node._variable() is not None:
+                _set_leaf(run, node._variable(), total)
         else:
-            grads[node] = g
-        seen.add(node)
-        if node.creator_node is None and node not in leaves and not grad_mode:
-            leaves.append(node)
+            run.grads[node] = total._data if run.arrays else total
 
 
-def _load_leaf(node, leaves, grad_mode):
-    """First gradient reaching a leaf: start from the gradient it holds.
+def _current_gradient(run, node):
+    """The gradient ``node`` has so far, as a Variable (or None)."""
+    if node.creator_node is None and run.depends is None:
+        var = node._variable()
+        return None if var is None else var._grad_var
+    return _as_variable(run.grads.get(node))
 
-    That is how gradients accumulate across ``backward`` calls. The
-    Variable keeps its old gradient until the pass ends, so a pass that
-    fails half-way leaves it unchanged.
+
+# ----- leaves ------------------------------------------------------------------
+def _add_to_leaf(run, node, gx):
+    """Add ``gx`` to a leaf Variable's ``.grad``, as it arrives.
+
+    Written at once, not at the end of the pass, so a pass inside this one
+    (``F.forget``'s backward adds to the Parameters it uses) and this pass
+    always add to the same, current total.
     """
-    if grad_mode or node.creator_node is not None:
-        return None
-    # A gradient made by an old-style Function is a leaf with no graph:
-    # backpropagating into it would silently give nothing, so say why.
     node._check_old_style_gradient()
-    leaves.append(node)
     var = node._variable()
     if var is None:
-        return None
-    _take_from_enclosing_passes(node, var)
-    return var._grad_var
-
-
-# Backward passes in progress on this thread, innermost last, as
-# (gradient table, loss_scale). A pass runs inside another when F.forget's
-# backward backpropagates through its recomputed graph.
-_thread_passes = threading.local()
-
-
-def _open_passes():
-    try:
-        return _thread_passes.stack
-    except AttributeError:
-        stack = _thread_passes.stack = []
-        return stack
-
-
-def _take_from_enclosing_passes(node, var):
-    """Move an enclosing pass's running sum for leaf ``node`` into ``var``.
-
-    Why: a pass keeps a leaf's new total in its table and writes it to the
-    Variable only when it ends. If a pass inside it (``F.forget``'s) adds
-    to the same leaf (a Parameter used both inside and outside ``forget``)
-    it starts from the Variable, and the outer pass, ending last, would
-    overwrite that contribution. Handing the sum over first gives one total:
-    the inner pass adds to it, and the outer pass, if it reaches the leaf
-    again, reloads it from the Variable.
-    """
-    passes = _open_passes()
-    if len(passes) < 2:  # the usual case: no pass encloses this one
         return
-    for table, loss_scale in passes:
-        g = table.pop(node, None)
-        if g is not None:
-            _store_leaf(var, _read_sum(g), loss_scale, nested=True)
+    old = var._grad_var
+    if old is None:
+        _set_leaf(run, var, gx)
+    elif _owns_buffer(var, old):
+        old._data += _as_array(gx)  # its own buffer: nobody else holds it
+        _set_leaf(run, var, old)
+    elif run.arrays:
+        _set_leaf(run, var, force_array(old._data + gx))
+    else:
+        _set_leaf(run, var, old + gx)
+
+
+def _set_leaf(run, var, g):
+    """Give leaf ``var`` the gradient ``g`` (noting the old one for undo)."""
+    _remember(var)
+    if g is not var._grad_var:
+        if isinstance(var, Parameter):
+            var._grad_owned = False
+        g = _own(run, g, var._node)
+    elif isinstance(var, Parameter) and var._grad_owned:
+        _local.in_place.append(var)
+    var._grad_var, var._loss_scale = g, run.loss_scale
+
+
+def _owns_buffer(var, current):
+    """May the engine add into ``current``'s array instead of allocating?
+
+    Only for a Parameter's own gradient buffer (``Parameter.zerograd``
+    allocates it, and nothing else can hold it) and only when no graph is
+    recorded for double backprop.
+    """
+    return (not config.enable_backprop and isinstance(var, Parameter)
+            and var._grad_owned and var._grad_var is current)
+
+
+def _own(run, g, node):
+    """``g`` as a Variable for ``node`` whose array nobody else holds.
+
+    Copied if this pass already gave the same array to another Variable
+    (two leaves of ``x + y`` receive one array), or if it is a view of
+    another array. A copy can only cost time, never change a number, so
+    this errs on the side of copying (an id may be reused once its array is
+    freed). Under double backprop the gradients are Variables of a graph,
+    handed out as they are (as in Chainer): a copy would cut them from it.
+    """
+    data = _as_array(g)
+    holder = run.handed_out.get(id(data), node)
+    mark = run.old_style.get(id(data))
+    if not run.recording and (holder is not node
+                              or getattr(data, "base", None) is not None):
+        g = data = data.copy()
+    run.handed_out[id(data)] = node
+    var = _as_variable(g)
+    if mark is not None:  # see Variable.backward into such a gradient
+        var._node._old_style_grad_generator = mark
+    return var
+
+
+_local = threading.local()
+
+
+def _passes():
+    """The passes running on this thread, innermost last."""
+    try:
+        return _local.passes
+    except AttributeError:
+        _local.passes = []
+        return _local.passes
 
 
 def _remember(var):
-    """Note a leaf's gradient before a pass inside another changes it.
+    """Note a leaf's gradient before a pass first changes it (see ``_run``).
 
-    A pass writes its leaves only when it ends, so a failed pass changes no
-    leaf. Passes inside it (``F.forget``'s backward) end earlier, though:
-    they write theirs while the outer pass may still fail. The outermost
-    pass keeps the first value each leaf had and puts it back on failure
-    (``_restore``), so the whole backward changes no leaf gradient or none.
+    The Variable is held weakly: ``forget``'s inputs are temporaries whose
+    gradients must be freed as soon as they are used, not at the end.
     """
-    # The Variable is held weakly: forget's inputs are temporaries whose
-    # gradients must be freed as soon as they are used, not at the end.
-    undo = _thread_passes.undo
+    undo = _local.undo
     entry = undo.get(id(var))
     if entry is None or entry[0]() is not var:
         undo[id(var)] = (weakref.ref(var), var._grad_var, var._loss_scale,
                          getattr(var, "_grad_owned", None))
 
 
-def _restore(undo):
+def _undo(undo):
     for ref, grad_var, loss_scale, owned in undo.values():
         var = ref()
-        if var is None:
-            continue
-        var._grad_var = grad_var
-        var._loss_scale = loss_scale
-        if owned is not None:
-            var._grad_owned = owned
+        if var is not None:
+            var._grad_var, var._loss_scale = grad_var, loss_scale
+            if owned is not None:
+                var._grad_owned = owned
 
 
-def _writable_in_place(node, current):
-    """May the engine add into ``current``'s array instead of allocating?
+def _note_in_place(error, written):
+    """Say which Parameters a failed pass had already added into.
 
-    Only for a Parameter's own gradient buffer (see ``Parameter.zerograd``)
-    and only when no graph is being built for double backprop.
+    A Parameter that owns its buffer (``zerograd()``) is added to in place,
+    for memory's sake, so a failed pass cannot put its old value back; the
+    error names those Parameters so the learner knows to clear them.
     """
-    if config.enable_backprop or node.creator_node is not None:
-        return False
-    var = node._variable()
-    return (isinstance(var, Parameter) and var._grad_owned
-            and var._grad_var is current)
+    params = {id(p): p for p in written}.values()
+    names = [p.name or "<unnamed {}>".format(p.node.label) for p in params]
+    if names:
+        error.args = (str(error.args[0] if error.args else "") + (
+            "\n\nThe backward failed after adding into the gradient buffer "
+            "of these Parameters in place: {}. Their .grad may hold part of "
+            "this pass's sum: call cleargrads() (or zerograds()) before the "
+            "next step.".format(", ".join(names))),) + error.args[1:]
 
 
-def _store_leaf_gradients(leaves, grads, loss_scale):
-    nested = len(_open_passes()) > 1
-    for node in leaves:
-        g = _read_sum(grads.pop(node, None))
-        var = node._variable()
-        if var is None or g is None:
+# ----- checks --------------------------------------------------------------------
+def _check_gradient(run, func, index, gx):
+    """Raise, naming ``func``, unless ``gx`` fits input ``index``."""
+    node = func.inputs[index]
+    data = _as_array(gx)
+    if (isinstance(data, backend.array_types) and data.shape == node.shape
+            and data.dtype == node.dtype):
+        return
+    if run.arrays and not isinstance(data, backend.array_types):
+        raise TypeError(
+            "{} ({}): backward_arrays returned {} for a gradient; an array "
+            "(or None) is expected".format(type(func).__name__, func.label,
+                                           type(data)))
+    try:
+        _check_grad_type(func, node, data)
+    except (TypeError, ValueError) as error:
+        if not run.debug:
+            raise
+        raise ValueError(  # Chainer's words in debug mode, then ours
+            "shape/dtype of gradients returned from backward is incorrect: "
+            "input-index={}, actual {} {} != expected {} {}\n{}".format(
+                index, data.shape, data.dtype, node.shape, node.dtype,
+                error)) from None
+
+
+def _check_nan_gradients(run, func, targets):
+    for i in targets:
+        node = func.inputs[i]
+        g = _current_gradient(run, node)
+        data = None if g is None else g._data
+        if data is None or data.dtype.kind != "f":
             continue
-        _store_leaf(var, g, loss_scale, nested)
+        if bool(backend.get_array_module(data).isnan(data).any()):
+            raise RuntimeError("NaN is detected on backward computation of {}"
+                               .format(func.label))
 
 
-def _store_leaf(var, g, loss_scale, nested=False):
-    if nested:
-        _remember(var)
-    if isinstance(var, Parameter):
-        var._grad_owned = var._grad_owned and var._grad_var is g
-    var._grad_var = g
-    var._loss_scale = loss_scale
-
-
-def _read_sum(g):
-    """A table entry as one Variable (sums a lazy list with one n-ary add)."""
-    if type(g) is list:
-        if len(g) == 1:
-            return _as_variable(g[0])
-        from minichain.functions.math.basic_math import add
-        return add(*[_as_variable(x) for x in g])
-    return _as_variable(g)
-
-
-def _as_variable(g):
-    """A table entry that may be a bare array, as a Variable (or None)."""
-    if g is None or isinstance(g, Variable):
-        return g
-    return _make_output(g, True)  # the cheap constructor: no checks
-
-
-def _as_array(g):
-    """A table entry (Variable or bare array) as its array (or None)."""
-    if g is None or not isinstance(g, Variable):
-        return g
-    return g._data
+def _attach_stack(error, func):
+    import traceback
+    text = "".join(traceback.format_list(func.stack))
+    message = "{}\n{}\nStacktrace of the function is below:\n{}".format(
+        error.args[0] if error.args else "", "-" * 60, text)
+    error.args = (message,) + tuple(error.args[1:])
 
 
 def _depends_on_inputs(output_nodes, input_nodes):
@@ -693,52 +621,70 @@ def _depends_on_inputs(output_nodes, input_nodes):
             creator = node.creator_node
             if creator is None or creator.inputs is None:
                 done.add(node)
-                continue
-            if expanded:
+            elif expanded:
                 done.add(node)
                 if any(n in result for n in creator.inputs):
                     result.add(node)
-                continue
-            stack.append((node, True))
-            for parent in creator.inputs:
-                if parent not in done:
-                    stack.append((parent, False))
+            else:
+                stack.append((node, True))
+                stack.extend([(p, False) for p in creator.inputs
+                              if p not in done])
     return result
 
 
 # ----- small helpers -----------------------------------------------------------
-def _seed(array, loss_scale):
-    """The starting gradient of a loss: ones (times ``loss_scale``)."""
-    if array.size != 1:
+def _seed(array, loss_scale, scalar_only):
+    """The starting gradient of a loss: ones (times ``loss_scale``).
+
+    ``Variable.backward`` gives it only to a one-element output (anything
+    else must have its ``.grad`` set); ``grad()`` to an output of any shape.
+    """
+    if scalar_only and array.size != 1:
         raise RuntimeError(
             "backward: the output has shape {} ({} elements) and no gradient "
             "was set. Only a loss with one element gets the gradient 1 by "
             "default: reduce the output to a scalar (e.g. F.sum(y)), or set "
             "y.grad to an array of shape {} before calling backward.".format(
                 array.shape, array.size, array.shape))
-    if array.ndim != 0:
+    if scalar_only and array.ndim != 0:
         warnings.warn(
             "Treating a variable with only one element as a scalar in "
             "backward is deprecated. A scalar variable must be a "
             "0-dimensional array: reshape it with F.reshape(y, ()).",
             DeprecationWarning, stacklevel=4)
-    xp = backend.get_array_module(array)
-    seed = xp.empty_like(array)  # ones_like, without its Python wrapper
-    seed.fill(1)
+    seed = backend.get_array_module(array).ones_like(array)
     if loss_scale is not None:
         seed *= loss_scale
     return seed
 
 
+def _as_variable(g):
+    """A table entry that may be a bare array, as a Variable (or None)."""
+    if g is None or isinstance(g, Variable):
+        return g
+    return _make_output(g, True)  # the cheap constructor: no checks
+
+
+def _as_array(g):
+    """A table entry (Variable or bare array) as its array (or None)."""
+    return g._data if isinstance(g, Variable) else g
+
+
 def _as_sequence(where, name, value, allow_none=True):
     """``value`` as a list; ``where`` (``grad``, ``backward``) heads errors."""
     if not isinstance(value, (tuple, list)):
-        if allow_none:
-            raise TypeError("{}: {} must be a tuple or a list or None, not {}."
-                            .format(where, name, type(value)))
-        raise TypeError("{}: {} must be a tuple or a list, not {}.".format(
-            where, name, type(value)))
+        raise TypeError("{}: {} must be a tuple or a list{}, not {}.".format(
+            where, name, " or None" if allow_none else "", type(value)))
     return list(value)
+
+
+def _optional_list(name, values, other_name, others):
+    """``grad``'s optional per-output or per-input list (None: all None)."""
+    if values is None:
+        return [None] * len(others)
+    values = _as_sequence("grad", name, values)
+    _check_same_length("grad", name, values, other_name, others)
+    return values
 
 
 def _check_same_length(where, name, values, other_name, others):
@@ -759,51 +705,3 @@ def _as_grad_variable(g):
     if g is None or isinstance(g, Variable):
         return g
     return Variable(g)
-
-
-def _check_nan_gradients(func, targets, grads):
-    for i in targets:
-        g = _read_sum(grads.get(func.inputs[i]))
-        if g is None or g._data is None or g._data.dtype.kind != "f":
-            continue
-        xp = backend.get_array_module(g._data)
-        if bool(xp.isnan(g._data).any()):
-            raise RuntimeError("NaN is detected on backward computation of {}"
-                               .format(func.label))
-
-
-def _note_partial_sums(error, leaves, grads):
-    """Say which Parameters a failed pass had already added into.
-
-    Every leaf keeps its gradient until a pass ends, except a Parameter that
-    owns its buffer (``zerograd()``): for memory's sake the engine adds into
-    that buffer in place as soon as a gradient arrives (see
-    ``_writable_in_place``), so a pass that fails later leaves part of its
-    sum there. Undoing it would need a copy per step; instead the error
-    names those Parameters, so the learner knows to clear them.
-    """
-    if config.enable_backprop:  # double backprop: nothing was written
-        return
-    names = []
-    for node in dict.fromkeys(leaves):
-        var = node._variable()
-        if (isinstance(var, Parameter) and var._grad_owned
-                and var._grad_var is not None
-                and grads.get(node, var._grad_var) is var._grad_var):
-            names.append(var.name or "<unnamed {}>".format(node.label))
-    if not names:
-        return
-    first = error.args[0] if error.args else ""
-    note = ("\n\nThe backward failed after adding into the gradient buffer of "
-            "these Parameters in place: {}. Their .grad may hold part of this "
-            "pass's sum: call cleargrads() (or zerograds()) before the next "
-            "step.".format(", ".join(names)))
-    error.args = (str(first) + note,) + tuple(error.args[1:])
-
-
-def _attach_stack(error, func):
-    import traceback
-    text = "".join(traceback.format_list(func.stack))
-    message = "{}\n{}\nStacktrace of the function is below:\n{}".format(
-        error.args[0] if error.args else "", "-" * 60, text)
-    error.args = (message,) + tuple(error.args[1:])

@@ -46,23 +46,6 @@ class FunctionNode:
     _retained_output_data = None
     _local_function_hooks = None
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        # Type checking costs a call per apply; skip it for classes that do
-        # not define a check (most of the hot, elementwise ones).
-        cls._has_type_check = (
-            cls.check_type_forward is not FunctionNode.check_type_forward)
-        cls._has_backward_accumulate = (
-            cls.backward_accumulate is not FunctionNode.backward_accumulate)
-        cls._has_backward_arrays = cls.backward_arrays is not None
-        cls._has_backward_arrays_in_place = (
-            cls.backward_arrays_in_place is not None)
-
-    _has_type_check = False
-    _has_backward_accumulate = False
-    _has_backward_arrays = False
-    _has_backward_arrays_in_place = False
-
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
             "A function class object ({}) which is derived from "
@@ -105,8 +88,10 @@ class FunctionNode:
         in_data, input_nodes = [], []
         requires_grad = False
         rank = 0  # the largest input rank (a loop: max() builds a list)
+        missing = False  # a None among the inputs (Chainer allows it)
         for x in inputs:
             if not isinstance(x, Variable):
+                missing = missing or x is None
                 x = _wrap_input(self, x)
             node = x._node
             in_data.append(x._data)
@@ -121,7 +106,10 @@ class FunctionNode:
         debug = config.debug  # read once: a thread-local lookup per read
         if debug:
             self._record_stack()
-        if self._has_type_check and config.type_check:
+        if config.type_check and _defines(self, "check_type_forward"):
+            if missing:  # a check of types expects arrays: say what came
+                raise TypeError("{}: inputs must be Variables or NumPy/CuPy "
+                                "arrays, got {}".format(self.label, type(None)))
             type_check.invoke_check(self, in_data)
 
         if function_hook.get_function_hooks() or self._local_function_hooks:
@@ -140,10 +128,13 @@ class FunctionNode:
         creator, out_rank = (self, rank + 1) if record else (None, 0)
         ret, output_refs = [], []
         for y in outputs:
-            if type(y) is not _ndarray and not isinstance(
-                    y, backend.array_types):
+            if type(y) is _ndarray or isinstance(y, backend.array_types):
+                var = _make_output(y, requires_grad, creator, out_rank)
+            elif y is None:  # an output without an array (Chainer allows it)
+                var = Variable(None, requires_grad=requires_grad)
+                var._node.creator_node, var._node.rank = creator, out_rank
+            else:
                 _check_forward_outputs(self, outputs)  # raises
-            var = _make_output(y, requires_grad, creator, out_rank)
             ret.append(var)
             if record:
                 output_refs.append(weakref.ref(var._node))
@@ -261,34 +252,21 @@ class FunctionNode:
     # Optional: ``backward_arrays(target_input_indexes, grad_output_arrays)``.
     #
     # The same gradients as ``backward``, computed on plain arrays and
-    # returned as arrays, one per target (None = no gradient). Why: in a
-    # plain ``loss.backward()`` nothing will differentiate the gradients, so
-    # building them out of FunctionNodes (a node, a Variable and a type check
-    # per operation of the backward) buys nothing, and for a tiny array it
-    # costs several times the arithmetic. The engine calls it instead of
-    # ``backward`` only when that cannot be told apart (``_arrays_suffice``):
+    # returned as a tuple of arrays, one per target (None = no gradient).
+    # Why: in a plain ``loss.backward()`` nothing will differentiate the
+    # gradients, so building them out of FunctionNodes (a node, a Variable
+    # and a type check per operation of the backward) buys nothing, and for
+    # a tiny array it costs several times the arithmetic. The engine calls
+    # it instead of ``backward`` only when nobody could tell the difference:
     # no graph is being recorded and no function hook watches. ``backward``
-    # stays the reference: double backprop and hooks always use it, so both
-    # must compute the same numbers (tests/test_backward_arrays.py compares
-    # them). The retained arrays are ``self.inputs[i].data`` and
-    # ``self._retained_output_data``. The engine keeps the returned arrays
-    # bare in its gradient table and wraps one in a Variable only when
-    # something needs it; a backward may return its incoming gradient
-    # unchanged (``x + c`` does), so no backward may write into one.
-    # A subclass opts in by defining the method; None means "not defined".
+    # stays the reference: double backprop and hooks always use it, and
+    # tests/test_backward_arrays.py checks that both give the same numbers.
+    # The retained arrays are ``self.inputs[i].data`` and
+    # ``self._retained_output_data``. The contract: never write into the
+    # incoming gradient arrays (the engine may hold one array in several
+    # places: ``x + c`` hands its gradient on unchanged) and never return an
+    # array that is not a gradient of this call. None means "not defined".
     backward_arrays = None
-
-    # Optional, with ``backward_arrays``: ``backward_arrays_in_place``, the
-    # same gradients computed by overwriting the incoming gradient arrays.
-    # Why: hand-written NumPy writes ``g *= mask`` where ``g * mask`` would
-    # allocate and fill a second array of the same size. The engine calls
-    # it only with arrays nobody else holds: every output gradient must come
-    # from a function whose class sets ``gradients_are_new`` (its
-    # ``backward_arrays`` returns only arrays it allocated, each once), and
-    # none may have been handed out (``retain_grad``). What it returns
-    # counts as new in turn.
-    backward_arrays_in_place = None
-    gradients_are_new = False
 
     def backward_accumulate(self, target_input_indexes, grad_outputs,
                             grad_inputs):
@@ -308,30 +286,20 @@ class FunctionNode:
         return tuple([gx if g is None else g if gx is None else gx + g
                       for gx, g in zip(gxs, grad_inputs)])
 
-    def _backward_targets(self, target_input_indexes, grad_outputs,
-                          arrays_ok=None):
-        """Call ``backward`` and return exactly one gradient per target.
-
-        ``arrays_ok``: the engine's answer to ``_arrays_suffice`` (None:
-        ask it here). If yes and the class defines ``backward_arrays``, that
-        runs instead and its arrays are wrapped in Variables. (The engine's
-        own loop calls ``backward_arrays`` directly; this path serves the
-        default ``backward_accumulate``, e.g. ``Linear``'s.)
-        """
-        if self._has_backward_arrays:
-            if arrays_ok is None:
-                arrays_ok = _arrays_suffice(self)
-            if arrays_ok:
-                return self._backward_from_arrays(target_input_indexes,
-                                                  grad_outputs)
+    def _backward_targets(self, target_input_indexes, grad_outputs):
+        """Call ``backward`` and return exactly one gradient per target."""
         gxs = self.backward(target_input_indexes, grad_outputs)
         if isinstance(gxs, Variable):  # ``return gx`` without the comma
             raise TypeError(
                 "{}.backward returned a Variable; it must return a tuple of "
                 "gradients (write `return gx,`)".format(type(self).__name__))
         if type(gxs) is not tuple and not isinstance(gxs, list):
-            raise TypeError(
-                "{} ({}): backward must return a tuple of gradients (one "
+            # Chainer's words for an array; a clearer type for anything else.
+            error = (ValueError if isinstance(gxs, backend.array_types)
+                     else TypeError)
+            raise error(
+                "type of gradients returned from backward is incorrect:\n{} "
+                "({}): backward must return a tuple of gradients (one "
                 "Variable or None per input), got {}".format(
                     type(self).__name__, self.label, type(gxs)))
         n_targets = len(target_input_indexes)
@@ -347,26 +315,6 @@ class FunctionNode:
                 "{} != expected {}\n  function={} ({})\n{}".format(
                     len(gxs), expected, type(self).__name__, self.label,
                     self._describe_io()))
-        return gxs
-
-    def _backward_from_arrays(self, target_input_indexes, grad_outputs):
-        """``backward_arrays`` on the gradients' arrays, wrapped back."""
-        gys = []
-        for g in grad_outputs:
-            gys.append(None if g is None else g._data)
-        gxs = self._checked_backward_arrays(target_input_indexes, tuple(gys))
-        # _make_output is the cheap way to make a Variable (no checks).
-        return tuple([None if gx is None else _make_output(gx, True)
-                      for gx in gxs])
-
-    def _checked_backward_arrays(self, target_input_indexes, grad_outputs,
-                                 in_place=False):
-        """Call ``backward_arrays`` (or ``backward_arrays_in_place``) and
-        check what it gave (see ``_check_gradient_arrays``)."""
-        method = (self.backward_arrays_in_place if in_place
-                  else self.backward_arrays)
-        gxs = method(target_input_indexes, grad_outputs)
-        self._check_gradient_arrays(target_input_indexes, gxs)
         return gxs
 
     def _check_gradient_arrays(self, target_input_indexes, gxs):
@@ -435,20 +383,20 @@ class FunctionNode:
         self.stack = traceback.extract_stack()[:-2]
 
 
-def _arrays_suffice(function):
-    """May ``function``'s backward run on arrays (``backward_arrays``)?
-
-    Yes when no graph is being recorded (a plain backward, no double
-    backprop: nothing will differentiate these gradients) and no function
-    hook, global or on this node, would see the nodes ``backward`` applies.
-    """
-    return (not config.enable_backprop and not function._local_function_hooks
-            and not function_hook.get_function_hooks())
+def _defines(function, name):
+    """Does ``function`` (its class or the instance itself) override the
+    method ``name`` of FunctionNode? Asked on every call, so a check set on
+    one instance (as tests do with mocks) is honoured."""
+    method = getattr(function, name)
+    return getattr(method, "__func__", method) is not getattr(FunctionNode,
+                                                               name)
 
 
 def _wrap_input(function, x):
     if isinstance(x, backend.array_types):
         return _make_output(x, False)  # the cheap constructor: x is checked
+    if x is None:
+        return Variable(None, requires_grad=False)
     raise TypeError(
         "{}: inputs must be Variables or NumPy/CuPy arrays, got {}".format(
             function.label, type(x)))

@@ -33,16 +33,8 @@ class ReLU(FunctionNode):
         y, = self.get_retained_outputs()
         return ReLUGrad(y.array).apply(grad_outputs)
 
-    gradients_are_new = True  # gy * mask is a new array
-
     def backward_arrays(self, indexes, grad_outputs):
         return _relu_grad(grad_outputs[0], self._retained_output_data[0]),
-
-    def backward_arrays_in_place(self, indexes, grad_outputs):
-        # The engine says nobody else holds gy: zero it where y <= 0.
-        gy, = grad_outputs
-        gy *= self._retained_output_data[0] > 0
-        return gy,
 
 
 class ReLUGrad(FunctionNode):

@@ -43,6 +43,9 @@ class SumTo(FunctionNode):
     def label(self):
         return "SumTo"
 
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)  # one array, not None
+
     def forward(self, inputs):
         x, = inputs
         return array_utils.sum_to(x, self._shape),

@@ -16,6 +16,7 @@ import numpy
 
 from minichain import backend
 from minichain.function_node import FunctionNode
+from minichain.utils import type_check
 from minichain.variable import Variable
 
 
@@ -60,6 +61,9 @@ class GetItem(FunctionNode):
     @property
     def label(self):
         return "GetItem"
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)  # one array, not None
 
     def forward(self, inputs):
         x, = inputs

@@ -6,6 +6,7 @@ gradient; ``transpose(x)`` with no axes reverses them (``x.T``).
 
 from minichain import backend
 from minichain.function_node import FunctionNode
+from minichain.utils import type_check
 from minichain.variable import Variable
 
 
@@ -18,6 +19,9 @@ class Transpose(FunctionNode):
     @property
     def label(self):
         return "Transpose"
+
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 1)  # one array, not None
 
     def forward(self, inputs):
         x, = inputs

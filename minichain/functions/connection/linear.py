@@ -76,8 +76,6 @@ class Linear(FunctionNode):
                 result.append(sum_to(gy, self.inputs[2].shape))
         return tuple(result)
 
-    gradients_are_new = True  # every product and sum below is new
-
     def backward_arrays(self, indexes, grad_outputs):
         # The same products on plain arrays, without the cost of applying
         # Transpose and Linear nodes (see FunctionNode.backward_arrays).
@@ -104,13 +102,13 @@ class Linear(FunctionNode):
         bound. Computing ``gy^T x`` a block of rows at a time into a small
         scratch array and adding each block in place needs 64 rows' worth
         (256 KiB) instead. This is only allowed where the engine says the
-        buffer is ours to write (``_writable_in_place``: a Parameter's own
+        buffer is ours to write (``backprop._owns_buffer``: a Parameter's own
         gradient, no double backprop); otherwise the default path runs.
         """
-        from minichain.backprop import _writable_in_place
+        from minichain.backprop import _owns_buffer
         fused = [k for k, i in enumerate(target_input_indexes)
-                 if i > 0 and grad_inputs[k] is not None
-                 and _writable_in_place(self.inputs[i], grad_inputs[k])]
+                 if i > 0 and grad_inputs[k] is not None and _owns_buffer(
+                     self.inputs[i].get_variable_or_none(), grad_inputs[k])]
         if not fused:
             return super().backward_accumulate(
                 target_input_indexes, grad_outputs, grad_inputs)

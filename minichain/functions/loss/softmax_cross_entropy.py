@@ -103,8 +103,6 @@ class SoftmaxCrossEntropy(FunctionNode):
         gx = (softmax(x, axis=1) * mask - onehot) * scale
         return tuple([gx if i == 0 else None for i in indexes])
 
-    gradients_are_new = True  # gx starts as exp(log_p), a new array
-
     def backward_arrays(self, indexes, grad_outputs):
         # The same formula on arrays, in place (FunctionNode.backward_arrays).
         x, t = self.inputs[0].data, self.inputs[1].data
