@@ -34,6 +34,7 @@ by ``build_computational_graph``'s counters (``v0``, ``f1``), so the same code
 gives the same file.
 """
 
+import collections
 import hashlib
 import html
 import json
@@ -245,6 +246,12 @@ def _attributes(kind, label):
 
 
 # ----- the hook -----------------------------------------------------------------
+# A function whose backward is running now: the pass that popped it, the
+# index of that pass's graph, and the output gradients it was handed.
+_Running = collections.namedtuple("_Running",
+                                  "pass_ graph function out_grad")
+
+
 class _Recorder(FunctionHook):
     """Copies the engine's state into a frame before each backward step.
 
@@ -260,7 +267,7 @@ class _Recorder(FunctionHook):
         self.frames = []
         self.graphs = [outer_graph]
         self.rankdir = rankdir
-        self._running = []  # [pass, graph index, function, out_grad arrays]
+        self._running = []  # _Running entries, outermost first
         self._passes = []  # (pass, graph index) per level, outermost first
 
     def backward_preprocess(self, function, in_data, out_grad):
@@ -269,16 +276,17 @@ class _Recorder(FunctionHook):
             return
         level = len(self._running)
         graph_index = self._graph_for(current, level, function)
-        self._running.append([current, graph_index, function, out_grad])
+        self._running.append(_Running(current, graph_index, function,
+                                      out_grad))
         self.frames.append(self._frame(level, graph_index, function))
 
     def backward_postprocess(self, function, in_data, out_grad):
-        if not self._running or self._running[-1][2] is not function:
+        if not self._running or self._running[-1].function is not function:
             return
-        _, graph_index, _, _ = self._running.pop()
-        node_id = self.graphs[graph_index].ids.get(function)
+        graph = self.graphs[self._running.pop().graph]
+        node_id = graph.ids.get(function)
         if node_id is not None:
-            self.graphs[graph_index].done.append(node_id)
+            graph.done.append(node_id)
 
     def finish(self):
         """The last frame: backward has returned; only leaves hold gradients."""
@@ -287,12 +295,14 @@ class _Recorder(FunctionHook):
 
     def _graph_for(self, current, level, function):
         del self._passes[level + 1:]
-        if level < len(self._passes) and self._passes[level][0] is current.heap:
-            return self._passes[level][1]
+        if level < len(self._passes):
+            heap, index = self._passes[level]
+            if heap is current.heap:  # the pass already seen at this level
+                return index
         if level == 0:
             index = 0
         else:
-            parent = self._running[level - 1][2]
+            parent = self._running[level - 1].function
             outputs = [ref() for ref in function.outputs or ()]
             starts = [o for o in outputs if o is not None] or [function]
             self.graphs.append(_Graph.from_starts(
@@ -306,8 +316,11 @@ class _Recorder(FunctionHook):
     def _frame(self, level, graph_index, function):
         graph = self.graphs[graph_index]
         current = backprop.current_pass() if function is not None else None
-        heap = [] if current is None else [e[2] for e in sorted(
-            current.heap, key=lambda e: e[:2])]
+        # The engine's entries are (-rank, push order, function): sorted,
+        # they are in the order the heap will pop them.
+        heap = [] if current is None else [
+            waiting for _, _, waiting in sorted(current.heap,
+                                                key=lambda e: e[:2])]
         if function is None:
             caption = "backward done: the leaves hold their gradients"
         else:
@@ -330,7 +343,8 @@ class _Recorder(FunctionHook):
         every gradient array alive in the open passes."""
         arriving = {}
         if function is not None:
-            for ref, g in zip(function.outputs or (), self._running[-1][3]):
+            for ref, g in zip(function.outputs or (),
+                              self._running[-1].out_grad):
                 node = ref()
                 if node is not None and g is not None:
                     arriving[node] = g
@@ -358,7 +372,7 @@ class _Recorder(FunctionHook):
     def _grad_bytes(self, current):
         arrays = {}
         for entry in self._running:  # the output gradients being used now
-            _collect(arrays, entry[3])
+            _collect(arrays, entry.out_grad)
         for level_pass in self._open_passes(current):
             _collect(arrays, list(level_pass.grads.values()))
         for graph in self.graphs:
@@ -372,8 +386,8 @@ class _Recorder(FunctionHook):
         """The passes open now, each once: those of the running functions."""
         passes = []
         for entry in self._running:
-            if all(p.heap is not entry[0].heap for p in passes):
-                passes.append(entry[0])
+            if all(p.heap is not entry.pass_.heap for p in passes):
+                passes.append(entry.pass_)
         if current is not None and all(p.heap is not current.heap
                                        for p in passes):
             passes.append(current)
