@@ -150,7 +150,7 @@ def bench_row(quick):
     """The ``make bench`` figure: L = 64 and 256 (``--quick``: 64, 1 step)."""
     rows = []
     for length in ((64,) if quick else (64, 256)):
-        rows += run(length, steps=1 if quick else 3)
+        rows += run(length, steps=1 if quick else 5)
     return {"framework": "minichain", "figure": "revolve", "rows": rows,
             "markdown": "### Revolve (optimal checkpointing; time / plain "
                         "against the model)\n\n" + table(rows)}
@@ -159,7 +159,7 @@ def bench_row(quick):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lengths", default="64,256")
-    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=7)
     parser.add_argument("--width", type=int, default=256)
     args = parser.parse_args()
     harness.pin_malloc()
