@@ -11,6 +11,7 @@ still show ``not answered yet`` for every exercise left as ``None``.
 
 import importlib
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -146,9 +147,11 @@ def test_committed_notebook_shows_not_answered_yet(chapter):
 
 def test_the_key_builds_and_every_check_is_right(tmp_path):
     """`make solutions` for one chapter: the key runs and prints only `right`."""
+    env = dict(os.environ, JUPYTER_PREFER_ENV_PATH="1", PATH=os.pathsep.join(
+        [str(pathlib.Path(sys.executable).parent), os.environ.get("PATH", "")]))
     result = subprocess.run(
         [sys.executable, str(NOTEBOOKS / "exercises" / "key.py"), "--out",
-         str(tmp_path), "01"], capture_output=True, text=True, timeout=300)
+         str(tmp_path), "01"], capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     notebook = json.loads(next(tmp_path.glob("01_*.ipynb")).read_text())
     outputs = ["".join(out.get("text", "")) for cell in notebook["cells"]
@@ -156,3 +159,27 @@ def test_the_key_builds_and_every_check_is_right(tmp_path):
                for out in cell["outputs"]]
     module = importlib.import_module("exercises.ch01")
     assert outputs.count("right\n") == len(module.EXERCISES), outputs
+
+
+def _spelled(value):
+    """How a hint would spell a numeric answer, or None for a short or non-numeric one."""
+    try:
+        number = common.as_number(value)
+    except (common.NotYet, Exception):
+        return None
+    if number == round(number):
+        return str(int(number)) if abs(number) >= 10 else None
+    return "{:.3f}".format(number)[:-1]
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_hints_do_not_spell_a_numeric_answer(exercise):
+    spelled = _spelled(exercise.solution())
+    if spelled is None:
+        pytest.skip("not a number of two digits or more")
+    for case in exercise.mistakes + exercise.malformed:
+        answer = case.make()
+        if spelled in repr(answer):
+            continue            # a hint may quote the learner's own answer
+        verdict = exercise.verdict(answer)
+        assert spelled not in verdict, (case.what, verdict)

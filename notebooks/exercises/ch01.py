@@ -81,8 +81,8 @@ def check_2(answer):
         raise NotYet("that is the number of variables (ellipses); count the "
                      "functions (boxes)")
     if count < functions:
-        raise NotYet("too few: every operator is one function, `**` as well "
-                     "as `*` and `+`; a constant like 2 is not a function")
+        raise NotYet("too few: every operator applied to a Variable is a "
+                     "function of its own; look at the formula again")
     raise NotYet("too many: constants such as 2 make no function of their "
                  "own; count the boxes of the picture")
 

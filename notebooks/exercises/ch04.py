@@ -244,8 +244,8 @@ def check_3(answer):
     if close(value, x.grad):
         return None
     if close(value, once):
-        raise NotYet("that is x.grad after one call; the second call's gradient "
-                     "is added to it, since nothing cleared it")
+        raise NotYet("that is x.grad after one call; what does the second call "
+                     "do to the gradient a leaf already holds?")
     if close(value, 5.0 ** 2):
         raise NotYet("that is y = x * x itself, not a gradient")
     if close(value, 0.0):
