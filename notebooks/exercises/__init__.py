@@ -1,4 +1,4 @@
-"""Checkers, solutions and typical mistakes of the course exercises, one module per chapter.
+"""The course exercises: checkers, solutions and typical mistakes, one module a chapter.
 
-The notebooks import them (``from exercises import ch03``) from notebooks/, where they run.
+The notebooks run in notebooks/, so ``from exercises import ch03`` finds them.
 """

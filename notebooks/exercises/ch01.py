@@ -1,4 +1,6 @@
-"""Exercises of chapter 01: a first gradient, a first graph, a first function of yours."""
+"""Exercises of chapter 01:
+A first gradient, a first graph, a first function of yours.
+"""
 
 import numpy as np
 
@@ -12,7 +14,7 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. the derivative of x³ - 4x at x = 2 -------------------------------------------
+# ----- 1. the derivative of x³ - 4x at x = 2 ------------------------------------------
 def _cubic_slope(at):
     x = mc.Variable(np.array(at))
     (x ** 3 - 4 * x).backward()
@@ -59,7 +61,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. how many functions in the graph of x ** 2 + 2 * x ----------------------------
+# ----- 2. how many functions in the graph of x ** 2 + 2 * x ---------------------------
 def _graph_counts():
     x = mc.Variable(np.array(3.0))
     nodes = build_computational_graph(x ** 2 + 2 * x).nodes
@@ -108,7 +110,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. code: the derivative of any elementwise function ------------------------------
+# ----- 3. code: the derivative of any elementwise function ----------------------------
 _FUNCTIONS = (  # (name, f on Variables, its derivative on arrays)
     ("x³ - 4x", lambda v: v ** 3 - 4 * v, lambda x: 3 * x ** 2 - 4),
     ("sin(x) * x", lambda v: F.sin(v) * v, lambda x: np.cos(x) * x + np.sin(x)),
@@ -182,7 +184,8 @@ def _():
     return derivative
 
 
-@EXERCISES.mistake(3, "stored the gradient into the caller's array", "changed the array")
+@EXERCISES.mistake(3, "stored the gradient into the caller's array",
+                   "changed the array")
 def _():
     def derivative(f, x):
         v = mc.Variable(x.copy())

@@ -12,7 +12,7 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. the drawing of F.identity(F.identity(x)) -------------------------------------
+# ----- 1. the drawing of F.identity(F.identity(x)) ------------------------------------
 def _drawing():
     x = mc.Variable(np.zeros(2), name="x")
     z = F.identity(F.identity(x))
@@ -63,7 +63,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: a FunctionNode AddOne --------------------------------------------------
+# ----- 2. code: a FunctionNode AddOne -------------------------------------------------
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
     """AddOne: forward adds one, keeps shape and dtype, leaves its input alone."""
@@ -145,7 +145,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. the rank of `_ + 1` in y = x * w + 1 -----------------------------------------
+# ----- 3. the rank of `_ + 1` in y = x * w + 1 ----------------------------------------
 def _ranks():
     x = mc.Variable(np.array(2.0))
     w = mc.Variable(np.array(3.0))

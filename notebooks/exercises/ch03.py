@@ -1,4 +1,6 @@
-"""Exercises of chapter 03: the chain rule by hand, a backward of yours, what a function keeps."""
+"""Exercises of chapter 03:
+The chain rule by hand, a backward of yours, what a function keeps.
+"""
 
 import numpy as np
 
@@ -12,7 +14,7 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. d sin(x²)/dx at x = 1 -------------------------------------------------------------
+# ----- 1. d sin(x²)/dx at x = 1 -------------------------------------------------------
 @EXERCISES.check(1)
 def check_1(answer):
     """The derivative of sin(x²) at x = 1, by hand."""
@@ -54,7 +56,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: a FunctionNode Cube with a backward on Variables -------------------------------
+# ----- 2. code: a FunctionNode Cube with a backward on Variables ----------------------
 def _call_node(cls):
     return lambda x: output_variable(cls().apply((x,)), "apply")
 
@@ -118,7 +120,8 @@ def _():
     return _cube(backward, retain=False)
 
 
-@EXERCISES.mistake(2, "backward returns an array, not a Variable", "a Variable is expected")
+@EXERCISES.mistake(2, "backward returns an array, not a Variable",
+                   "a Variable is expected")
 def _():
     def backward(self, gy):
         x, = self.get_retained_inputs()
@@ -148,7 +151,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. what does x + 1 keep? -------------------------------------------------------------
+# ----- 3. what does x + 1 keep? -------------------------------------------------------
 _KEPT = {(False, False): "nothing", (True, False): "input",
          (False, True): "output", (True, True): "both"}
 

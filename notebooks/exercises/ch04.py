@@ -1,4 +1,6 @@
-"""Exercises of chapter 04: paths that add up, the store that adds, leaves that keep adding."""
+"""Exercises of chapter 04:
+Paths that add up, the store that adds, leaves that keep adding.
+"""
 
 import traceback
 
@@ -11,7 +13,7 @@ from exercises.common import Exercises, NotYet, as_function, as_number, close
 EXERCISES = Exercises()
 
 
-# ----- 1. y = (x * x) * x at x = 2 ------------------------------------------------------------
+# ----- 1. y = (x * x) * x at x = 2 ----------------------------------------------------
 @EXERCISES.check(1)
 def check_1(answer):
     """x.grad of y = (x * x) * x at x = 2: three paths add up."""
@@ -52,7 +54,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: store(x, gx), the line that adds -------------------------------------------------
+# ----- 2. code: store(x, gx), the line that adds --------------------------------------
 # A hand engine like the chapter's: functions run in the reverse of their
 # creation order; ``store`` is the learner's.
 class _Var:
@@ -218,7 +220,8 @@ def _():
     return store
 
 
-@EXERCISES.mistake(2, "returned the sum instead of storing it", "store must set x.grad, not return it")
+@EXERCISES.mistake(2, "returned the sum instead of storing it",
+                   "store must set x.grad, not return it")
 def _():
     def store(x, gx):
         return gx if x.grad is None else x.grad + gx
@@ -232,7 +235,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. two backward calls on a leaf ------------------------------------------------------------
+# ----- 3. two backward calls on a leaf ------------------------------------------------
 @EXERCISES.check(3)
 def check_3(answer):
     """x.grad after (x * x).backward() twice at x = 5, without cleargrad."""

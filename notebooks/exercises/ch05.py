@@ -1,4 +1,6 @@
-"""Exercises of chapter 05: where a wrong order looks right, the order predicted, the heap key."""
+"""Exercises of chapter 05:
+Where a wrong order looks right, the order predicted, the heap key.
+"""
 
 import heapq
 import numpy as np
@@ -14,7 +16,7 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. where depth-first happens to be right ------------------------------------------------
+# ----- 1. where depth-first happens to be right ---------------------------------------
 def _gradients(value):
     """(depth-first's x.grad, the right x.grad) for y = h + h * h, h = 2x."""
     wrong = float(visualize.wrong_order_example(value).depth_first_grad)
@@ -56,7 +58,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. the order of backward in exp(x) * sin(cos(x)) ----------------------------------------
+# ----- 2. the order of backward in exp(x) * sin(cos(x)) -------------------------------
 def _order():
     x = mc.Variable(np.array(0.3))
     y = F.exp(x) * F.sin(F.cos(x))
@@ -111,7 +113,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. code: the heap key ------------------------------------------------------------------
+# ----- 3. code: the heap key ----------------------------------------------------------
 def _popped(key, pushes):
     heap, order = [], []
     for count, rank in enumerate(pushes):
@@ -153,7 +155,9 @@ def _heap_engine(key, value):
 
 @EXERCISES.check(3, writes_code=True)
 def check_3(answer):
-    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed first."""
+    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
+    first.
+    """
     key = as_function(answer, "key")
     rng = np.random.default_rng(5)
     for trial in range(5):

@@ -1,4 +1,6 @@
-"""Exercises of chapter 06: a broadcast shape, the axes sum_to sums, matmul's gradient by hand."""
+"""Exercises of chapter 06:
+A broadcast shape, the axes sum_to sums, matmul's gradient by hand.
+"""
 
 import numpy as np
 
@@ -11,7 +13,7 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. the shape of x + b ---------------------------------------------------------------
+# ----- 1. the shape of x + b ----------------------------------------------------------
 def _shape():
     return (mc.Variable(np.zeros((5, 1, 3))) + mc.Variable(np.zeros((4, 1)))).shape
 
@@ -56,11 +58,12 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. the axes that sum_to sums ----------------------------------------------------------
+# ----- 2. the axes that sum_to sums ---------------------------------------------------
 @EXERCISES.check(2)
 def check_2(answer):
     """The axes of g (shape (5, 4, 3)) that sum_to(g, (4, 1)) sums."""
-    axes = [as_int(axis, "an axis number") for axis in as_sequence(answer, "axis numbers")]
+    axes = [as_int(axis, "an axis number")
+            for axis in as_sequence(answer, "axis numbers")]
     if any(not -3 <= axis < 3 for axis in axes):
         raise NotYet("g has 3 axes, numbered 0, 1 and 2")
     axes = [axis % 3 for axis in axes]
@@ -99,7 +102,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. code: the gradient of x in x @ W ------------------------------------------------------
+# ----- 3. code: the gradient of x in x @ W --------------------------------------------
 _SHAPES = ((4, 3, 2), (3, 3, 3), (1, 5, 4))    # (N, D, H)
 
 
@@ -146,7 +149,8 @@ def solution_3():
 
 EXERCISES.wrong(3, [
     (lambda gy, W: gy @ W, "forgot the transpose", "do not line up"),
-    (lambda gy, W: W @ gy.T, "the transpose of the gradient", "your gradient has shape"),
+    (lambda gy, W: W @ gy.T, "the transpose of the gradient",
+     "your gradient has shape"),
     (lambda gy, W: np.ones_like(gy) @ W.T, "ignored gy", "does not depend on gy"),
     (lambda gy, W: W.T @ gy, "multiplied in the wrong order", "do not line up"),
 ])

@@ -1,4 +1,6 @@
-"""Exercises of chapter 07: bytes a graph keeps, predicting without a graph, a gradient kept."""
+"""Exercises of chapter 07:
+Bytes a graph keeps, predicting without a graph, a gradient kept.
+"""
 
 import numpy as np
 
@@ -11,9 +13,11 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. bytes kept by the graph of F.exp(x) ---------------------------------------------------
+# ----- 1. bytes kept by the graph of F.exp(x) -----------------------------------------
 def kept_bytes(y):
-    """Bytes of the arrays the graph behind ``y`` keeps for backward (as in the chapter)."""
+    """Bytes of the arrays the graph behind ``y`` keeps for backward (as in the
+    chapter).
+    """
     arrays, seen, stack = {}, set(), [y.node]
     while stack:
         node = stack.pop()
@@ -64,7 +68,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: predict without a graph --------------------------------------------------------
+# ----- 2. code: predict without a graph -----------------------------------------------
 class _Recorder(mc.FunctionHook):
     """Notes, for every function applied, whether recording was on."""
 
@@ -163,7 +167,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. code: h.grad, kept -------------------------------------------------------------------
+# ----- 3. code: h.grad, kept ----------------------------------------------------------
 @EXERCISES.check(3, writes_code=True)
 def check_3(answer):
     """h_grad(x): h = sin(x), loss = sum(h * h); returns h.grad from minichain."""

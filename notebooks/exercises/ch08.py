@@ -13,7 +13,7 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. code: a hook that counts backward steps ----------------------------------------------
+# ----- 1. code: a hook that counts backward steps -------------------------------------
 _GRAPHS = (   # (what, loss of a Variable)
     ("sum(tanh(x * 2))", lambda x: F.sum(F.tanh(x * 2))),
     ("sum(exp(x) * sin(x) + x)", lambda x: F.sum(F.exp(x) * F.sin(x) + x)),
@@ -41,7 +41,9 @@ def _start(counter_class):
 
 @EXERCISES.check(1, writes_code=True)
 def check_1(answer):
-    """BackwardCounter: count is 0 when made, unchanged by forward, +1 per backward step."""
+    """BackwardCounter: count is 0 when made, unchanged by forward, +1 per backward
+    step.
+    """
     counter_class = as_class(answer, mc.FunctionHook, "BackwardCounter")
     for what, loss in _GRAPHS:
         hook = _start(counter_class)
@@ -123,7 +125,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: Outer with its type check ------------------------------------------------------
+# ----- 2. code: Outer with its type check ---------------------------------------------
 _BAD_INPUTS = (   # (what is wrong, a, b)
     ("a is 2-D", np.ones((2, 2)), np.ones(3)),
     ("b is 2-D", np.ones(2), np.ones((3, 1))),
@@ -134,7 +136,9 @@ _BAD_INPUTS = (   # (what is wrong, a, b)
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
-    """Outer: a bᵀ of shape (len a, len b); its type check refuses all but two float vectors."""
+    """Outer: a bᵀ of shape (len a, len b); its type check refuses all but two float
+    vectors.
+    """
     outer = as_class(answer, mc.FunctionNode, "Outer")
     rng = np.random.default_rng(10)
     for n, m in ((3, 3), (2, 4)):
@@ -216,7 +220,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. the first NaN ------------------------------------------------------------------------
+# ----- 3. the first NaN ---------------------------------------------------------------
 def _first_nan():
     """The label of the first function whose output holds a NaN (in forward order)."""
     with np.errstate(all="ignore"):
@@ -227,13 +231,16 @@ def _first_nan():
         z = F.sum(b + c)
         for v in (a, b, c, z.creator_node.inputs[0].get_variable_or_none(), z):
             if v is not None and np.isnan(v.array).any():
-                return v.creator_node.label, {a.creator_node.label, c.creator_node.label}
+                finite = {a.creator_node.label, c.creator_node.label}
+                return v.creator_node.label, finite
     return None, set()
 
 
 @EXERCISES.check(3)
 def check_3(answer):
-    """The label of the function that makes the first NaN in sum(sqrt(log(x)) + exp(x))."""
+    """The label of the function that makes the first NaN in sum(sqrt(log(x)) +
+    exp(x)).
+    """
     text = as_text(answer, "a label (a string)")
     label = text.split(".")[-1].lower()        # "F.sqrt" or "Sqrt" name it too
     truth, finite = _first_nan()

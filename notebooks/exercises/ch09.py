@@ -1,4 +1,6 @@
-"""Exercises of chapter 09: old-style Functions of yours, the template idiom, keeping less."""
+"""Exercises of chapter 09:
+Old-style Functions of yours, the template idiom, keeping less.
+"""
 
 import numpy as np
 
@@ -16,7 +18,7 @@ def _call_old_style(cls):
     return lambda x: output_variable(cls()(x), "calling it")
 
 
-# ----- 1. code: an old-style Cube ----------------------------------------------------------------
+# ----- 1. code: an old-style Cube -----------------------------------------------------
 @EXERCISES.check(1, writes_code=True)
 def check_1(answer):
     """Old-style Cube: forward x³ and backward gy * 3x² on arrays."""
@@ -68,7 +70,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: scale_all with a template ---------------------------------------------------------
+# ----- 2. code: scale_all with a template ---------------------------------------------
 class Scale(mc.Function):
     """The chapter's Scale: multiplies by a factor chosen once."""
 
@@ -86,7 +88,9 @@ class Scale(mc.Function):
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
-    """scale_all(template, xs): the template applied to each x, the template never called."""
+    """scale_all(template, xs): the template applied to each x, the template never
+    called.
+    """
     scale_all = as_function(answer, "scale_all")
     rng = np.random.default_rng(11)
     factor = 1.5
@@ -149,7 +153,8 @@ def _():
     return scale_all
 
 
-@EXERCISES.mistake(2, "a new Scale(2.0) instead of the template", "template's own settings")
+@EXERCISES.mistake(2, "a new Scale(2.0) instead of the template",
+                   "template's own settings")
 def _():
     return lambda template, xs: [Scale(2.0)(x) for x in xs]
 
@@ -167,10 +172,11 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. code: an old-style Tanh that keeps only its output -------------------------------------
+# ----- 3. code: an old-style Tanh that keeps only its output --------------------------
 @EXERCISES.check(3, writes_code=True)
 def check_3(answer):
-    """Old-style Tanh: right forward and backward, the input not kept, the output kept."""
+    """Old-style Tanh: right forward and backward, the input not kept, the output kept.
+    """
     tanh = as_class(answer, mc.Function, "Tanh (old style)")
     check_unary(_call_old_style(tanh), np.tanh, lambda x: 1 - np.tanh(x) ** 2)
     x = mc.Variable(np.array([0.0, 0.5]))

@@ -1,4 +1,6 @@
-"""Exercises of chapter 10: the best number of segments, the largest that fits, a count forget skips."""
+"""Exercises of chapter 10:
+The best number of segments, the largest that fits, a count forget skips.
+"""
 
 import math
 
@@ -18,7 +20,7 @@ def bound(n_blocks, segments):
     return segments + math.ceil(n_blocks / segments)
 
 
-# ----- 1. the best s for L = 36 --------------------------------------------------------------------
+# ----- 1. the best s for L = 36 -------------------------------------------------------
 @EXERCISES.check(1)
 def check_1(answer):
     """(s, bound) with the smallest s + ⌈36/s⌉."""
@@ -63,7 +65,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. the largest s that fits in 10 activations, L = 16 ------------------------------------------
+# ----- 2. the largest s that fits in 10 activations, L = 16 ---------------------------
 @EXERCISES.check(2)
 def check_2(answer):
     """The largest s with s + ⌈16/s⌉ ≤ 10."""
@@ -101,7 +103,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. code: count, except during forget's recomputation --------------------------------------------
+# ----- 3. code: count, except during forget's recomputation ---------------------------
 calls = {"n": 0}    # the notebook's `calls` is this dict; the check resets it
 
 

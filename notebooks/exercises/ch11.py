@@ -1,4 +1,6 @@
-"""Exercises of chapter 11: a third derivative, a backward that can be differentiated, Newton astray."""
+"""Exercises of chapter 11:
+A third derivative, a backward that can be differentiated, Newton astray.
+"""
 
 import numpy as np
 
@@ -12,7 +14,7 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. code: the third derivative by three mc.grad calls ---------------------------------------
+# ----- 1. code: the third derivative by three mc.grad calls ---------------------------
 _FUNCTIONS = (   # (name, f on Variables, f', f'', f''' on floats)
     ("x⁴", lambda x: x ** 4,
      lambda x: 4 * x ** 3, lambda x: 12 * x ** 2, lambda x: 24 * x),
@@ -86,7 +88,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: Square, differentiable twice -----------------------------------------------------
+# ----- 2. code: Square, differentiable twice ------------------------------------------
 def _call_node(cls):
     return lambda x: output_variable(cls().apply((x,)), "apply")
 
@@ -153,7 +155,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. where Newton ends from 0.3 ---------------------------------------------------------------
+# ----- 3. where Newton ends from 0.3 --------------------------------------------------
 def newton(x0, steps):
     """Newton's method on f(x) = x⁴ - 2x², as in the chapter: the path of x."""
     x = mc.Variable(np.array(x0))

@@ -1,11 +1,12 @@
-"""Exercises of chapter 12: a linear classifier's accuracy, momentum by hand, what checkpoints cost."""
+"""Exercises of chapter 12:
+A linear classifier's accuracy, momentum by hand, what checkpoints cost.
+"""
 
 import functools
 
 import numpy as np
 
 import minichain as mc
-import minichain.functions as F
 from minichain.examples import spiral
 from minichain.links.mlp import MLP
 
@@ -15,10 +16,12 @@ from exercises.common import (
 EXERCISES = Exercises()
 
 
-# ----- 1. the accuracy of a linear classifier ------------------------------------------------------
+# ----- 1. the accuracy of a linear classifier -----------------------------------------
 @functools.lru_cache(maxsize=None)
 def _accuracy(n_layers, n_epochs):
-    """Final accuracy of spiral.train (deterministic for a seed: cached, not re-trained)."""
+    """Final accuracy of spiral.train (deterministic for a seed: cached, not re-
+    trained).
+    """
     return spiral.train(n_layers=n_layers, n_epochs=n_epochs, seed=0,
                         progress=False).accuracy
 
@@ -27,7 +30,8 @@ _POINTS = 300          # spiral's points: an accuracy is a multiple of 1/300
 
 
 def _same_accuracy(value, accuracy):
-    """Equal up to half a point out of 300 (so 0.54, 54 % and 0.5400000214 all match)."""
+    """Equal up to half a point out of 300 (so 0.54, 54 % and 0.5400000214 all match).
+    """
     return abs(value - accuracy) < 0.5 / _POINTS
 
 
@@ -83,7 +87,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: a momentum step by hand -----------------------------------------------------------
+# ----- 2. code: a momentum step by hand -----------------------------------------------
 def _pair(dtype, seed):
     """Two links with equal parameters: one for the learner, one for MomentumSGD."""
     links = []
@@ -101,7 +105,9 @@ def _pair(dtype, seed):
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
-    """momentum_step(params, velocities, lr, momentum) against MomentumSGD, three steps."""
+    """momentum_step(params, velocities, lr, momentum) against MomentumSGD, three
+    steps.
+    """
     momentum_step = as_function(answer, "momentum_step")
     for dtype, seed in ((np.float64, 14), (np.float32, 15)):
         by_hand, by_optimizer = _pair(dtype, seed)
@@ -196,11 +202,12 @@ def _():
 EXERCISES.malformed(2, [
     (mc.optimizers.MomentumSGD, "the optimizer class"),
     (lambda params: None, "a function of one argument"),
-    (lambda params, velocities, lr, momentum: params.clear(), "a function emptying the list"),
+    (lambda params, velocities, lr, momentum: params.clear(),
+     "a function emptying the list"),
 ])
 
 
-# ----- 3. how many ReLU forwards in a checkpointed step ----------------------------------------------
+# ----- 3. how many ReLU forwards in a checkpointed step -------------------------------
 class _ReLUCounter(mc.FunctionHook):
     name = "exercise ReLU counter"
 
