@@ -10,8 +10,10 @@ and backward. Variants:
 
 For each: the peak memory of a step above the level before it, in
 activations (``mc.memory.measure()``, exact), the block calls it makes, and
-the least time of ``steps`` steps (variants alternating; on a shared
-machine other jobs only ever add time, so the least is the steadiest). The model's time:
+its time over plain: each of ``steps`` rounds times every variant beside a
+plain step (the two taking turns going first), and the median of those
+paired ratios is reported (on a shared machine the load moves between
+pairs far more than within one). The model's time:
 a step costs the plain forward ``t_f`` once per ``L`` calls and the plain
 backward ``t_b`` once, so a variant making ``C`` calls should take
 ``(C / L) t_f + t_b``; its ratio to plain, ``(C/L t_f + t_b) / (t_f + t_b)``,
@@ -32,6 +34,7 @@ import harness  # noqa: E402  (first: one BLAS thread, set before NumPy loads)
 import argparse  # noqa: E402
 import gc  # noqa: E402
 import math  # noqa: E402
+import statistics  # noqa: E402
 import time  # noqa: E402
 
 import numpy  # noqa: E402
@@ -100,23 +103,33 @@ def run(length, width=256, batch=256, budgets=None, steps=3):
         with mc.memory.measure() as m:
             variant.step(functions, x)
         rows.append({"length": length, "variant": variant.name,
-                     "calls": variant.calls, "times": [],
+                     "calls": variant.calls, "times": [], "ratios": [],
                      "peak_activations": m.peak / activation})
     forward, backward = [], []
-    for _ in range(steps):
-        t_f, t_b = plain_forward_backward(functions, x)
-        forward.append(t_f)
-        backward.append(t_b)
+    for round_ in range(steps):
         for variant, row in zip(found, rows):
-            gc.collect()
-            start = time.perf_counter()
-            variant.step(functions, x)
-            row["times"].append(time.perf_counter() - start)
-    t_f, t_b = min(forward), min(backward)
-    plain_time = min(rows[0]["times"])
+            # Each variant is paired with a plain step right beside it (the
+            # two take turns going first), and the pair's ratio is kept: on
+            # a shared machine the load changes between pairs, less within.
+            pair = {}
+            for side in (("plain", variant) if round_ % 2 else
+                         (variant, "plain")):
+                gc.collect()
+                if side == "plain":
+                    t_f, t_b = plain_forward_backward(functions, x)
+                    forward.append(t_f)
+                    backward.append(t_b)
+                    pair["plain"] = t_f + t_b
+                else:
+                    start = time.perf_counter()
+                    variant.step(functions, x)
+                    pair["variant"] = time.perf_counter() - start
+            row["times"].append(pair["variant"])
+            row["ratios"].append(pair["variant"] / pair["plain"])
+    t_f, t_b = statistics.median(forward), statistics.median(backward)
     for row in rows:
-        row["time_s"] = min(row["times"])
-        row["measured_ratio"] = row["time_s"] / plain_time
+        row["time_s"] = statistics.median(row["times"])
+        row["measured_ratio"] = statistics.median(row["ratios"])
         row["model_ratio"] = (row["calls"] / length * t_f + t_b) / (t_f + t_b)
         row["model_error"] = row["measured_ratio"] / row["model_ratio"] - 1
         row["t_forward_s"], row["t_backward_s"] = t_f, t_b

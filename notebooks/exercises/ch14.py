@@ -1,4 +1,6 @@
-"""Exercises of chapter 14: a cost by hand, the recursion in code, a schedule written out."""
+"""Exercises of chapter 14:
+A cost by hand, the recursion in code, a schedule written out.
+"""
 
 import functools
 import sys
@@ -20,7 +22,7 @@ def cost(n, budget):
                for m in range(1, n))
 
 
-# ----- 1. R(6, 2) by hand -------------------------------------------------------------------------
+# ----- 1. R(6, 2) by hand -------------------------------------------------------------
 @EXERCISES.check(1)
 def check_1(answer):
     """R(6, 2): the fewest block calls for 6 blocks and 2 slots."""
@@ -60,7 +62,7 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: the recursion -----------------------------------------------------------------------
+# ----- 2. code: the recursion ---------------------------------------------------------
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
     """revolve_cost(n, M) for every n <= 12 and 1 <= M <= n."""
@@ -140,7 +142,7 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. a schedule, written out -----------------------------------------------------------------
+# ----- 3. a schedule, written out -----------------------------------------------------
 def simulate(schedule, length, budget):
     """Play ``schedule``; its number of calls, or NotYet with what is wrong."""
     actions = as_sequence(schedule, "actions (tuples)")
