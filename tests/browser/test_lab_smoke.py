@@ -92,6 +92,7 @@ def test_make_lab_serves_a_chapter_that_chromium_opens(chromium, tmp_path):
         assert chromium.wait_until(
             "document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length"
             " > 3", timeout=30)
+        chromium.open("about:blank")  # closes the page's websockets first
         shut_down_sessions(base, token)
     finally:
         stop(server)
