@@ -103,6 +103,17 @@ def test_an_exception_says_what_and_where():
     assert "in derivative, line" in verdict   # the learner's line, not ours
 
 
+def test_an_exception_that_cannot_be_printed_is_still_a_verdict():
+    class Odd(Exception):
+        def __str__(self):
+            raise RuntimeError("no text")
+
+    def judge(answer):
+        raise Odd()
+
+    assert common.verdict(judge, 1) == "not yet: running it raised Odd"
+
+
 def test_config_is_restored_after_a_check():
     import minichain as mc
 

@@ -129,7 +129,8 @@ def check_3(answer):
                 raise NotYet("counted twice: once more during forget's "
                              "recomputation in backward")
             if after_backward == 0:
-                raise NotYet('nothing was counted: add one to calls["n"]')
+                raise NotYet('nothing was counted in ch10.calls["n"] (the dict '
+                             'that `calls` names in the exercise cell)')
             if (after_forward, after_backward) != (1, 1):
                 raise NotYet("counted {} times in forward and {} in all; expected "
                              "one count".format(after_forward, after_backward))

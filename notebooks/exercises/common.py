@@ -71,7 +71,10 @@ def verdict(judge, answer):
     except NotYet as hint:
         return NOT_YET + str(hint)
     except Exception as error:  # noqa: BLE001 -- that is the point
-        return NOT_YET + "running it raised " + describe(error)
+        try:
+            return NOT_YET + "running it raised " + describe(error)
+        except Exception:  # noqa: BLE001 -- an exception that cannot be printed
+            return NOT_YET + "running it raised " + type(error).__name__
     return RIGHT + (": " + remark if remark else "")
 
 
