@@ -31,9 +31,12 @@ import threading
 import warnings
 import weakref
 
+import numpy
+
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config, using_config
+from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
 from minichain.variable import (
     Parameter, Variable, _check_grad_type, _make_output, check_loss_scale)
@@ -241,7 +244,7 @@ def _walk(run, seeds):
     """Backpropagate from ``seeds``: pop the function of highest rank, hand
     its backward the gradients of its outputs, add what it returns to its
     inputs' gradients, and push the functions that made those inputs."""
-    heap = run.heap
+    heap, pushed = run.heap, run.pushed
     for node, g in seeds:
         _add_gradient(run, node, g)
         _push(run, node)
@@ -251,29 +254,30 @@ def _walk(run, seeds):
         if inputs is None:  # unchained since its forward
             continue
         grad_outputs = _take_output_grads(run, func)
-        if run.depends is None:
-            targets = tuple([i for i, x in enumerate(inputs)
-                             if x.requires_grad])
-        else:  # grad(): only the inputs that lead to the asked-for ones
-            targets = tuple([i for i, x in enumerate(inputs)
-                             if x.requires_grad and x in run.depends])
+        targets = _targets(run, inputs)
         if not targets:
             continue
         hooks, seen = _hooks_before(run, func, grad_outputs)
         grad_inputs = _call_backward(run, func, targets, grad_outputs, hooks)
         for i, gx in zip(targets, grad_inputs):
-            if gx is not None:
-                _check_gradient(run, func, i, gx)
-                _add_gradient(run, inputs[i], gx)
-        for hook in hooks:
-            hook.backward_postprocess(func, *seen)
+            if gx is None:
+                continue
+            x = inputs[i]
+            if (type(gx) is not _ndarray or gx.shape != x.shape
+                    or gx.dtype is not x.dtype):
+                _check_gradient(run, func, i, gx)  # raises if it does not fit
+            _add_gradient(run, x, gx)
+            creator = x.creator_node
+            if creator is not None and creator not in pushed:
+                pushed.add(creator)
+                heapq.heappush(heap, (-creator.rank, next(run.order), creator))
         # Drop these names now: left bound, they would keep this step's
         # gradients alive through the next step.
         grad_outputs = grad_inputs = gx = None
+        for hook in hooks:
+            hook.backward_postprocess(func, *seen)
         if run.debug:
             _check_nan_gradients(run, func, targets)
-        for i in targets:
-            _push(run, inputs[i])
 
 
 def _add_gradient(run, node, gx):
@@ -306,6 +310,15 @@ def _push(run, node):
         heapq.heappush(run.heap, (-func.rank, next(run.order), func))
 
 
+def _targets(run, inputs):
+    """The indexes of the inputs that need a gradient (under ``grad()``,
+    only those that lead to the inputs asked for)."""
+    if len(inputs) == 1 and run.depends is None:  # the common case, fast
+        return (0,) if inputs[0].requires_grad else ()
+    return tuple([i for i, x in enumerate(inputs) if x.requires_grad
+                  and (run.depends is None or x in run.depends)])
+
+
 def _take_output_grads(run, func):
     """The gradients of ``func``'s outputs, taken out of the table (each is
     used once); None for an output that got none or is gone."""
@@ -333,7 +346,7 @@ def _take_output_grads(run, func):
 def _hooks_before(run, func, grad_outputs):
     """Call the hooks watching ``func`` before its backward; return them
     and what they are shown (for their ``backward_postprocess``)."""
-    if not (run.hooks or func._local_function_hooks):
+    if not run.hooks and not func._local_function_hooks:
         return (), None
     hooks = function_hook.hooks_for(func)
     seen = (tuple([x.data for x in func.inputs]),
@@ -387,9 +400,8 @@ def _backward_on_variables(run, func, targets, grad_outputs):
 
 
 def _overrides_accumulate(func):
-    from minichain.function_node import FunctionNode
-    method = getattr(func.backward_accumulate, "__func__", None)
-    return method is not FunctionNode.backward_accumulate
+    """Does ``func``'s class define its own ``backward_accumulate``?"""
+    return type(func).backward_accumulate is not _DEFAULT_ACCUMULATE
 
 
 def _accumulates_here(run, func, targets):
@@ -428,6 +440,7 @@ def _accumulate(run, func, targets, gys):
                 _set_leaf(run, node._variable(), total)
         else:
             run.grads[node] = total._data if run.arrays else total
+        _push(run, node)
 
 
 def _current_gradient(run, node):
@@ -509,6 +522,8 @@ def _own(run, g, node):
 
 
 _local = threading.local()
+_ndarray = numpy.ndarray  # the usual gradient type, tested by identity first
+_DEFAULT_ACCUMULATE = FunctionNode.backward_accumulate
 
 
 def _passes():

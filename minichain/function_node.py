@@ -387,9 +387,11 @@ def _defines(function, name):
     """Does ``function`` (its class or the instance itself) override the
     method ``name`` of FunctionNode? Asked on every call, so a check set on
     one instance (as tests do with mocks) is honoured."""
+    default = getattr(FunctionNode, name)
+    if getattr(type(function), name) is not default:  # the usual answer
+        return True
     method = getattr(function, name)
-    return getattr(method, "__func__", method) is not getattr(FunctionNode,
-                                                               name)
+    return getattr(method, "__func__", method) is not default
 
 
 def _wrap_input(function, x):
