@@ -60,8 +60,25 @@ def answered_cells(source, module):
                          if not PLACEHOLDER.match(line))   # "# def f(x):", "#     ..."
         return ANSWER.sub(fill, text)
 
-    return [(kind, answer(text) if i > start and kind == "code" else text)
-            for i, (kind, text) in enumerate(cells)]
+    filled = []
+    for i, (kind, text) in enumerate(cells):
+        if i <= start or kind != "code" or not ANSWER.search(text):
+            filled.append((kind, text))
+            continue
+        number = int(ANSWER.search(text).group(1))
+        filled += [(kind, answer(text)),
+                   ("markdown", mistakes_note(module.EXERCISES[number]))]
+    return filled
+
+
+def mistakes_note(exercise):
+    """A text cell for the teacher: the mistakes the check knows, and what it says."""
+    lines = ["*Key, exercise {}: typical mistakes and what the check answers "
+             "them.*".format(exercise.number), ""]
+    for case in exercise.mistakes:
+        lines.append("- {}: `{}`".format(
+            case.what, exercise.verdict(case.make()).replace("`", "'")))
+    return "\n".join(lines)
 
 
 def execute(notebook, timeout=600):
