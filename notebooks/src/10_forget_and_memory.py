@@ -416,9 +416,9 @@ loss.name = "loss"
 player = mc.visualize.animate_backward(loss, rankdir="LR")
 print(player.table())
 inner = [frame for frame in player.frames if frame["level"] == 1]
-kept = [frame["kept_bytes"] for frame in player.frames]
+kept_bytes = [frame["kept_bytes"] for frame in player.frames]
 assert len(player.graph_titles) == 2 and len(inner) == 3
-assert max(kept) > kept[0] and kept[-1] == kept[0]
+assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
 assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
                    * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
 player
