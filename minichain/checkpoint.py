@@ -262,7 +262,8 @@ def checkpoint_revolve(functions, x, budget):
     >>> y = checkpoint_revolve(blocks, x, 6)   # 185 calls, 6 outputs held
     """
     functions = _checked_functions("checkpoint_revolve", functions)
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+    if isinstance(budget, bool) or not isinstance(
+            budget, (int, numpy.integer)) or budget < 1:
         raise ValueError("checkpoint_revolve: budget must be a positive int "
                          "(the block outputs held at once), got {!r}".format(
                              budget))
@@ -274,7 +275,7 @@ def checkpoint_revolve(functions, x, budget):
     inputs = [x]
     if not x.requires_grad:  # as in forget: keeps the node on backward's path
         inputs.append(Variable(x.xp.zeros((), dtype=numpy.float32)))
-    schedule = revolve_schedule(len(functions), budget)
+    schedule = revolve_schedule(len(functions), int(budget))
     return _Revolve(functions, schedule).apply(inputs)[0]
 
 

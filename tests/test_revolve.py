@@ -267,6 +267,25 @@ def test_double_backprop_as_plain():
         numpy.testing.assert_allclose(revolved, plain, rtol=1e-12)
 
 
+def test_double_backprop_through_parameter_gradients():
+    """x needs no gradient (the anchored node); W.grad_var carries a graph."""
+    results = []
+    for revolve in (False, True):
+        params, blocks = make_blocks(5)
+        x = Variable(numpy.ones((2, 3)), requires_grad=False)
+        y = (mc.checkpoint_revolve(blocks, x, numpy.int64(2)) if revolve
+             else plain_chain(blocks, x))
+        F.sum(y * y).backward(enable_double_backprop=True)
+        gW = params[0][0].grad_var
+        assert gW.creator is not None
+        for p in sum(params, ()):
+            p.cleargrad()
+        F.sum(gW * gW).backward()
+        results.append([gW.array] + [p.grad for pair in params for p in pair])
+    for plain, revolved in zip(*results):
+        numpy.testing.assert_allclose(revolved, plain, rtol=1e-12)
+
+
 def test_no_backprop_mode_runs_the_chain_once():
     counter = [0]
     _, blocks = make_blocks(10, counter=counter)
