@@ -53,6 +53,15 @@ def test_solution_is_right(exercise):
 
 
 @pytest.mark.parametrize("exercise", EXERCISES)
+def test_other_legitimate_forms_are_right(exercise):
+    if not exercise.also_right:
+        pytest.skip("no other form registered")
+    for case in exercise.also_right:
+        verdict = exercise.verdict(case.make())
+        assert verdict == "right" or verdict.startswith("right: "), (case.what, verdict)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
 def test_typical_mistakes_get_their_hint(exercise):
     assert len(exercise.mistakes) >= 3, "fewer than three typical mistakes"
     for case in exercise.mistakes:

@@ -200,3 +200,22 @@ EXERCISES.malformed(3, [
     (lambda f: f, "a function of one argument"),
     (lambda f, x: "slope", "a function returning a string"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+EXERCISES.right(1, [
+    (8, "an int"), (np.float32(8.0), "a NumPy scalar"), (np.array(8.0), "a 0-d array"),
+    (mc.Variable(np.array(8.0)), "a 0-d Variable"),
+])
+EXERCISES.right(2, [(3.0, "a float"), (np.int64(3), "a NumPy int")])
+
+
+def _seeded(f, x):
+    v = mc.Variable(x)
+    y = f(v)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    return v.grad_var            # a Variable is accepted as well
+
+
+EXERCISES.right(3, [(_seeded, "y.grad seeded with ones, the gradient as a Variable")])

@@ -188,3 +188,21 @@ EXERCISES.malformed(3, [
     (1.5, "not a whole number"),
     ((1,), "a tuple"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+EXERCISES.right(1, [
+    ("  x <--- Identity <--- v1 <--- Identity <--- z\n", "with spaces and a newline"),
+    ("x  <---  Identity  <---  v1  <---  Identity  <---  z", "wider spacing"),
+])
+
+
+class _AddOneCopy(mc.FunctionNode):
+    def forward(self, inputs):
+        y = inputs[0].copy()
+        y += 1
+        return y,
+
+
+EXERCISES.right(2, [(_AddOneCopy, "a copy, then += 1 on the copy")])
+EXERCISES.right(3, [(1.0, "a float"), (np.array(1), "a 0-d array")])

@@ -200,3 +200,21 @@ EXERCISES.malformed(3, [
     (["nothing"], "a list"),
     ("none", "a word not offered"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+class _CubeWithPow(mc.FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] * inputs[0] * inputs[0],
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return 3 * x ** 2 * grad_outputs[0],
+
+
+EXERCISES.right(1, [
+    (1.0806, "rounded to five figures"), (np.float32(2 * np.cos(1.0)), "float32"),
+])
+EXERCISES.right(2, [(_CubeWithPow, "x * x * x forward, 3 * x ** 2 * gy backward")])
+EXERCISES.right(3, [("Nothing", "capitalised"), (" nothing ", "with spaces")])

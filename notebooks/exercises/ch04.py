@@ -274,3 +274,18 @@ EXERCISES.malformed(3, [
     ("twenty", "a string"),
     ([10.0, 10.0], "a list of the two gradients"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+def _store_with_copy(x, gx):
+    x.grad = gx.copy() if x.grad is None else x.grad + gx
+
+
+def _store_with_np_add(x, gx):
+    x.grad = gx if x.grad is None else np.add(x.grad, gx)
+
+
+EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array")])
+EXERCISES.right(2, [(_store_with_copy, "copies the first gradient"),
+                    (_store_with_np_add, "np.add into a new array")])
+EXERCISES.right(3, [(20, "an int"), (mc.Variable(np.array(20.0)), "a Variable")])

@@ -202,3 +202,11 @@ EXERCISES.malformed(3, [
     (lambda rank: -rank, "a function of one argument"),
     (lambda rank, count: None, "a key of None"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32")])
+EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),
+                    ([" _ * _", "sin ", "exp", "cos"], "with stray spaces")])
+EXERCISES.right(3, [(lambda rank, count: [-rank, count], "a list key"),
+                    (lambda rank, count: -rank * 10 ** 6 + count, "one number")])

@@ -159,3 +159,12 @@ EXERCISES.malformed(3, [
     (lambda gy: gy, "a function of one argument"),
     (lambda gy, W: "gradient", "a function returning a string"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+EXERCISES.right(1, [([5, 4, 3], "a list"), (np.array([5, 4, 3]), "an array"),
+                    ((5.0, 4.0, 3.0), "floats")])
+EXERCISES.right(2, [([0, 2], "a list"), ((2, 0), "another order"),
+                    ((-3, -1), "negative axes")])
+EXERCISES.right(3, [(lambda gy, W: (W @ gy.T).T, "(W gyᵀ)ᵀ"),
+                    (lambda gy, W: mc.Variable(gy) @ mc.Variable(W).T, "a Variable")])

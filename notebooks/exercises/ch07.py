@@ -180,7 +180,8 @@ def check_3(answer):
             result = h_grad(x)
             if result is None:
                 raise NotYet("h_grad returned None: after loss.backward() h.grad "
-                             "is gone unless backward was asked to keep it")
+                             "is gone unless backward was asked to keep it (and "
+                             "only a graph that starts at a Variable has one)")
             if not np.array_equal(x, given):
                 raise NotYet("h_grad changed the array x it was given")
             result = as_array(result)
@@ -230,3 +231,20 @@ EXERCISES.malformed(3, [
     (lambda: None, "a function of no argument"),
     (lambda x: "grad", "a function returning a string"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+def _predict_with_config(x):
+    with mc.using_config("enable_backprop", False):
+        return F.tanh(3 * x)
+
+
+def _h_grad_var(x):
+    h = F.sin(mc.Variable(x))
+    F.sum(h * h).backward(retain_grad=True)
+    return h.grad_var
+
+
+EXERCISES.right(1, [(4000.0, "a float"), (np.int64(4000), "a NumPy int")])
+EXERCISES.right(2, [(_predict_with_config, "using_config('enable_backprop', False)")])
+EXERCISES.right(3, [(_h_grad_var, "the gradient as a Variable")])

@@ -277,3 +277,31 @@ EXERCISES.malformed(3, [
     (["sqrt"], "a list"),
     (3, "a number"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+class _PostCounter(mc.FunctionHook):
+    name = "BackwardCounter"
+
+    def __init__(self):
+        self.count = 0
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        self.count += 1
+
+
+class _OuterSizeChecked(mc.FunctionNode):
+    def check_type_forward(self, in_types):
+        type_check.expect(in_types.size() == 2)
+        a, b = in_types
+        type_check.expect(a.dtype.kind == "f", a.ndim == 1)
+        type_check.expect(b.dtype.kind == "f", b.ndim == 1)
+
+    def forward(self, inputs):
+        return np.outer(*inputs),
+
+
+EXERCISES.right(1, [(_PostCounter, "counts in backward_postprocess")])
+EXERCISES.right(2, [(_OuterSizeChecked, "np.outer, the size checked too")])
+EXERCISES.right(3, [(" sqrt", "with a space"), ("F.sqrt", "as F.sqrt"),
+                    ("Sqrt", "capitalised")])

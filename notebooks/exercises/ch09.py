@@ -231,3 +231,21 @@ EXERCISES.malformed(3, [
     (np.tanh, "NumPy's function"),
     (F.tanh, "minichain's function"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+class _CubeOnCpu(mc.Function):
+    def forward_cpu(self, inputs):
+        return inputs[0] ** 3,
+
+    def backward_cpu(self, inputs, grad_outputs):
+        return 3 * inputs[0] ** 2 * grad_outputs[0],
+
+
+def _scale_all_tuple(template, xs):
+    import copy
+    return tuple(copy.deepcopy(template)(x) for x in xs)
+
+
+EXERCISES.right(1, [(_CubeOnCpu, "forward_cpu and backward_cpu")])
+EXERCISES.right(2, [(_scale_all_tuple, "deep copies, a tuple")])

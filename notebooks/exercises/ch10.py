@@ -171,3 +171,9 @@ EXERCISES.malformed(3, [
     (F.tanh(mc.Variable(np.zeros(2))), "a Variable, not a function"),
     (lambda: None, "a function of no argument"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+EXERCISES.right(1, [([6, 12], "a list"), ((6.0, 12.0), "floats"),
+                    (np.array([6, 12]), "an array")])
+EXERCISES.right(2, [(8.0, "a float"), (np.int64(8), "a NumPy int")])

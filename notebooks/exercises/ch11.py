@@ -209,3 +209,16 @@ EXERCISES.malformed(3, [
     ("0", "a string"),
     ([0.0, 0.0], "a list"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+def _third_as_variable(f, x0):
+    x = mc.Variable(np.array(x0))
+    g, = mc.grad([f(x)], [x], enable_double_backprop=True)
+    g, = mc.grad([g], [x], enable_double_backprop=True)
+    g, = mc.grad([g], [x], enable_double_backprop=True)
+    return g
+
+
+EXERCISES.right(1, [(_third_as_variable, "a Variable, double backprop every time")])
+EXERCISES.right(3, [(0, "exactly 0"), (np.float32(0.0), "float32")])

@@ -284,3 +284,12 @@ EXERCISES.malformed(3, [
     ("21", "a string"),
     (20.5, "a fraction"),
 ])
+
+
+# ----- other legitimate forms of the right answers ------------------------------------
+def _momentum_rebinding_the_list(params, velocities, lr, momentum):
+    for i, p in enumerate(params):
+        velocities[i] = momentum * velocities[i] - lr * p.grad
+        p.array = p.array + velocities[i]
+EXERCISES.right(2, [(_momentum_rebinding_the_list, "new arrays stored in the list")])
+EXERCISES.right(3, [(21.0, "a float")])

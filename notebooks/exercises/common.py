@@ -164,6 +164,7 @@ class Exercise:
     solution: object = None
     mistakes: list = dataclasses.field(default_factory=list)
     malformed: list = dataclasses.field(default_factory=list)
+    also_right: list = dataclasses.field(default_factory=list)
 
     def verdict(self, answer):
         return verdict(self.judge, answer)
@@ -186,6 +187,7 @@ class Exercises(dict):
 
         EXERCISES.wrong(1, [(value, "the mistake", "words of its hint"), ...])
         EXERCISES.malformed(1, [(value, "what it is"), ...])
+        EXERCISES.right(1, [(value, "another legitimate form"), ...])
 
     ``@EXERCISES.mistake(1, what, hint)`` registers a function that builds a
     wrong answer (a class or function the learner might write).
@@ -223,6 +225,11 @@ class Exercises(dict):
     def malformed(self, number, cases):
         for value, what in cases:
             self[number].malformed.append(Case(what, _constant(value)))
+
+    def right(self, number, cases):
+        """Other legitimate forms of the right answer (a list for a tuple, 8 for 8.)."""
+        for value, what in cases:
+            self[number].also_right.append(Case(what, _constant(value)))
 
 
 def _constant(value):
