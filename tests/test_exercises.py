@@ -205,3 +205,10 @@ def test_hints_do_not_spell_a_numeric_answer(exercise):
             continue            # a hint may quote the learner's own answer
         verdict = exercise.verdict(answer)
         assert spelled not in verdict, (case.what, verdict)
+
+
+def test_make_solutions_runs_the_key_builder():
+    """The test above runs key.py; this one holds the Makefile target to it."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile[makefile.index("\nsolutions:"):].split("\n\n")[0]
+    assert "notebooks/exercises/key.py $(CHAPTERS)" in recipe
