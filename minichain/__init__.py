@@ -11,7 +11,7 @@
 
 from minichain import backend  # NOQA
 from minichain import backend as cuda  # NOQA  (Chainer's name for it)
-from minichain.backprop import backward, grad  # NOQA
+from minichain.backprop_api import backward, grad  # NOQA
 from minichain.configuration import (  # NOQA
     config, force_backprop_mode, global_config, is_debug, no_backprop_mode,
     set_debug, using_config)

@@ -28,7 +28,6 @@ Two rules keep every gradient right:
 import heapq
 import itertools
 import threading
-import warnings
 import weakref
 
 import numpy
@@ -39,124 +38,7 @@ from minichain.configuration import config, using_config
 from minichain.function_node import FunctionNode
 from minichain.utils.array import force_array
 from minichain.variable import (
-    Parameter, Variable, _check_grad_type, _make_output, check_loss_scale)
-
-
-# ----- public entry points ---------------------------------------------------
-def backward_from_variable(y, retain_grad, enable_double_backprop, loss_scale):
-    """``y.backward(...)``: see ``Variable.backward``."""
-    node = y._node
-    node._check_old_style_gradient()
-    if y._data is None:
-        raise RuntimeError("Variable.backward: the variable holds no array")
-    given = gy = y._grad_var
-    if gy is None:
-        gy = _make_output(_seed(y._data, loss_scale, True), True)
-    y._grad_var = None  # the output's gradient is consumed by backward
-    if node.creator_node is None:  # backward on a leaf: it gets the seed
-        y._grad_var = gy
-        return
-    try:
-        _run([(node, gy)], enable_double_backprop, retain_grad, loss_scale)
-    except Exception:
-        if y._grad_var is None:
-            y._grad_var = given  # a failed pass consumes nothing
-        raise
-
-
-def backward(outputs, grad_outputs=None, *, enable_double_backprop=False,
-             **kwargs):
-    """Backpropagate from several outputs at once.
-
-    Gradients are taken from ``grad_outputs`` or else from each output's
-    ``.grad`` (which is consumed); no default of ones is assumed.
-    """
-    if kwargs:
-        raise TypeError("backward: unexpected keyword arguments {} "
-                        "(retain_grad and loss_scale are Variable.backward's)"
-                        .format(sorted(kwargs)))
-    outputs = _as_sequence("backward", "outputs", outputs, allow_none=False)
-    if grad_outputs is not None:
-        grad_outputs = _as_sequence("backward", "grad_outputs", grad_outputs)
-        _check_same_length("backward", "grad_outputs", grad_outputs,
-                           "outputs", outputs)
-    seeds, seen = [], set()
-    for i, y in enumerate(outputs):
-        _check_variable("backward", "outputs", i, y)
-        y._node._check_old_style_gradient()
-        gy = y._grad_var if grad_outputs is None else _as_grad_variable(
-            grad_outputs[i])
-        if gy is None or y._node in seen:
-            warnings.warn(
-                "outputs contains a Variable without grad, or duplicate "
-                "outputs. Note that minichain.backward does not set default "
-                "grad.", RuntimeWarning, stacklevel=2)
-            continue
-        _check_grad_type(None, y._node, gy._data, where=(
-            "backward: outputs[{}].grad" if grad_outputs is None
-            else "backward: grad_outputs[{}]").format(i))
-        seen.add(y._node)
-        seeds.append((y._node, gy))
-    taken = [] if grad_outputs is not None else [
-        (y, y._grad_var) for y in outputs]
-    for y, _ in taken:
-        y._grad_var = None
-    try:
-        _run(seeds, enable_double_backprop, False, None)
-    except Exception:
-        for y, g in taken:  # a failed pass consumes nothing
-            if g is not None and y._grad_var is None:
-                y._grad_var = g
-        raise
-
-
-def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
-         retain_grad=False, enable_double_backprop=False, loss_scale=None):
-    """Gradients of ``outputs`` w.r.t. ``inputs``, returned as a list.
-
-    Only the part of the graph between the inputs and the outputs is walked.
-    The ``.grad`` of the inputs is neither read nor written (unless
-    ``set_grad``); an input the outputs do not depend on gets None.
-    A None in ``grad_outputs`` means ones of that output's shape (times
-    ``loss_scale``). ``grad_inputs`` start the inputs' gradients before the
-    walk, so an input's ``grad_inputs`` also flows to the inputs behind it.
-    """
-    check_loss_scale("grad", loss_scale)
-    outputs = _as_sequence("grad", "outputs", outputs, allow_none=False)
-    inputs = _as_sequence("grad", "inputs", inputs, allow_none=False)
-    grad_outputs = _optional_list("grad_outputs", grad_outputs, "outputs",
-                                  outputs)
-    grad_inputs = _optional_list("grad_inputs", grad_inputs, "inputs", inputs)
-    for i, y in enumerate(outputs):
-        _check_variable("grad", "outputs", i, y)
-        y._node._check_old_style_gradient()
-    for i, x in enumerate(inputs):
-        _check_variable("grad", "inputs", i, x)
-    seeds, seen = [], set()
-    for i, (y, gy) in enumerate(zip(outputs, grad_outputs)):
-        if y._node in seen:
-            continue
-        seen.add(y._node)
-        gy = _as_grad_variable(_seed(y._data, loss_scale, False)
-                               if gy is None else gy)
-        _check_grad_type(None, y._node, gy._data,
-                         where="grad: grad_outputs[{}]".format(i))
-        seeds.append((y._node, gy))
-    starts = []  # the inputs' gradients before the walk
-    for i, (x, gx) in enumerate(zip(inputs, grad_inputs)):
-        if gx is not None:
-            gx = _as_grad_variable(gx)
-            _check_grad_type(None, x._node, gx._data,
-                             where="grad: grad_inputs[{}]".format(i))
-            starts.append((x._node, gx))
-    input_nodes = [x._node for x in inputs]
-    run = _run(seeds, enable_double_backprop, retain_grad, loss_scale,
-               input_nodes, starts)
-    results = [run.finish(run.grads.get(node), node) for node in input_nodes]
-    if set_grad:
-        for x, g in zip(inputs, results):
-            x.grad_var = g
-    return results
+    Parameter, Variable, _check_grad_type, _make_output)
 
 
 def current_pass():
@@ -330,15 +212,12 @@ def _take_output_grads(run, func):
             continue
         g = run.grads.get(node) if node in run.keep else run.grads.pop(
             node, None)
-        if run.retain_grad and g is not None:
-            var = node._variable()
+        var = node._variable() if run.retain_grad and g is not None else None
+        if var is not None:  # retain_grad: what the caller gave stays as is
             given = run.given.get(node)
-            if given is not None and given._data is _as_array(g):
-                var._grad_var = given  # what the caller gave, untouched
-            elif var is not None:
-                var._grad_var = _own(run, g, node)
-            if var is not None:
-                var._loss_scale = run.loss_scale
+            var._grad_var = (given if given is not None and given._data is
+                             _as_array(g) else _own(run, g, node))
+            var._loss_scale = run.loss_scale
         grads.append(g)
     return tuple(grads)
 
@@ -377,17 +256,11 @@ def _call_backward(run, func, targets, grad_outputs, hooks):
 def _backward_on_variables(run, func, targets, grad_outputs):
     """``func.backward`` (or its ``backward_accumulate``) on Variables."""
     gys = tuple([_as_variable(g) for g in grad_outputs])
-    if _overrides_accumulate(func):
+    if type(func).backward_accumulate is not _DEFAULT_ACCUMULATE:
         _accumulate(run, func, targets, gys)
         return (None,) * len(targets)  # already added
-    gxs = func._backward_targets(targets, gys)
     result = []
-    for i, gx in zip(targets, gxs):
-        if gx is not None and not isinstance(gx, Variable):
-            raise ValueError(
-                "type of gradients returned from backward is incorrect: {} "
-                "({}) returned {} for input {}; a Variable is expected".format(
-                    type(func).__name__, func.label, type(gx), i))
+    for gx in func._backward_targets(targets, gys):
         if gx is None or gx._data is None:  # no gradient for this input
             result.append(None)
         elif run.arrays:
@@ -399,19 +272,14 @@ def _backward_on_variables(run, func, targets, grad_outputs):
     return tuple(result)
 
 
-def _overrides_accumulate(func):
-    """Does ``func``'s class define its own ``backward_accumulate``?"""
-    return type(func).backward_accumulate is not _DEFAULT_ACCUMULATE
-
-
 def _accumulates_here(run, func, targets):
     """Does ``func``'s own ``backward_accumulate`` have to run?
 
-    Only if it overrides it and some target already has a gradient to add
-    into: with none yet, its contract says it agrees with ``backward_arrays``,
-    the cheaper way.
+    Only if its class defines one and some target already has a gradient to
+    add into: with none yet, its contract says it agrees with
+    ``backward_arrays``, the cheaper way.
     """
-    return _overrides_accumulate(func) and any(
+    return type(func).backward_accumulate is not _DEFAULT_ACCUMULATE and any(
         _current_gradient(run, func.inputs[i]) is not None for i in targets)
 
 
@@ -577,36 +445,28 @@ def _note_in_place(error, written):
 # ----- checks --------------------------------------------------------------------
 def _check_gradient(run, func, index, gx):
     """Raise, naming ``func``, unless ``gx`` fits input ``index``."""
-    node = func.inputs[index]
     data = _as_array(gx)
-    if (isinstance(data, backend.array_types) and data.shape == node.shape
-            and data.dtype == node.dtype):
-        return
-    if run.arrays and not isinstance(data, backend.array_types):
+    if not isinstance(data, backend.array_types):  # only backward_arrays can
         raise TypeError(
             "{} ({}): backward_arrays returned {} for a gradient; an array "
             "(or None) is expected".format(type(func).__name__, func.label,
                                            type(data)))
     try:
-        _check_grad_type(func, node, data)
+        _check_grad_type(func, func.inputs[index], data)
     except (TypeError, ValueError) as error:
         if not run.debug:
             raise
         raise ValueError(  # Chainer's words in debug mode, then ours
             "shape/dtype of gradients returned from backward is incorrect: "
-            "input-index={}, actual {} {} != expected {} {}\n{}".format(
-                index, data.shape, data.dtype, node.shape, node.dtype,
-                error)) from None
+            "input-index={}\n{}".format(index, error)) from None
 
 
 def _check_nan_gradients(run, func, targets):
     for i in targets:
-        node = func.inputs[i]
-        g = _current_gradient(run, node)
+        g = _current_gradient(run, func.inputs[i])
         data = None if g is None else g._data
-        if data is None or data.dtype.kind != "f":
-            continue
-        if bool(backend.get_array_module(data).isnan(data).any()):
+        if data is not None and data.dtype.kind == "f" and bool(
+                backend.get_array_module(data).isnan(data).any()):
             raise RuntimeError("NaN is detected on backward computation of {}"
                                .format(func.label))
 
@@ -625,52 +485,21 @@ def _depends_on_inputs(output_nodes, input_nodes):
     ``grad`` walks only this part of the graph. Computed with an explicit
     stack (post-order), so deep graphs need no recursion.
     """
-    result = set(input_nodes)
-    done = set()
-    for start in output_nodes:
-        stack = [(start, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if node in done:
-                continue
-            creator = node.creator_node
-            if creator is None or creator.inputs is None:
-                done.add(node)
-            elif expanded:
-                done.add(node)
-                if any(n in result for n in creator.inputs):
-                    result.add(node)
-            else:
-                stack.append((node, True))
-                stack.extend([(p, False) for p in creator.inputs
-                              if p not in done])
+    result, done = set(input_nodes), set()
+    stack = [(node, False) for node in output_nodes]
+    while stack:
+        node, expanded = stack.pop()
+        creator = node.creator_node
+        if node in done:
+            continue
+        if expanded or creator is None or creator.inputs is None:
+            done.add(node)
+            if expanded and any(n in result for n in creator.inputs):
+                result.add(node)
+        else:
+            stack.append((node, True))
+            stack.extend([(p, False) for p in creator.inputs if p not in done])
     return result
-
-
-# ----- small helpers -----------------------------------------------------------
-def _seed(array, loss_scale, scalar_only):
-    """The starting gradient of a loss: ones (times ``loss_scale``).
-
-    ``Variable.backward`` gives it only to a one-element output (anything
-    else must have its ``.grad`` set); ``grad()`` to an output of any shape.
-    """
-    if scalar_only and array.size != 1:
-        raise RuntimeError(
-            "backward: the output has shape {} ({} elements) and no gradient "
-            "was set. Only a loss with one element gets the gradient 1 by "
-            "default: reduce the output to a scalar (e.g. F.sum(y)), or set "
-            "y.grad to an array of shape {} before calling backward.".format(
-                array.shape, array.size, array.shape))
-    if scalar_only and array.ndim != 0:
-        warnings.warn(
-            "Treating a variable with only one element as a scalar in "
-            "backward is deprecated. A scalar variable must be a "
-            "0-dimensional array: reshape it with F.reshape(y, ()).",
-            DeprecationWarning, stacklevel=4)
-    seed = backend.get_array_module(array).ones_like(array)
-    if loss_scale is not None:
-        seed *= loss_scale
-    return seed
 
 
 def _as_variable(g):
@@ -683,40 +512,3 @@ def _as_variable(g):
 def _as_array(g):
     """A table entry (Variable or bare array) as its array (or None)."""
     return g._data if isinstance(g, Variable) else g
-
-
-def _as_sequence(where, name, value, allow_none=True):
-    """``value`` as a list; ``where`` (``grad``, ``backward``) heads errors."""
-    if not isinstance(value, (tuple, list)):
-        raise TypeError("{}: {} must be a tuple or a list{}, not {}.".format(
-            where, name, " or None" if allow_none else "", type(value)))
-    return list(value)
-
-
-def _optional_list(name, values, other_name, others):
-    """``grad``'s optional per-output or per-input list (None: all None)."""
-    if values is None:
-        return [None] * len(others)
-    values = _as_sequence("grad", name, values)
-    _check_same_length("grad", name, values, other_name, others)
-    return values
-
-
-def _check_same_length(where, name, values, other_name, others):
-    if len(values) != len(others):
-        raise ValueError(
-            "{}: {} must be of the same length as {}.\nlen({}) = {}, len({}) "
-            "= {}".format(where, name, other_name, other_name, len(others),
-                          name, len(values)))
-
-
-def _check_variable(function, argument, index, value):
-    if not isinstance(value, Variable):
-        raise TypeError("{}: {}[{}] must be a Variable, got {}".format(
-            function, argument, index, type(value)))
-
-
-def _as_grad_variable(g):
-    if g is None or isinstance(g, Variable):
-        return g
-    return Variable(g)

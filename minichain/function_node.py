@@ -315,6 +315,12 @@ class FunctionNode:
                 "{} != expected {}\n  function={} ({})\n{}".format(
                     len(gxs), expected, type(self).__name__, self.label,
                     self._describe_io()))
+        for i, gx in zip(target_input_indexes, gxs):
+            if gx is not None and not isinstance(gx, Variable):
+                raise ValueError(
+                    "type of gradients returned from backward is incorrect: "
+                    "{} ({}) returned {} for input {}; a Variable is expected"
+                    .format(type(self).__name__, self.label, type(gx), i))
         return gxs
 
     def _check_gradient_arrays(self, target_input_indexes, gxs):

@@ -29,7 +29,7 @@ inputs' own dtype; then only backward's rounding limits the agreement.
 import numpy
 
 from minichain import backend
-from minichain.backprop import grad as _grad
+from minichain.backprop_api import grad as _grad
 from minichain.configuration import using_config
 from minichain.utils.array import force_array
 from minichain.variable import Variable

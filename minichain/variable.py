@@ -442,9 +442,9 @@ class Variable:
         gradients are Variables with a graph, so they can be differentiated
         again.
         """
-        from minichain import backprop
+        from minichain import backprop_api
         check_loss_scale("Variable.backward", loss_scale)
-        backprop.backward_from_variable(
+        backprop_api.backward_from_variable(
             self, retain_grad, enable_double_backprop, loss_scale)
 
     # ----- devices --------------------------------------------------------
