@@ -335,14 +335,21 @@ plt.show()
 # ## Where minichain adds
 #
 # The engine keeps a table from each node to the gradient gathered so far.
-# `_add_gradient` is where a new gradient meets that table: the first one is
-# stored, the next ones are added (by a new `+`, or in place into the
-# gradient buffer a Parameter owns during training).
+# `_add_gradient` is where a new gradient meets that table, and here it is,
+# whole, as it runs: the first gradient is stored, the next ones are added.
+# Its docstring says why the sum is a *new* array and never `+=`: a backward
+# may hand its incoming gradient on unchanged (`x + c` does), so one array
+# can be the gradient of two nodes at once, and writing into it would change
+# both. (Chapter 13 shows the wrong gradient that an engine taking that
+# shortcut gives.) A leaf, a node no function made, keeps its gradient on
+# its Variable: `_add_to_leaf` adds there, which is the next section.
 
 # %%
 import minichain.backprop as backprop
 
-print(inspect.getsource(backprop._add_gradient))
+source = inspect.getsource(backprop._add_gradient)
+print(source)
+assert len(source.splitlines()) <= 25  # short enough to read in one go
 
 # %% [markdown]
 # ## Leaves keep adding, across calls

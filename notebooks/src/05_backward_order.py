@@ -303,60 +303,23 @@ assert [s.name.split(" ->")[0] for s in hook.steps] == heap_backward(
     make_example(3.0)[1])
 
 # %% [markdown]
-# The heap loop lives in `minichain/backprop.py`. The cell below finds the
-# function there that pops the heap, takes its `while heap:` loop, and
-# prints the lines that matter here (the rest, marked `...`, handles hooks,
-# errors and `grad`): pop the highest rank, run the function's backward, add
-# into the inputs' gradients, push the inputs' creators once each. The
-# common case of a plain `loss.backward()` is handed to `_plain_step`, the
-# same four steps written out with fewer checks (it is faster, not
-# different), and both end in `_push_creators`, printed after the loop.
+# The heap loop lives in `minichain/backprop.py`, in `_walk`, printed below
+# whole, as it runs. Read it for the four steps of the hand engine: pop the
+# function of highest rank; take the gradients of its outputs out of the
+# table; run its backward (`_call_backward` picks `backward_arrays` or
+# `backward`, chapter 03); add what comes back into the inputs' gradients
+# (`_add_gradient`, chapter 04) and push each input's creator, once per
+# pass. The rest is bookkeeping: hooks (chapter 08), the checks that name a
+# function whose backward returned a gradient of the wrong shape, and
+# debug mode's NaN check.
 
 # %%
 import minichain.backprop as backprop
 
-
-def heap_loop_source(module):
-    for function in vars(module).values():
-        if inspect.isfunction(function) and function.__module__ == module.__name__:
-            lines = inspect.getsource(function).splitlines()
-            for i, line in enumerate(lines):
-                if line.strip() == "while heap:":
-                    indent = len(line) - len(line.lstrip())
-                    body = [line]
-                    for following in lines[i + 1:]:
-                        if following.strip() and (
-                                len(following) - len(following.lstrip()) <= indent):
-                            break
-                        body.append(following)
-                    return function.__name__, "\n".join(body).rstrip()
-    return None, "(no heap loop found)"
-
-
-def excerpt(text, keep=("while heap", "heappop", "heappush", "pushed.add",
-                         "_backward_targets(", "_add_gradient(",
-                         "_plain_step(", "_push_creators(")):
-    lines, skipped, open_brackets, indent = [], False, 0, 0
-    for line in text.splitlines():
-        if open_brackets or any(word in line for word in keep):
-            if not open_brackets:  # a statement starts here
-                indent = len(line) - len(line.lstrip())
-            lines.append(line)
-            open_brackets += line.count("(") - line.count(")")
-            skipped = False
-        elif not skipped:
-            lines.append(" " * indent + "...")
-            skipped = True
-    return "\n".join(lines)
-
-
-name, loop = heap_loop_source(backprop)
-print("from minichain.backprop.{}:\n".format(name))
-print(excerpt(loop))
-push = inspect.getsource(backprop._push_creators)
-print("\n" + push)
-assert "heappop" in loop and "_push_creators(" in loop and "heappush" in push
-
+source = inspect.getsource(backprop._walk)
+print(source)
+assert len(source.splitlines()) <= 50
+assert "heapq.heappop" in source and "heapq.heappush" in source
 # %% [markdown]
 # ## The two orders, drawn
 #
