@@ -28,6 +28,7 @@ ROOT = NOTEBOOKS.parent
 DEFAULT_OUT = ROOT / "_build" / "solutions"
 ANSWER = re.compile(r"^answer_(\d+) = None$", re.M)
 PLACEHOLDER = re.compile(r"^# (def |class |    \.\.\.$)")
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")     # terminal colours in tracebacks
 CHECK = re.compile(r"^ch\d\d\.check_\d+\(", re.M)
 
 sys.path.insert(0, str(NOTEBOOKS))
@@ -130,8 +131,9 @@ def main(argv):
             target, lines = build_key(chapter, args.out)
         except Exception as error:  # noqa: BLE001 -- one broken chapter, go on
             wrong += 1
+            last = str(error).strip().splitlines()[-1]
             print("{}: the chapter did not run: {}: {}".format(
-                chapter, type(error).__name__, str(error).strip().splitlines()[-1]))
+                chapter, type(error).__name__, COLOUR.sub("", last)))
             continue
         bad = [line for line in lines if not line.startswith("right")]
         wrong += len(bad)
