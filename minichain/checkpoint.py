@@ -15,6 +15,8 @@ the extra forward shrinks by one segment. (Its graph is dropped as its
 backward runs; a second backward, or double backprop, recomputes it.)
 """
 
+import functools
+
 import numpy
 
 from minichain.configuration import (config, force_backprop_mode,
@@ -152,10 +154,26 @@ def revolve_schedule(length, budget):
      ('free', 2), ('taped', 0, 2), ('backward', 0, 2)]
     """
     _check_size("revolve_schedule", length, budget)
+    return list(_schedule(int(length), int(budget)))
+
+
+@functools.lru_cache(maxsize=64)
+def _schedule(length, budget):
+    """The schedule as a tuple, made once per size: a node keeps it between
+    forward and backward, and a training loop asks for the same one at
+    every step (for L = 256 it is a few thousand small tuples)."""
     rows = _cost_rows(length, budget) if budget < length else None
     actions = []
     _reverse(0, length, budget, rows, actions)
-    return actions
+    return tuple(actions)
+
+
+@functools.lru_cache(maxsize=64)
+def _schedule_parts(length, budget):
+    """The schedule cut before its first backward: (forward, backward)."""
+    schedule = _schedule(length, budget)
+    first = [action[0] for action in schedule].index("backward")
+    return schedule[:first], schedule[first:]
 
 
 def schedule_calls(schedule):
@@ -275,8 +293,7 @@ def checkpoint_revolve(functions, x, budget):
     inputs = [x]
     if not x.requires_grad:  # as in forget: keeps the node on backward's path
         inputs.append(Variable(x.xp.zeros((), dtype=numpy.float32)))
-    schedule = revolve_schedule(len(functions), int(budget))
-    return _Revolve(functions, schedule).apply(inputs)[0]
+    return _Revolve(functions, len(functions), int(budget)).apply(inputs)[0]
 
 
 def _checked_functions(where, functions):
@@ -299,11 +316,10 @@ class _Revolve(FunctionNode):
     (a ``_ScheduleRun``).
     """
 
-    def __init__(self, functions, schedule):
+    def __init__(self, functions, length, budget):
         self.functions = functions
-        self.schedule = schedule
-        first = [a[0] for a in schedule].index("backward")
-        self.forward_part, self.backward_part = schedule[:first], schedule[first:]
+        # Everything up to the first backward is the forward sweep.
+        self.forward_part, self.backward_part = _schedule_parts(length, budget)
         self._run = None
         self._random_state = None
 
