@@ -112,6 +112,16 @@ def test_an_exception_says_what_and_where():
     assert "in derivative, line" in verdict   # the learner's line, not ours
 
 
+def test_an_exception_inside_minichain_names_the_learners_line_too():
+    def grad_x(gy, W):
+        import minichain.functions as F
+        return F.matmul(gy, W).array       # shapes that do not line up
+
+    verdict = importlib.import_module("exercises.ch06").check_3.verdict(grad_x)
+    assert "(in " in verdict and "minichain/" in verdict
+    assert "called from grad_x line" in verdict and "of your code" in verdict
+
+
 def test_an_exception_that_cannot_be_printed_is_still_a_verdict():
     class Odd(Exception):
         def __str__(self):

@@ -30,6 +30,7 @@ import dataclasses
 import inspect
 import numbers
 import os
+import sys
 import traceback
 import warnings
 
@@ -44,6 +45,7 @@ NOT_YET = "not yet: "
 _COMMON = os.path.abspath(__file__)
 _HERE = os.path.dirname(_COMMON)
 _MINICHAIN = os.path.dirname(os.path.abspath(mc.__file__))
+_PYTHON = tuple(os.path.abspath(p) for p in {sys.prefix, sys.base_prefix})
 _CONFIG_NAMES = ("enable_backprop", "type_check", "debug", "train",
                  "lazy_grad_sum")
 
@@ -84,10 +86,17 @@ def describe(error):
     if len(message) > 300:
         message = message[:297] + "..."
     text = type(error).__name__ + (": " + message if message else "")
-    frame = _deepest_frame(error.__traceback__)
-    if frame is None:
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if os.path.abspath(frame.filename) != _COMMON]
+    if not frames:
         return text
-    text += " (" + _place(frame) + ")"
+    frame = frames[-1]                  # the line that raised
+    yours = [f for f in frames if _is_yours(f.filename)]
+    where = _place(frame)
+    if yours and yours[-1] is not frame:
+        where += ", called from {} line {} of your code".format(
+            yours[-1].name, yours[-1].lineno)
+    text += " (" + where + ")"
     for looks_like, cause in _LIKELY_CAUSES:
         if looks_like(error, frame.line or ""):
             text += "; " + cause
@@ -109,11 +118,11 @@ _LIKELY_CAUSES = (
 )
 
 
-def _deepest_frame(tb):
-    """The deepest frame outside common.py: the line that raised, learner's or not."""
-    frames = [frame for frame in traceback.extract_tb(tb)
-              if os.path.abspath(frame.filename) != _COMMON]
-    return frames[-1] if frames else None
+def _is_yours(filename):
+    """A notebook cell or a learner's file: not minichain, Python or ours."""
+    path = os.path.abspath(filename)
+    return not (path.startswith((_MINICHAIN, _HERE) + _PYTHON)
+                or "site-packages" in path)
 
 
 def _place(frame):
