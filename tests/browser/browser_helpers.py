@@ -126,7 +126,7 @@ class Chromium:
         unloads is taken for the new page's."""
         if url != "about:blank":
             self.open("about:blank", timeout)
-            self._drain(0.1)
+            self._drain(0.05)
         self.events = []
         self.send("Page.navigate", url=url)
         deadline = time.monotonic() + timeout
@@ -135,7 +135,7 @@ class Chromium:
             if time.monotonic() > deadline:
                 raise TimeoutError("{} did not load within {} s".format(
                     url, timeout))
-            self._drain(0.2)
+            self._drain(0.05)
 
     def evaluate(self, expression):
         """The value of a JavaScript expression in the page (JSON-able)."""
@@ -182,13 +182,13 @@ class Chromium:
 
     def requested_urls(self):
         """URLs of every request the page made since it was opened."""
-        self._drain(0.1)
+        self._drain(0.05)
         return [e["params"]["request"]["url"] for e in self.events
                 if e.get("method") == "Network.requestWillBeSent"]
 
     def errors(self):
         """Uncaught JavaScript exceptions since the page was opened."""
-        self._drain(0.1)
+        self._drain(0.05)
         return [e["params"]["exceptionDetails"] for e in self.events
                 if e.get("method") == "Runtime.exceptionThrown"]
 
