@@ -444,21 +444,24 @@ def _note_in_place(error, written):
 
 # ----- checks --------------------------------------------------------------------
 def _check_gradient(run, func, index, gx):
-    """Raise, naming ``func``, unless ``gx`` fits input ``index``."""
+    """Raise, naming ``func`` (and in debug mode the line that applied it),
+    unless ``gx`` fits input ``index``."""
     data = _as_array(gx)
-    if not isinstance(data, backend.array_types):  # only backward_arrays can
-        raise TypeError(
-            "{} ({}): backward_arrays returned {} for a gradient; an array "
-            "(or None) is expected".format(type(func).__name__, func.label,
-                                           type(data)))
     try:
+        if not isinstance(data, backend.array_types):  # backward_arrays did
+            raise TypeError(
+                "{} ({}): backward_arrays returned {} for a gradient; an "
+                "array (or None) is expected".format(
+                    type(func).__name__, func.label, type(data)))
         _check_grad_type(func, func.inputs[index], data)
     except (TypeError, ValueError) as error:
-        if not run.debug:
-            raise
-        raise ValueError(  # Chainer's words in debug mode, then ours
-            "shape/dtype of gradients returned from backward is incorrect: "
-            "input-index={}\n{}".format(index, error)) from None
+        if run.debug and isinstance(data, backend.array_types):
+            error = ValueError(  # Chainer's words in debug mode, then ours
+                "shape/dtype of gradients returned from backward is "
+                "incorrect: input-index={}\n{}".format(index, error))
+        if func.stack is not None:  # recorded by a debug-mode forward
+            _attach_stack(error, func)
+        raise error from None
 
 
 def _check_nan_gradients(run, func, targets):
