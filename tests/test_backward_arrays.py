@@ -126,7 +126,7 @@ def test_arrays_and_variables_give_the_same_gradients(name):
             numpy.testing.assert_allclose(fast, reference, rtol=1e-6)
 
 
-# ----- the engine's plain step (backprop._plain_step) and its rarer cases -----
+# ----- the array path of a plain backward, and its rarer cases ---------------
 def test_a_function_with_nothing_to_differentiate_is_passed_over():
     calls = []
     x = mc.Variable(numpy.arange(3, dtype=numpy.float32), requires_grad=False)
@@ -153,7 +153,7 @@ def test_a_debug_forward_is_named_when_its_backward_arrays_fails():
     assert x.grad is None
 
 
-def test_a_gradient_of_the_wrong_shape_is_named_by_the_plain_step():
+def test_a_gradient_of_the_wrong_shape_is_named_on_the_array_path():
     x = _x()
     y = Twice([], arrays=(numpy.ones(4, numpy.float32),)).apply((x,))[0]
     with pytest.raises(ValueError, match="Twice"):
@@ -163,9 +163,9 @@ def test_a_gradient_of_the_wrong_shape_is_named_by_the_plain_step():
 
 @pytest.mark.parametrize("name", sorted(_losses()[3]))
 @pytest.mark.parametrize("general", ["retain_grad", "debug", "grad"])
-def test_the_plain_step_and_the_general_step_agree(name, general):
-    # A plain backward takes the engine's plain step; retain_grad, debug
-    # mode and grad() take the general one. Same arrays in, same out.
+def test_a_plain_backward_and_the_other_modes_agree(name, general):
+    # A plain backward runs on bare arrays; retain_grad, debug mode and
+    # grad() keep more bookkeeping. Same arrays in, same numbers out.
     x, w, b, losses = _losses()
 
     def gradients(how):
