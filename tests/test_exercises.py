@@ -28,7 +28,7 @@ from exercises import common  # noqa: E402
 
 MODULES = sorted(path.stem for path in
                  (NOTEBOOKS / "exercises").glob("ch[0-9][0-9].py"))
-CHAPTERS = ["{:02d}".format(n) for n in range(1, 13)]
+CHAPTERS = sorted(path.name[:2] for path in (NOTEBOOKS / "src").glob("[0-9][0-9]_*.py"))
 
 
 def _exercises():
