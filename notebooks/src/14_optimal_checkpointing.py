@@ -385,6 +385,8 @@ fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
 all_budgets = range(1, L + 1)
 left.plot(all_budgets, [revolve_cost(L, M) / L for M in all_budgets], "-",
           color="tab:red", label="revolve (model)")
+left.plot([M + 3 for M in all_budgets], [revolve_cost(L, M) / L for M in all_budgets],
+          ":", color="tab:red", label="revolve, model + 3 uncounted arrays")
 seg = range(1, L + 1)
 left.plot([s - 1 + -(-L // s) for s in seg], [(2 * L - L // s) / L for s in seg],
           ".", color="tab:blue", label="uniform, s segments (model)")
@@ -410,12 +412,15 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# On the left, the revolve curve falls steeply at small budgets and is
-# nearly flat at large ones: from 24 slots down to about 6 the price is
-# about one extra forward, while one slot costs `(L+1)/2 = 12.5` forwards. The uniform points (`s - 1`
-# checkpoints plus a taped segment of `⌈L/s⌉`) lie above the curve: for the
-# same memory, revolve recomputes less, and it goes on where uniform
-# segments cannot.
+# On the left, the measured revolve peaks (circles) sit near the dotted
+# line, the model moved right by the three arrays it does not count (a
+# little left of it where a budget is large enough to stay two above). The
+# revolve curve falls steeply at small budgets and is nearly flat at large
+# ones: from 24 slots down to about 6 the price is about one extra
+# forward, while one slot costs `(L+1)/2 = 12.5` forwards. The uniform
+# points (`s - 1` checkpoints plus a taped segment of `⌈L/s⌉`) lie above
+# the curve: for the same memory, revolve recomputes less, and it goes on
+# where uniform segments cannot.
 #
 # On the right, each point is one variant; on the dashed line the clock
 # agrees with the model. The model prices every call like a call of the
