@@ -19,6 +19,7 @@ import functools
 
 import numpy
 
+from minichain import backend
 from minichain.configuration import (config, force_backprop_mode,
                                      no_backprop_mode, using_config)
 from minichain.function_node import FunctionNode
@@ -118,8 +119,8 @@ def revolve_cost(length, budget):
     """R(length, budget): the fewest block calls, forward and backward.
 
     Memoised: the table for a length is filled once, one row per budget,
-    and kept (``length`` 1024 with a budget of 12 takes a few hundredths of
-    a second; budgets near ``length / 2`` take seconds).
+    and kept (``length`` 1024 with a budget of 12 takes about a tenth of a
+    second; budgets near ``length / 2`` take seconds).
 
     >>> revolve_cost(64, 6)    # 2.9 forwards' worth, 6 activations held
     185
@@ -256,7 +257,10 @@ def checkpoint_revolve(functions, x, budget):
     blocks. Backward runs the rest. The blocks are called exactly
     ``revolve_cost(len(functions), budget)`` times in all, and at most
     ``budget`` block outputs (checkpoints plus taped blocks) are held at
-    once; ``x`` is the caller's and is not counted.
+    once; ``x`` is the caller's and is not counted. In memory, three more
+    arrays are in flight at the worst moment (the value a one-block tape
+    starts from, the gradient waiting, the array being made): see
+    docs/forget.md.
 
     As in ``F.forget``: the random state is replayed for every recomputed
     block (``F.dropout`` draws the same mask), ``config.in_recomputing`` is
@@ -285,7 +289,6 @@ def checkpoint_revolve(functions, x, budget):
         raise ValueError("checkpoint_revolve: budget must be a positive int "
                          "(the block outputs held at once), got {!r}".format(
                              budget))
-    from minichain import backend
     if not isinstance(x, (Variable,) + backend.array_types):
         raise TypeError("checkpoint_revolve: x must be a Variable or a "
                         "NumPy/CuPy array, got {}".format(type(x)))
