@@ -83,7 +83,7 @@ print("measured:", ", ".join(figures),
       "" if torch_peer else "(PyTorch is not installed here: skipped)")
 
 # %%
-numpy_side = figures["minichain"]
+numpy_side = figures["minichain"]   # NumPy's times, from its pairs with minichain
 print("NumPy     forward", as_time(numpy_side["np_fwd"] / 1e6),
       " backward", as_time(numpy_side["np_bwd"] / 1e6), " per op")
 minichain_side = figures["minichain"]
@@ -271,19 +271,21 @@ ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.45))
 plt.show()
 
 # %% [markdown]
-# (The rest of the forward is the operator `y * c` choosing `MulConstant`,
-# and `apply` walking the inputs and outputs and linking the node into the
-# graph.) The multiplication itself is the thin first slice. The rest is Python: the
-# objects a graph needs, and the work of reaching and linking them. That is
-# where an optimisation of a define-by-run framework can act, and all of
-# minichain's optimisations below act there.
+# The multiplication itself is the thin first slice. The rest is Python:
+# the objects a graph needs (the node, the output Variable), and the work of
+# reaching and linking them (the operator `y * c` choosing `MulConstant`,
+# `apply` walking the inputs and outputs, the backward loop finding the next
+# function and its gradient). That is where an optimisation of a
+# define-by-run framework can act, and all of minichain's optimisations
+# below act there.
 #
 # ## The optimisations minichain keeps
 #
 # Each one is measured on and off, in turn (so the machine's noise falls on
 # both), and each comes with the check that matters more than the time: the
 # gradients are **identical**, bit for bit (`np.array_equal`), with and
-# without it. A few small tools first: switching an attribute for the length
+# without it (one of them does not pass that check, and section 4 says why).
+# A few small tools first: switching an attribute for the length
 # of a `with` block, and timing two variants in alternation.
 
 # %%
@@ -348,10 +350,10 @@ print(inspect.getsource(MulConstant.backward_arrays))
 
 # %% [markdown]
 # Switched off by setting the class's `backward_arrays` to `None` for the two
-# functions of the chain, the engine falls back on `backward`. A function
-# hook that does nothing has the same effect on backward for every function
-# (the engine shows hooks the Variables a backward makes), so we use it as a
-# second way to switch it off.
+# functions of the chain, the engine falls back on `backward`. The engine
+# takes the array path only when no function hook watches (the contract
+# above says why), so a hook that does nothing is a second way to switch it
+# off, for every function at once.
 
 # %%
 @contextlib.contextmanager
@@ -370,9 +372,10 @@ with no_backward_arrays():
     without_arrays = chain_gradient()
 with DoNothing():
     under_a_hook = chain_gradient()
-assert np.array_equal(with_arrays, without_arrays)
-assert np.array_equal(with_arrays, under_a_hook)
-print("identical gradients with and without backward_arrays:", True)
+same = (np.array_equal(with_arrays, without_arrays)
+        and np.array_equal(with_arrays, under_a_hook))
+print("identical gradients with and without backward_arrays:", same)
+assert same
 
 on, off = on_and_off(chain_backward_seconds, no_backward_arrays)
 print("backward per op: with backward_arrays", as_time(on), " without", as_time(off))
@@ -420,8 +423,9 @@ def public_constructor():
 
 with public_constructor():
     slow = chain_gradient()
-assert np.array_equal(chain_gradient(), slow)
-print("identical gradients with either constructor:", True)
+same = np.array_equal(chain_gradient(), slow)
+print("identical gradients with either constructor:", same)
+assert same
 on, off = on_and_off(chain_forward_seconds, public_constructor)
 print("forward per op: with _make_output", as_time(on), " with Variable(...)", as_time(off))
 speedups["2. _make_output (forward)"] = off / on
@@ -454,8 +458,8 @@ def kept_chain(n_ops=64, size=16 * 1024):
 
 
 def backward_memory(retain_grad):
+    kept_chain()[1][-1].backward(retain_grad=retain_grad)    # warm up
     x, ys = kept_chain()
-    kept_chain()                                    # warm up
     with mc.memory.measure() as m:
         ys[-1].backward(retain_grad=retain_grad)
     return m, x.grad
@@ -463,11 +467,12 @@ def backward_memory(retain_grad):
 
 dropping, gradient_dropping = backward_memory(False)
 keeping, gradient_keeping = backward_memory(True)
-assert np.array_equal(gradient_dropping, gradient_keeping)
+same = np.array_equal(gradient_dropping, gradient_keeping)
 one_gradient = 16 * 1024 * 4
 print(f"peak while backward runs: dropped as used {dropping.peak / one_gradient:4.1f} gradients,"
       f" all kept {keeping.peak / one_gradient:4.1f} gradients")
-print("identical gradients:", True)
+print("identical gradients:", same)
+assert same
 assert dropping.peak < 4 * one_gradient < 60 * one_gradient < keeping.peak
 mc.visualize.plot_memory({"dropped as used (minichain)": dropping.timeline,
                           "all kept (retain_grad=True)": keeping.timeline},
@@ -475,17 +480,18 @@ mc.visualize.plot_memory({"dropped as used (minichain)": dropping.timeline,
 plt.show()
 
 # %% [markdown]
-# (The peak of the dropping run, a little over one gradient, is the gradient
-# in flight plus the one being made; the input's `.grad` stays.)
+# The peak of the dropping run is about two gradients: the one in flight and
+# the one being made from it (the last one made stays, as the input's
+# `.grad`). Keeping them all costs one gradient per op.
 #
 # ### 4. A Parameter's own gradient buffer, and Linear's fused accumulation
 #
 # Training accumulates: when the gradient of a minibatch is computed in two
 # halves (to fit in memory), or when one weight is used twice, the second
 # gradient is *added* to the first. The general rule of the engine is to add
-# into a new array (section 5 says why). A Parameter is the exception: after
-# `zerograd()` it owns its `.grad` buffer, nobody else can hold it, and the
-# engine adds into it in place. `Linear` goes one step further with
+# into a new array (the last part of this chapter says why). A Parameter is
+# the exception: after `zerograd()` it owns its `.grad` buffer, nobody else
+# can hold it, and the engine adds into it in place. `Linear` goes one step further with
 # `backward_accumulate`: it adds `gy.T @ x` into the buffer a block of 64
 # rows at a time, so the full weight gradient never exists as a temporary.
 #
@@ -660,9 +666,10 @@ w.cleargrad()
 with mc.using_config("type_check", False):
     _, gx_unchecked, gw_unchecked = product_chain()
 w.cleargrad()
-assert np.array_equal(gx_checked, gx_unchecked)
-assert np.array_equal(gw_checked, gw_unchecked)
-print("identical gradients with and without type checks:", True)
+same = (np.array_equal(gx_checked, gx_unchecked)
+        and np.array_equal(gw_checked, gw_unchecked))
+print("identical gradients with and without type checks:", same)
+assert same
 
 
 def product_forward():
@@ -693,9 +700,9 @@ for ax, ratios, what in ((left, speedups, "time"), (right, savings, "peak memory
     ax.bar_label(bars, [f" {r:.1f}×" for r in ratios.values()], fontsize=8)
     ax.axvline(1.0, color="0.3", linestyle=":")
     ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.set_xlabel(f"{what} without it / with it (log scale)")
-    ax.set_title(f"What each optimisation buys: {what}")
+    ax.set_xlim(0, 1.2 * max(ratios.values()))
+    ax.set_xlabel(f"{what} without it / with it")
+    ax.set_title(f"What it buys: {what}")
 fig.tight_layout()
 plt.show()
 
