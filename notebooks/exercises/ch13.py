@@ -93,7 +93,7 @@ SHAPES = ((3,), (2, 4), (1,))
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
-    """backward_arrays(self, target_input_indexes, grad_outputs) of SquaredDifference."""
+    """SquaredDifference's backward_arrays(self, target_input_indexes, grad_outputs)."""
     method = as_function(answer, "backward_arrays")
     learner = type("SquaredDifferenceArrays", (SquaredDifference,),
                    {"backward_arrays": method})

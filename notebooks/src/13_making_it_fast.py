@@ -22,7 +22,6 @@ import contextlib
 import gc
 import inspect
 import pathlib
-import pstats
 import statistics
 import sys
 import time
@@ -148,7 +147,8 @@ def profile_rows(profiler):
 
 
 rows = profile_rows(profiler)
-per_op_rows = sorted((row for row in rows if row[1] >= 1000 and row[0].endswith(".py)")),
+per_op_rows = sorted((row for row in rows
+                      if row[1] >= 1000 and row[0].endswith(".py)")),
                      key=lambda row: (-row[1], row[0]))
 print("Python functions called at least once every two ops:")
 for name, calls, _ in per_op_rows:
@@ -250,10 +250,12 @@ parts = {"NumPy multiply": per_op(numpy_multiply),
          "backward_arrays": per_op(backward_arrays)}
 forward_parts = {name: parts[name] for name in
                  ("NumPy multiply", "new MulConstant", "_make_output")}
-forward_parts["the rest: operator, apply"] = max(0.0, forward_total - sum(forward_parts.values()))
+forward_parts["the rest: operator, apply"] = max(
+    0.0, forward_total - sum(forward_parts.values()))
 backward_parts = {"backward_arrays": parts["backward_arrays"],
                   "engine loop": max(0.0, backward_total - parts["backward_arrays"])}
-print("forward ", as_time(forward_total), "per op;  backward", as_time(backward_total), "per op")
+print("forward ", as_time(forward_total), "per op;  backward",
+      as_time(backward_total), "per op")
 for name, seconds in {**forward_parts, **backward_parts}.items():
     print(f"  {name:20s}", as_time(seconds))
 
@@ -339,7 +341,8 @@ def chain_forward_seconds():
 # %%
 source = inspect.getsource(mc.FunctionNode)
 start = source.index("    # Optional: ``backward_arrays")
-print(source[start:source.index("backward_arrays = None", start) + len("backward_arrays = None")])
+end = source.index("backward_arrays = None", start) + len("backward_arrays = None")
+print(source[start:end])
 
 # %% [markdown]
 # `MulConstant`'s pair, the Variable way and the array way:
@@ -427,7 +430,8 @@ same = np.array_equal(chain_gradient(), slow)
 print("identical gradients with either constructor:", same)
 assert same
 on, off = on_and_off(chain_forward_seconds, public_constructor)
-print("forward per op: with _make_output", as_time(on), " with Variable(...)", as_time(off))
+print("forward per op: with _make_output", as_time(on),
+      " with Variable(...)", as_time(off))
 speedups["2. _make_output (forward)"] = off / on
 
 # %% [markdown]
@@ -469,8 +473,9 @@ dropping, gradient_dropping = backward_memory(False)
 keeping, gradient_keeping = backward_memory(True)
 same = np.array_equal(gradient_dropping, gradient_keeping)
 one_gradient = 16 * 1024 * 4
-print(f"peak while backward runs: dropped as used {dropping.peak / one_gradient:4.1f} gradients,"
-      f" all kept {keeping.peak / one_gradient:4.1f} gradients")
+print(f"peak while backward runs: dropped as used "
+      f"{dropping.peak / one_gradient:4.1f} gradients, "
+      f"all kept {keeping.peak / one_gradient:4.1f} gradients")
 print("identical gradients:", same)
 assert same
 assert dropping.peak < 4 * one_gradient < 60 * one_gradient < keeping.peak
