@@ -765,7 +765,7 @@ class ToyReLU(ToyFunction):
         return gy * mask,                      # a new array
 
 
-class ToyScale(ToyFunction):                   # y = c * x, then the sum
+class ToyScaledSum(ToyFunction):               # c * sum(x), a scalar loss
     def __init__(self, c):
         self.c = c
 
@@ -804,7 +804,7 @@ def toy_backward(loss):
 def toy_example(in_place):
     ToyReLU.in_place = in_place
     x, y = ToyVar([1.0, 1.0]), ToyVar([-1.0, 1.0])
-    loss = ToyScale(3.0)(ToyReLU()(ToyAdd()(x, ToyReLU()(y))))
+    loss = ToyScaledSum(3.0)(ToyReLU()(ToyAdd()(x, ToyReLU()(y))))
     toy_backward(loss)
     return x.grad
 
