@@ -257,7 +257,7 @@ backward_parts = {"backward_arrays": parts["backward_arrays"],
 print("forward ", as_time(forward_total), "per op;  backward",
       as_time(backward_total), "per op")
 for name, seconds in {**forward_parts, **backward_parts}.items():
-    print(f"  {name:20s}", as_time(seconds))
+    print(f"  {name:26s}", as_time(seconds))
 
 fig, ax = plt.subplots(figsize=(6.5, 2.2))
 for row, part in enumerate((forward_parts, backward_parts)):
