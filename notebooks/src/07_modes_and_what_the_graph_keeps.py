@@ -113,6 +113,8 @@ assert x.grad is None
 # `no_backprop_mode()` block. A typical use: an evaluation loop that runs
 # without a graph, except for one quantity it must differentiate (here the
 # gradient of the output with respect to the *input*, as in a saliency map).
+# `mc.grad([y], [x])` returns the gradient of `y` with respect to `x` without
+# touching `x.grad`; chapter 03 introduced it.
 
 # %%
 with mc.no_backprop_mode():
@@ -188,6 +190,16 @@ print("x.grad[:4] =", x.grad[:4], " (2 · (1 - tanh(2)²) each)")
 assert np.allclose(x.grad, 2 * (1 - np.tanh(2.0) ** 2))
 
 # %% [markdown]
+# Backward did not free `b`'s array: like Chainer, minichain keeps what the
+# graph retains after a backward, so a second backward through the same
+# graph works. PyTorch differs here: its `loss.backward()` frees the saved
+# tensors unless called with `retain_graph=True`.
+
+# %%
+print("array of b after backward:", "freed" if alive["b"]() is None else "held")
+assert alive["b"]() is not None
+
+# %% [markdown]
 # And when the last Variable of a graph goes, the whole graph goes with it,
 # retained arrays included: nothing else points at the function nodes.
 
@@ -236,7 +248,8 @@ assert kept_bytes(y) == 2 * x.array.nbytes
 # %% [markdown]
 # `mc.memory.measure()` measures instead of counting: NumPy reports every
 # array it allocates to Python's `tracemalloc`, and the block's figures are
-# relative to the moment it starts. `final` is what the block left alive,
+# relative to the moment it starts. (To follow each function it registers a
+# *function hook* for the length of the block; chapter 08 teaches hooks.) `final` is what the block left alive,
 # `peak` the most it held at once. (Python objects made in the block count
 # too, a few hundred bytes per function, so we print tenths of a MiB.)
 #
@@ -325,11 +338,47 @@ mc.visualize.plot_memory({"tanh chain, depth 4": step.timeline})
 plt.show()
 
 # %% [markdown]
-# Backward applies functions of its own (`TanhGrad` computes each
-# gradient), so forward events appear inside the backward part too. The
-# gradients of the middle live only briefly: each is dropped once its
-# function's backward has used it, unless `retain_grad=True` asks to keep
-# them. Chapter 10 cuts the climb of the forward with `forget`.
+# Forward events (`TanhGrad`) appear inside the backward part of the
+# timeline: under `measure`, backward applies functions of its own to
+# compute each gradient. That is the hook's doing, not backward's habit. A
+# registered hook must see every step, so it sends the engine down the path
+# where each `backward` is written with Variables and functions; a plain
+# backward, watched by no hook, runs `tanh`'s step on arrays and applies no
+# `TanhGrad`. We count the functions applied during each backward by
+# wrapping `FunctionNode.apply` for the length of the call:
+
+# %%
+from unittest import mock
+
+
+def functions_applied_by_backward(hooked):
+    """Names of the functions ``apply``-ed during a backward of the chain."""
+    x.cleargrad()
+    y = F.sum(tanh_chain(x, 4))
+    applied, original = [], mc.FunctionNode.apply
+
+    def counting_apply(node, inputs):
+        applied.append(type(node).__name__)
+        return original(node, inputs)
+
+    with mock.patch.object(mc.FunctionNode, "apply", counting_apply):
+        with mc.memory.measure() if hooked else contextlib.nullcontext():
+            y.backward()
+    return applied
+
+
+plain = functions_applied_by_backward(hooked=False)
+watched = functions_applied_by_backward(hooked=True)
+print("plain backward applies:         ", plain)
+print("backward under measure applies:", watched)
+assert "TanhGrad" not in plain and watched.count("TanhGrad") == 4
+
+# %% [markdown]
+# (Any other name in the first list belongs to a function whose backward
+# has no array version; `tanh`'s has one.) The gradients of the middle live only
+# briefly: each is dropped once its function's backward has used it,
+# unless `retain_grad=True` asks to keep them. Chapter 10 cuts the climb
+# of the forward with `forget`.
 #
 # ## Exercises
 #
