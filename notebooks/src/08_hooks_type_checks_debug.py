@@ -77,8 +77,11 @@ print("seen by hand:", by_hand.labels)
 # In minichain the list is per thread, and a `with hook:` block registers
 # the hook for its duration. `FunctionNode.apply` asks for the registered
 # hooks and calls them around `forward`, exactly as `hand_apply` did; the
-# engine does the same around each backward step. The base class only
-# defines the six methods, doing nothing:
+# backward engine (the loop of chapter 05) does the same around each
+# backward step. What a hook itself must provide is the base class printed
+# below: registration (`__enter__`, `__exit__`) and six methods that do
+# nothing until a subclass overrides them. It is not the code that calls
+# the hooks; that lives in `apply` and in the engine.
 
 # %%
 print(inspect.getsource(mc.FunctionHook))
@@ -96,14 +99,18 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # %% [markdown]
 # ## Hooks see backward too, and it nests
 #
-# A backward step is written with minichain functions (chapter 11). When
-# the gradients must carry a graph (`enable_double_backprop=True`), every
-# function a backward applies is recorded, and its forward runs *inside*
-# that backward step. (A plain backward may take shortcuts on bare arrays
-# where nothing will differentiate the result.) A hook that prints an
-# indented line per step shows the nesting: `Tanh`'s backward applies
-# `TanhGrad`, a function of its own, and `_ * 2`'s backward applies `_ * 2`
-# to the incoming gradient.
+# A function's `backward` is written with minichain functions. A plain
+# backward, watched by no hook, takes a shortcut where it can: it runs the
+# function's step on bare arrays (chapter 07 counted: no `TanhGrad`). As
+# soon as any hook is registered, the engine takes the other path, where
+# each `backward` applies its functions, so that the hook sees every step:
+# their forwards then run *inside* the backward step that applied them. A
+# hook that prints an indented line per step shows the nesting: `Tanh`'s
+# backward applies `TanhGrad`, a function of its own, and `_ * 2`'s
+# backward applies `_ * 2` to the incoming gradient. The printout is the
+# same whether or not the backward also records a graph of the gradients
+# (`enable_double_backprop=True`, which chapter 11 teaches): the hook, not
+# double backprop, decides the path.
 
 # %%
 class StepPrinter(mc.FunctionHook):
@@ -132,11 +139,32 @@ class StepPrinter(mc.FunctionHook):
         self._leave()
 
 
-x = mc.Variable(np.array([0.5, 1.0]), name="x")
-with StepPrinter():
-    y = F.tanh(x * 2)
-    y.grad = np.ones(2)
-    y.backward(enable_double_backprop=True)
+def print_steps(enable_double_backprop):
+    """Print the nested steps of a forward and a backward of tanh(x * 2)."""
+    x = mc.Variable(np.array([0.5, 1.0]), name="x")
+    with StepPrinter():
+        y = F.tanh(x * 2)
+        y.grad = np.ones(2)
+        y.backward(enable_double_backprop=enable_double_backprop)
+
+
+print_steps(enable_double_backprop=False)
+
+# %%
+import contextlib
+import io
+
+
+def printed(enable_double_backprop):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_steps(enable_double_backprop)
+    return out.getvalue()
+
+
+same = printed(False) == printed(True)
+print("same steps with enable_double_backprop=True:", same)
+assert same
 
 # %% [markdown]
 # ## Ready-made hooks: print, time, memory
@@ -146,15 +174,20 @@ with StepPrinter():
 # did not keep: the memory choices of chapter 07, made visible. Below, the
 # first block is the forward of `x * 2`, the second its backward (its input
 # was not kept: the derivative is the constant 2), and the third the forward
-# of the `_ * 2` that this backward applies to the incoming gradient
-# (recorded, as we ask for double backprop again).
+# of the `_ * 2` that this backward applies to the incoming gradient (seen
+# because a hook is registered, as above).
+#
+# Each block is a Variable's `debug_print()`. A gradient is shown as the
+# `grad` of a stand-in Variable filled with zeros, so in the backward block
+# the `statistics` line (mean 0, std 0) describes the stand-in, and the
+# `grad` line below it is the gradient itself: ones.
 
 # %%
 x = mc.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), name="x")
 with PrintHook():
     y = x * 2
     y.grad = np.ones((2, 2), dtype=np.float32)
-    y.backward(enable_double_backprop=True)
+    y.backward()
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
@@ -183,15 +216,45 @@ for name, record in timer.summary().items():
           f"{record['elapsed_time'] * 1e3:.3f}ms")
 
 # %% [markdown]
-# `MemoryHook` has the same kind of report. Its figures include the Python
-# objects each step makes (a few hundred bytes, which can differ by a few
-# bytes between runs, so the notebook test skips this one cell); the arrays
-# dominate. `ReLU`'s forward, for example, left its output allocated: 256 ×
-# 128 float32 values.
+# The step calls `linear` twice, yet `Linear` counts seven calls: its two
+# forwards, its two backwards, and three more forwards that those backwards
+# apply (with `transpose`) to compute the gradients, because the hook sends
+# the backward down the path where each step applies functions (see
+# above). Those extra calls exist only while a hook watches. They also run
+# *inside* the backward step that applied them, so a nested call's time is
+# counted twice: once in its own row and once in the row of the step
+# around it. The rows therefore add up to more than `total_time()`, which
+# counts only the outermost steps:
+
+# %%
+rows = sum(record["elapsed_time"] for record in timer.summary().values())
+print("sum of the rows > total_time():", rows > timer.total_time())
+assert rows > timer.total_time()
+
+# %% [markdown]
+# `TimerHook` names a row by the function's class (`MulConstant`) and puts
+# forwards and backwards together; `MemoryHook` names it by phase and label
+# (`forward:_ * 0.00390625`), so the two phases stay apart. Each row of
+# `MemoryHook` has two figures:
+#
+# - **allocated**: the bytes held after a step minus those held before it
+#   (what the step left alive), *added up* over the row's calls;
+# - **peak**: the most a step held above its starting level while it ran
+#   (its outputs plus its temporaries), the *largest* over the row's calls.
+#
+# So the row of the five `linear` forwards shows the sum of what they left
+# alive, and the peak of the largest one alone. The figures include the
+# Python objects each step makes (a few hundred bytes, which can differ by
+# a few bytes between runs, so the notebook test skips this one cell); the
+# arrays dominate. `ReLU`'s forward, for example, left its output
+# allocated: 256 × 128 float32 values, 128 KiB.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-memory.print_report(unit="KB")
+print(f"{'step':30s} {'allocated':>12s} {'peak':>12s}  calls")
+for event, record in memory.summary().items():
+    print(f"{event:30s} {record['allocated_bytes'] / 1024:8.2f} KiB"
+          f" {record['peak_bytes'] / 1024:8.2f} KiB  {record['occurrence']}")
 
 # %%
 relu_bytes = memory.summary()["forward:ReLU"]["allocated_bytes"]
@@ -241,7 +304,7 @@ class BackwardLabels(mc.FunctionHook):
         self.labels.append(function.label)
 
 
-x = mc.Variable(np.array([0.5]), name="x")
+x = mc.Variable(np.array(0.5), name="x")
 y = F.tanh(F.tanh(x) * 3)
 local = BackwardLabels("local labels")
 y.creator_node.add_hook(local)
