@@ -5,7 +5,9 @@
 #
 # - **FunctionNode** (every chapter so far): `forward` on arrays, `backward`
 #   on *Variables*, so the backward is itself recorded and can be
-#   differentiated again (chapter 11).
+#   differentiated again (double backprop, which chapter 11 teaches; here we
+#   only need to know that a gradient with a graph behind it can be
+#   differentiated, and one without cannot).
 # - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
 #   plain arrays. It is simpler to write, and the reference's `F.Identity` is
 #   one, so minichain keeps it. Its price: a gradient made of bare arrays has
@@ -114,19 +116,48 @@ assert np.array_equal(x.grad, grad_hand)
 # ## It cannot be differentiated twice
 #
 # The gradient our `HandAdapter` returned was `Variable(gx)`: an array with
-# no creator. Asking for its derivative would quietly give nothing (chapter
-# 11 showed the same with `ArrayCube`). The real adapter marks such
-# gradients, and a backward that starts from one is refused loudly. First
-# the FunctionNode version, which works:
+# no creator. Differentiating it again (asking for the gradient of the
+# gradient, with `mc.grad` of chapter 03 and
+# `enable_double_backprop=True`, which keeps a graph behind the first
+# gradient; chapter 11 teaches it) finds no path back to `x`. First the
+# FunctionNode version, which works (`d²(x²)/dx² = 2`):
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
 gx, = mc.grad([F.sum(F.square(x))], [x], enable_double_backprop=True)
 ggx, = mc.grad([F.sum(gx)], [x])
 print("F.square: first", gx.array, " second", ggx.array)
+assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
-# And the old-style one, differentiating the gradient `x.grad_var` again as
+# The same two calls through our `HandAdapter` and through the real
+# adapter. The first gradients agree; the second ones are both `None`,
+# *silently*: `x` is not reachable from a gradient without a creator, so
+# `mc.grad` reports no gradient for it, with no error.
+
+# %%
+def first_and_second(make_output):
+    """First gradient of sum(output) at x = [1, 2, 3], then the gradient of
+    the sum of that first gradient (None when it cannot be had)."""
+    x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+    gx, = mc.grad([F.sum(make_output(x))], [x], enable_double_backprop=True)
+    ggx, = mc.grad([F.sum(gx)], [x])
+    return gx.array, ggx
+
+
+hand_first, hand_second = first_and_second(
+    lambda x: HandAdapter(Square()).apply((x,))[0])
+real_first, real_second = first_and_second(lambda x: Square()(x))
+print("HandAdapter:     first", hand_first, " second", hand_second)
+print("FunctionAdapter: first", real_first, " second", real_second)
+assert np.array_equal(hand_first, real_first)
+assert hand_second is None and real_second is None
+
+# %% [markdown]
+# The difference shows when a pass *starts* from the old-style gradient.
+# The real adapter marks each gradient it makes, and a backward or an
+# `mc.grad` whose output is such a gradient is refused with an error that
+# names the function. Here we differentiate the gradient `x.grad_var` as
 # the reference does (the error is raised on purpose):
 
 # %%
@@ -151,7 +182,9 @@ class Exp(mc.Function):
     def forward(self, inputs):
         self.retain_inputs(())          # backward does not read x
         self.retain_outputs((0,))       # ... but it reads y = exp(x)
-        return np.exp(inputs[0]),
+        x, = inputs
+        xp = mc.backend.get_array_module(x)  # numpy or cupy: see below
+        return xp.exp(x),
 
     def backward(self, inputs, grad_outputs):
         y, = self.output_data
@@ -188,7 +221,10 @@ mc.visualize.to_digraph(loss, rankdir="LR")
 # An old-style Function instance becomes a node of the graph when it is
 # called, and a node is one application: it remembers one set of inputs.
 # Calling the same instance again would overwrite what the first graph
-# needs, so minichain refuses (on purpose, below).
+# needs, so minichain refuses (on purpose, below). Chainer 7 does not: its
+# documentation says an instance cannot be used twice, but a second call
+# goes through, reusing the instance's node and corrupting the first
+# call's graph without a word. minichain turns that rule into an error.
 
 # %%
 # NBVAL_RAISES_EXCEPTION
@@ -220,7 +256,7 @@ a = mc.Variable(np.array([1.0]), name="a")
 b = mc.Variable(np.array([2.0]), name="b")
 ya = copy.copy(triple)(a)
 yb = copy.copy(triple)(b)
-(ya + yb).backward()
+F.sum(ya + yb).backward()                 # a 0-d loss
 print("ya =", ya.array, " yb =", yb.array, " a.grad =", a.grad, " b.grad =", b.grad)
 assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
 
@@ -263,6 +299,21 @@ class Softplus(mc.FunctionNode):
 
 def softplus(x):
     return Softplus().apply((x,))[0]
+
+
+# %% [markdown]
+# A hand-written backward is checked like every function of the package
+# (chapter 03): against finite differences, for the first derivative and,
+# since this backward is written with Variables, for the second.
+
+# %%
+rng = np.random.default_rng(1)
+x_check = rng.normal(size=(3, 4))
+gy_check = rng.normal(size=(3, 4))
+mc.gradient_check.check_backward(softplus, x_check, gy_check)
+mc.gradient_check.check_double_backward(softplus, x_check, gy_check,
+                                        rng.normal(size=(3, 4)))
+print("Softplus: first and second derivatives agree with finite differences")
 
 # %% [markdown]
 # The old style spelled the two devices out instead: its default `forward`
