@@ -4,14 +4,15 @@
 # Chapter 07 measured it: a chain of functions keeps one array per function
 # for backward, so the memory of a training step grows with the depth of the
 # network. Most of those arrays are cheap to compute again. `F.forget(func,
-# x)` runs `func` **without** a graph in forward, keeping only its input and
-# output, and runs it a **second time**, with a graph, when backward reaches
-# it. One extra forward buys back all the memory inside `func`.
+# x)` runs `func` **without** a graph in forward, retaining only its inputs
+# for backward (its output belongs to the caller, who holds it anyway), and
+# runs it a **second time**, with a graph, when backward reaches it. One
+# extra forward buys back all the memory inside `func`.
 #
 # This chapter builds `forget` by hand in a dozen lines, measures what the
-# real one saves on a small network against the analytic bound, counts what
-# it costs, and shows two places where a dozen lines are not enough: dropout
-# and double backprop.
+# real one saves on a small network against a simple estimate, counts what
+# it costs, and shows where a dozen lines are not enough: dropout. Memory is
+# printed and drawn in MiB throughout.
 
 # %%
 import gc
@@ -37,7 +38,8 @@ MiB = 2 ** 20
 # or kept, and it retains its input. Its backward calls `func` again on a
 # fresh leaf, this time recording the graph (`force_backprop_mode`: backward
 # itself runs with recording off), and backpropagates the incoming gradient
-# through that new graph with `mc.grad`.
+# through that new graph with `mc.grad` (chapter 03), seeded with the
+# gradient backward brought.
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -94,11 +96,12 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 #
 # ## The real `F.forget`
 #
-# minichain's `Forget` is the same idea. Its docstring lists what it adds:
-# any number of inputs and outputs, Parameters used inside `func` (their
-# gradients are accumulated as in a plain backward), the random state
-# replayed, double backprop, and freeing the recomputed arrays during the
-# inner backward. The forward:
+# minichain's `Forget` is the same idea: its forward runs `func` in
+# `no_backprop_mode` and retains every input, as ours does. What it adds
+# shows in the source below (and, for dropout, later in this chapter): any
+# number of inputs and outputs, the random state saved for the
+# recomputation, and an option (`keep_graph`) that `checkpoint_sequential`
+# uses further down. The forward:
 
 # %%
 from minichain.functions.util.forget import Forget
@@ -129,7 +132,7 @@ y.name = "y"
 print(draw(y))
 
 # %% [markdown]
-# ## A network: checkpoints and the bound
+# ## A network: checkpoints, and an estimate of the memory
 #
 # A chain of `L` blocks `h ← tanh(linear(h, W, b))` keeps one activation per
 # block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into `s`
@@ -138,18 +141,21 @@ print(draw(y))
 # activations at a time. (One refinement: the *last* segment keeps its graph
 # instead. Its backward runs first, right after the forward, so keeping its
 # activations costs no more than rebuilding them, and saves one segment of
-# recomputation.) The activations alive at once are therefore about
+# recomputation.) Counting activations only, those alive at once are then
+# about
 #
 # $$ s + \lceil L/s \rceil, $$
 #
-# smallest near `s = √L`. The source:
+# smallest near `s = √L`. This is an *estimate*, not a bound: it leaves out
+# the gradients in flight during backward, and the measurements below sit
+# above it. The source:
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
 
 # %% [markdown]
 # Our net is small so that the chapter runs in seconds: `L = 16` blocks of
-# width 256 on a batch of 512, so one activation is 512 KiB. The gradient
+# width 256 on a batch of 512, so one activation is 0.5 MiB. The gradient
 # buffers of the weights are allocated before measuring (`zerograd`), so the
 # measured peak is what the step itself adds: activations, plus the
 # gradients in flight during backward.
@@ -168,7 +174,7 @@ for _ in range(L):
 blocks = [lambda h, W=W, b=b: F.tanh(F.linear(h, W, b)) for W, b in params]
 x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
 activation = batch * width * 4
-print("one activation:", activation // 1024, "KiB")
+print("one activation:", activation / MiB, "MiB")
 
 
 def step(segments=None):
@@ -207,8 +213,8 @@ cleargrads()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
-# for `L = 16`). The dashed line is the bound for 4 segments:
-# `4 + 16/4 = 8` activations.
+# for `L = 16`). The dashed line is the estimate for 4 segments:
+# `4 + ⌈16/4⌉ = 8` activations, 4 MiB.
 
 # %%
 def measure(segments):
@@ -220,13 +226,13 @@ def measure(segments):
 
 
 plain, forgetful = measure(None), measure(4)
-bound = mc.visualize.checkpoint_bound(L, 4, activation)
-print(f"peak plain:   {plain.peak / activation:5.1f} activations")
-print(f"peak forget:  {forgetful.peak / activation:5.1f} activations")
-print(f"bound:        {bound / activation:5.1f} activations")
+estimate = mc.visualize.checkpoint_bound(L, 4, activation)
+print(f"peak plain:   {plain.peak / MiB:5.2f} MiB")
+print(f"peak forget:  {forgetful.peak / MiB:5.2f} MiB")
+print(f"estimate:     {estimate / MiB:5.2f} MiB")
 mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
-    bounds={"bound s + L/s, s = 4": bound}, unit="MiB",
+    bounds={"estimate s + ⌈L/s⌉, s = 4": estimate}, unit="MiB",
     title="one step of a 16-block net")
 plt.show()
 
@@ -236,37 +242,40 @@ plt.show()
 # until `loss` is dropped. With `forget` the forward keeps only the
 # checkpoints and the last segment's graph; backward runs that segment's
 # backward at once, then rebuilds the other segments one at a time and frees
-# each as it goes, which is where the humps come from. The measured peak sits a
-# little above the bound (the cell above prints both): the bound counts
+# each as it goes, which is where the humps come from. The measured peak sits
+# above the estimate (the cell above prints both): the estimate counts
 # activations only, while at the peak a few temporaries of the backward (an
 # incoming gradient, the one being computed) are alive too. The repository's
 # `docs/forget.md` counts them array by array, and gives the figures for the
 # 64-block net of the benchmarks (`make bench`).
 #
-# Every choice of `s`, against the bound: one segment is the plain net again
-# (the last segment keeps its graph, and here it is the only one); 16
-# segments keep all 16 checkpoints. The minimum is in between.
+# Every choice of `s`, against the estimate. With `s = 1` nothing is
+# recomputed: the only segment is the last, which keeps its graph, so this
+# is the plain net inside one `Forget` node (the plain peak is drawn beside
+# it for comparison). With 16 segments all 16 checkpoints are kept. The
+# minimum is in between.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
-peaks = [measure(s).peak / activation for s in segment_counts]
-bounds = [mc.visualize.checkpoint_bound(L, s, activation) / activation
-          for s in segment_counts]
-for s, peak, b in zip(segment_counts, peaks, bounds):
-    print(f"s = {s:2d}: peak {peak:5.1f}  bound {b:5.1f}  activations")
+peaks = [measure(s).peak / MiB for s in segment_counts]
+estimates = [mc.visualize.checkpoint_bound(L, s, activation) / MiB
+             for s in segment_counts]
+for s, peak, e in zip(segment_counts, peaks, estimates):
+    print(f"s = {s:2d}: peak {peak:5.2f} MiB  estimate s + ⌈L/s⌉ {e:5.2f} MiB")
+print(f"plain:  peak {plain.peak / MiB:5.2f} MiB")
 best = segment_counts[int(np.argmin(peaks))]
 print("smallest measured peak at s =", best)
 assert best == 4
 
 fig, ax = plt.subplots(figsize=(6, 3.3))
 ax.plot(segment_counts, peaks, "o-", label="measured peak (forget)")
-ax.plot(segment_counts, bounds, "s--", label="bound s + ⌈L/s⌉")
-ax.axhline(plain.peak / activation, color="0.5", linestyle=":",
+ax.plot(segment_counts, estimates, "s--", label="estimate s + ⌈L/s⌉")
+ax.axhline(plain.peak / MiB, color="0.5", linestyle=":",
            label="measured peak (plain)")
 ax.set_xscale("log", base=2)
 ax.set_xticks(segment_counts, [str(s) for s in segment_counts])
 ax.set_xlabel("segments s (L = 16 blocks)")
-ax.set_ylabel("activations")
+ax.set_ylabel("MiB (one activation = 0.5 MiB)")
 ax.set_title("Peak memory of one step")
 ax.legend(fontsize=8)
 plt.show()
@@ -306,8 +315,8 @@ print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and
 assert recomputed == (4 - 1) * (L // 4) * 2
 
 # %% [markdown]
-# Forward is only part of a step (backward costs about twice a forward), so
-# the time grows by less than the forward count. The clock says how much on
+# Forward is only part of a step, so the time grows by less than the
+# forward count. The clock says how much on
 # this machine; times vary from run to run, so the notebook test does not
 # compare this cell's output.
 
@@ -360,35 +369,12 @@ assert np.array_equal(real_grad, plain_grad)
 # recomputation, so the mask is drawn twice the same. That is why every
 # random draw in minichain goes through `mc.random`.
 #
-# ## Double backprop through forget
+# This goes beyond Chainer: the documentation of Chainer's `F.forget` says
+# that it does not support functions that behave randomly, such as
+# `dropout`, because the second run differs from the first.
 #
-# The hand-made backward calls `mc.grad` on a fresh leaf, so the gradient it
-# returns has no graph behind it: a second derivative through it is lost
-# (`None`). `F.forget` hangs the recomputed graph below its real inputs when
-# double backprop is asked for, so the gradient can be differentiated again.
-
-# %%
-def cube(h):
-    return h * h * h
-
-
-def second_derivative(run):
-    x = mc.Variable(np.array([0.5, 2.0]), name="x")
-    gx, = mc.grad([F.sum(run(x))], [x], enable_double_backprop=True)
-    ggx, = mc.grad([F.sum(gx)], [x])
-    return None if ggx is None else ggx.array
-
-
-print("plain      :", second_derivative(cube), "(6x)")
-print("hand_forget:", second_derivative(lambda x: hand_forget(cube, x)))
-print("F.forget   :", second_derivative(lambda x: F.forget(cube, x)))
-assert second_derivative(lambda x: hand_forget(cube, x)) is None
-assert np.allclose(second_derivative(lambda x: F.forget(cube, x)), [3.0, 12.0])
-
-# %% [markdown]
-# (Chainer's `forget` refuses double backprop outright; minichain allows it,
-# at the price of keeping the recomputed graph for as long as the gradient's
-# graph lives.)
+# (Can a gradient through `forget` be differentiated again? That is double
+# backprop, the subject of chapter 11, which answers it at its end.)
 #
 # One more care the real one takes: during the recomputation
 # `mc.config.in_recomputing` is True, so code with side effects (a running
