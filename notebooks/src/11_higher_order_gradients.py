@@ -55,7 +55,7 @@ class VariableCube(mc.FunctionNode):
         return 3 * x ** 2 * grad_outputs[0],     # recorded as a graph
 
 
-x = mc.Variable(np.array(2.0), name="x")
+x = mc.Variable(np.array(3.0), name="x")      # x³ = 27, 3x² = 27, 6x = 18
 for cube in (ArrayCube, VariableCube):
     y = cube().apply((x,))[0]
     gx, = mc.grad([y], [x], enable_double_backprop=True)
@@ -65,8 +65,8 @@ for cube in (ArrayCube, VariableCube):
 # %% [markdown]
 # `enable_double_backprop=True` asks the engine to keep the graph switched on
 # while it runs the backwards. With `VariableCube` the gradient `gx` has a
-# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 12
-# at `x = 2`. With `ArrayCube` the gradient is a leaf: nothing connects it to
+# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 18
+# at `x = 3` (the first derivative there is `3x² = 27`). With `ArrayCube` the gradient is a leaf: nothing connects it to
 # `x`, and `mc.grad` answers `None` (the gradient does not depend on `x`, as
 # far as the graph knows).
 
@@ -81,12 +81,13 @@ def second_derivative(cube, x):
 print("ArrayCube   :", second_derivative(ArrayCube, x))
 print("VariableCube:", second_derivative(VariableCube, x))
 assert second_derivative(ArrayCube, x) is None
-assert second_derivative(VariableCube, x) == 6 * 2.0
+assert second_derivative(VariableCube, x) == 6 * 3.0
 
 # %% [markdown]
 # `None` is the quiet failure: a second derivative of zero would be just as
 # wrong and harder to spot. (The old-style `Function` of chapter 09 has array
-# backwards too; there minichain refuses loudly instead.)
+# backwards too, with the same silent `None` through `mc.grad`; minichain
+# raises an error only when a pass starts from its marked gradient.)
 #
 # ## The real thing: minichain's backwards are written on Variables
 #
@@ -99,15 +100,20 @@ from minichain.functions.math.basic_math import PowVarConst
 print(inspect.getsource(PowVarConst.backward))
 
 # %% [markdown]
-# So `x ** 3` with the real operator gives the same first and second
-# derivatives as our hand-written `VariableCube`:
+# So `x ** 3` with the real operator gives the first and second derivatives
+# of calculus, `3x²` and `6x`, computed here with NumPy on the bare number
+# (`VariableCube`'s backward uses the real `**`, so comparing the two would
+# check the package against itself):
 
 # %%
 y = x ** 3
 gx, = mc.grad([y], [x], enable_double_backprop=True)
 ggx, = mc.grad([gx], [x])
-print("dy/dx =", gx.item(), "  d2y/dx2 =", ggx.item())
-assert (gx.item(), ggx.item()) == (3 * 2.0 ** 2, second_derivative(VariableCube, x))
+x0_value = float(x.array)
+print("y =", y.item(), "  dy/dx =", gx.item(), "  d2y/dx2 =", ggx.item())
+print("calculus:        3x² =", 3 * x0_value ** 2, "  6x =", 6 * x0_value)
+assert np.isclose(gx.item(), 3 * x0_value ** 2)
+assert np.isclose(ggx.item(), 6 * x0_value)
 
 # %% [markdown]
 # ## The gradient has a graph: look at it
@@ -131,17 +137,25 @@ to_digraph(gx, rankdir="LR")
 #
 # `Variable.backward` can do the same: with `enable_double_backprop=True`
 # the leaf's `grad_var` is a Variable with a graph, and a second `backward`
-# from it accumulates the second derivative. Clear the first gradient before,
-# or the second one is added to it.
+# from it accumulates the second derivative into `x.grad`. Clear the first
+# gradient before, or the second one is added to it. Both ways:
 
 # %%
-y = x ** 3
-y.backward(enable_double_backprop=True)
-gx = x.grad_var
-x.cleargrad()
-gx.backward()
-print("x.grad after the second backward:", x.grad)
-assert x.grad == 12.0
+def backward_twice(clear_first):
+    """x.grad after backward of x³ and then backward of its gradient."""
+    x = mc.Variable(np.array(3.0), name="x")
+    (x ** 3).backward(enable_double_backprop=True)
+    gx = x.grad_var
+    if clear_first:
+        x.cleargrad()
+    gx.backward()
+    return x.grad
+
+
+cleared, not_cleared = backward_twice(True), backward_twice(False)
+print("with x.cleargrad() between:", cleared, "  (6x = 18)")
+print("without:                   ", not_cleared, "  (27 + 18: the first is still there)")
+assert cleared == 18.0 and not_cleared == 27.0 + 18.0
 
 # %% [markdown]
 # ## Round the circle: four derivatives of sin
@@ -330,6 +344,59 @@ mc.gradient_check.check_double_backward(
 print("tanh's double backward agrees with finite differences")
 
 # %% [markdown]
+# ## Double backprop through `forget`
+#
+# Chapter 10's `HandForget` recomputes `func` in its backward and returns
+# the gradient `mc.grad` gives on a fresh leaf. Here it is again, in short.
+# That gradient has no graph reaching the real input, like `ArrayCube`'s,
+# so a second derivative through it is lost (`None`). `F.forget` hangs the
+# recomputed graph below its real inputs when double backprop is asked
+# for, so its gradient can be differentiated again. The test function is
+# `x³` once more, at `x = [0.5, 3]`, whose second derivative is `6x`.
+
+# %%
+class HandForget(mc.FunctionNode):
+    def __init__(self, func):
+        self.func = func
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        with mc.no_backprop_mode():
+            return self.func(mc.Variable(inputs[0])).array,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x = mc.Variable(self.get_retained_inputs()[0].array)   # a new leaf
+        with mc.force_backprop_mode():
+            y = self.func(x)
+        return mc.grad([y], [x], grad_outputs=[grad_outputs[0]])[0],
+
+
+def cube(h):
+    return h * h * h
+
+
+def second_derivative_through(run):
+    x = mc.Variable(np.array([0.5, 3.0]), name="x")
+    gx, = mc.grad([F.sum(run(x))], [x], enable_double_backprop=True)
+    ggx, = mc.grad([F.sum(gx)], [x])
+    return None if ggx is None else ggx.array
+
+
+plain_second = second_derivative_through(cube)
+hand_second = second_derivative_through(
+    lambda x: HandForget(cube).apply((x,))[0])
+forget_second = second_derivative_through(lambda x: F.forget(cube, x))
+print("plain      :", plain_second, " (6x)")
+print("HandForget :", hand_second)
+print("F.forget   :", forget_second)
+assert np.allclose(plain_second, 6 * np.array([0.5, 3.0]))
+assert hand_second is None and np.allclose(forget_second, plain_second)
+
+# %% [markdown]
+# This goes beyond Chainer, whose `forget` refuses double backprop. The
+# price: the recomputed graph is kept for as long as the gradient's graph
+# lives, so the memory `forget` saved comes back until then.
+#
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
