@@ -103,11 +103,16 @@ assert hand_losses[-1] < hand_losses[0]
 # `MLP(n_units, n_out, n_layers)` is a `Chain` of `Linear` links with ReLUs
 # between them; each `Linear` owns its `W` and `b` and learns its input size
 # from the first batch. An optimizer is *set up* on a link and then updates
-# all of its parameters with `optimizer.update()`. Here is plain SGD's update
-# rule, which is our `hand_sgd_step` for one parameter:
+# all of its parameters with `optimizer.update()`. The class `SGD` only
+# holds the learning rate and gives each parameter an *update rule*,
+# `SGDRule`; `update()` calls the rule's `update_core` on every parameter.
+# That method is the update itself, our `hand_sgd_step` for one parameter
+# (it subtracts in place from `param.array`):
 
 # %%
-print(inspect.getsource(mc.optimizers.SGD))
+from minichain.optimizers.sgd import SGDRule
+
+print(inspect.getsource(SGDRule.update_core))
 
 # %% [markdown]
 # Both must give the same step. Two MLPs made from the same seed have the
@@ -138,12 +143,42 @@ assert same
 # ## The training loop
 #
 # `spiral.train` puts the pieces together: `SerialIterator` deals shuffled
-# minibatches of 30 points, `Adam` (a step size adapted per parameter) does
-# the update, and a tqdm bar shows progress with the latest loss. Its
-# source:
+# minibatches of 30 points, `Adam` does the update, and a tqdm bar shows
+# progress with the latest loss. Adam keeps, for every *element* of every
+# parameter, running averages of its gradient (`m`) and of its squared
+# gradient (`v`), and moves that element by about `α · m / √v`: each weight
+# gets a step size of its own. Its update rule:
 
 # %%
-print(inspect.getsource(spiral.train))
+from minichain.optimizers.adam import AdamRule
+
+print(inspect.getsource(AdamRule.update_core))
+
+# %% [markdown]
+# The lines of `spiral.train` that do the work, from the model to the
+# update (the rest of the function keeps the history, draws the progress
+# bar and evaluates the model at the end):
+
+
+# %%
+def source_lines(function, first, last):
+    """The lines of ``function``'s source from the first one containing
+    ``first`` to the next one containing ``last``, so the printed excerpt
+    follows the file."""
+    lines = inspect.getsource(function).splitlines()
+    start = next(i for i, line in enumerate(lines) if first in line)
+    stop = next(i for i in range(start, len(lines)) if last in lines[i])
+    return "\n".join(lines[start:stop + 1])
+
+
+print(source_lines(spiral.train, "model = MLP(", "optimizer.update()"))
+
+# %% [markdown]
+# `loss_and_accuracy` runs the model through `spiral.forward`, whose
+# `segments` argument the last section of this chapter uses:
+
+# %%
+print(inspect.getsource(spiral.forward))
 
 # %% [markdown]
 # Training for 100 epochs (1000 minibatch steps) takes a moment. (The
@@ -151,7 +186,7 @@ print(inspect.getsource(spiral.train))
 
 # %%
 result = spiral.train(n_epochs=100, seed=0)
-print(f"final accuracy (evaluation mode): {result.accuracy:.3f}")
+print(f"final accuracy on the training points (evaluation mode): {result.accuracy:.3f}")
 print(f"loss: epoch 1 {result.history['loss'][0]:.4f},"
       f" epoch 100 {result.history['loss'][-1]:.4f}")
 assert result.accuracy >= 0.95
@@ -181,10 +216,49 @@ right.legend(fontsize=8, loc="lower right")
 plt.show()
 
 # %% [markdown]
+# ## Evaluation mode, and points the model has not seen
+#
+# `result.accuracy` is measured on the 300 points the model was trained on:
+# it says how well the model fits them, not how well it does on new ones.
+# `spiral.evaluate` measures a model on any data, in *evaluation mode*:
+
+# %%
+print(inspect.getsource(spiral.evaluate))
+
+# %% [markdown]
+# Two switches. `no_backprop_mode` (chapter 07) records no graph.
+# `mc.config.train` tells the functions that behave differently in training
+# which mode they are in; `F.dropout` is one: while training it zeroes each
+# element with probability `ratio` (0.5 here) and doubles the rest, and in
+# evaluation mode (`using_config("train", False)`) it passes its input
+# through unchanged. Our MLP has no dropout, so for it the switch changes
+# nothing; a model with dropout must be evaluated with it.
+
+# %%
+mc.random.seed(0)
+ones = np.ones(8, dtype=np.float32)
+print("config.train True: ", F.dropout(ones, 0.5).array)
+with mc.using_config("train", False):
+    print("config.train False:", F.dropout(ones, 0.5).array)
+    assert np.array_equal(F.dropout(ones, 0.5).array, ones)
+
+# %% [markdown]
+# New points from the same spirals, drawn with another seed, are held out:
+# the model never trained on them.
+
+# %%
+x_new, t_new = mc.datasets.make_spiral(seed=1)
+_, train_accuracy = spiral.evaluate(result.model, x, t)
+_, held_out_accuracy = spiral.evaluate(result.model, x_new, t_new)
+print(f"accuracy on the training points: {train_accuracy:.3f}")
+print(f"accuracy on held-out points:     {held_out_accuracy:.3f}")
+assert train_accuracy == result.accuracy
+
+# %% [markdown]
 # ## The decision boundary
 #
 # `spiral.decision_boundary` asks the trained model for the class of every
-# point of a grid (in evaluation mode, with no graph: chapter 07) and returns
+# point of a grid (in evaluation mode, with no graph, as above) and returns
 # arrays ready for `contourf`. The regions wind around the arms:
 
 # %%
@@ -206,9 +280,11 @@ plt.show()
 # ## Checkpointing: the same training, less memory
 #
 # `spiral.train(..., segments=k)` runs the model's layers through
-# `mc.checkpoint_sequential` (chapter 10). The recomputation draws the same
-# numbers and computes the same gradients, so the training history is the
-# same, number for number. Twenty epochs are enough to see it:
+# `mc.checkpoint_sequential` (chapter 10), through the `segments` argument
+# of `spiral.forward` printed above. The recomputation in backward repeats
+# the same arithmetic on the same arrays (this MLP has no dropout, nothing
+# random to replay), so the gradients, and with them the training history,
+# are the same, number for number. Twenty epochs are enough to see it:
 
 # %%
 checkpointed = spiral.train(n_epochs=20, seed=0, segments=2, progress=False)
@@ -219,14 +295,17 @@ assert same_history
 # %% [markdown]
 # The spiral MLP is too small for memory to matter, so `spiral.compare_memory`
 # measures one step of a deeper one (12 hidden layers of 64 units, 600
-# points), plain and with 4 segments:
+# points), plain and with 4 segments. As in chapter 10, an *activation* is
+# the output of one hidden layer, kept for backward: here 600 × 64 float32
+# values, about 0.15 MiB (`memory["activation"]` below). Checkpointing keeps
+# fewer of them at once:
 
 # %%
 print(inspect.getsource(spiral.step_memory))
 memory = spiral.compare_memory(n_layers=12, segments=4)
 for name in ("plain", "checkpointed"):
-    print(f"{name:13s} peak {memory[name] / 2 ** 20:.1f} MiB"
-          f" = {memory[name] / memory['activation']:.0f} activations")
+    print(f"{name:13s} peak {memory[name] / 2 ** 20:.2f} MiB")
+print(f"one activation     {memory['activation'] / 2 ** 20:.2f} MiB")
 print(f"checkpointed / plain = {memory['checkpointed'] / memory['plain']:.2f}")
 assert memory["checkpointed"] < memory["plain"]
 
