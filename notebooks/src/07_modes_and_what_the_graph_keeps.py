@@ -374,8 +374,8 @@ print("backward under measure applies:", watched)
 assert "TanhGrad" not in plain and watched.count("TanhGrad") == 4
 
 # %% [markdown]
-# (Any other name in the first list belongs to a function whose backward
-# has no array version; `tanh`'s has one.) The gradients of the middle live only
+# (Any other name in the first list is applied by a backward that has no
+# array version, here `sum`'s; `tanh`'s has one.) The gradients of the middle live only
 # briefly: each is dropped once its function's backward has used it,
 # unless `retain_grad=True` asks to keep them. Chapter 10 cuts the climb
 # of the forward with `forget`.
