@@ -16,29 +16,29 @@ EXERCISES = Exercises()
 
 
 def bound(n_blocks, segments):
-    """Activations held with ``segments`` segments: s + ⌈L/s⌉ (the chapter's bound)."""
+    """Activations held with ``segments`` segments: s + ⌈L/s⌉ (the chapter's estimate)."""
     return segments + math.ceil(n_blocks / segments)
 
 
 # ----- 1. the best s for L = 36 -------------------------------------------------------
 @EXERCISES.check(1)
 def check_1(answer):
-    """(s, bound) with the smallest s + ⌈36/s⌉."""
-    pair = as_sequence(answer, "two numbers, s and the bound")
+    """(s, estimate) with the smallest s + ⌈36/s⌉."""
+    pair = as_sequence(answer, "two numbers, s and the estimate")
     if len(pair) != 2:
-        raise NotYet("give a pair (s, bound), not {} numbers".format(len(pair)))
+        raise NotYet("give a pair (s, estimate), not {} numbers".format(len(pair)))
     s = as_int(pair[0], "a number of segments")
-    value = as_int(pair[1], "the bound")
+    value = as_int(pair[1], "the estimate")
     if not 1 <= s <= 36:
         raise NotYet("s is a number of segments between 1 and 36")
     best = min(bound(36, k) for k in range(1, 37))
     if value != bound(36, s):
         if bound(36, value) == s and value != s:
-            raise NotYet("the pair is (s, bound), in that order")
-        raise NotYet("for s = {} the bound s + ⌈36/s⌉ is not {}; work it out "
+            raise NotYet("the pair is (s, estimate), in that order")
+        raise NotYet("for s = {} the estimate s + ⌈36/s⌉ is not {}; work it out "
                      "again".format(s, value))
     if value != best:
-        raise NotYet("another s gives a smaller bound: where do s and 36/s "
+        raise NotYet("another s gives a smaller estimate: where do s and 36/s "
                      "balance?")
     return None
 
@@ -52,7 +52,7 @@ def solution_1():
 
 
 EXERCISES.wrong(1, [
-    ((4, 13), "a worse s", "another s gives a smaller bound"),
+    ((4, 13), "a worse s", "another s gives a smaller estimate"),
     ((6, 6), "forgot to add s", "work it out again"),
     ((12, 6), "the pair the wrong way round", "in that order"),
     ((1, 37), "no segments at all", "another s"),
@@ -76,10 +76,10 @@ def check_2(answer):
     if s == max(fitting):
         return None
     if s not in fitting:
-        raise NotYet("with {} segments the bound is {} activations, over "
+        raise NotYet("with {} segments the estimate is {} activations, over "
                      "10".format(s, bound(16, s)))
     if bound(16, s) == min(bound(16, k) for k in fitting):
-        raise NotYet("that s gives the smallest bound; the question asks for "
+        raise NotYet("that s gives the smallest estimate; the question asks for "
                      "the largest s that still fits")
     raise NotYet("that fits, but a larger s fits too")
 
@@ -91,7 +91,7 @@ def solution_2():
 
 
 EXERCISES.wrong(2, [
-    (4, "the best s, not the largest that fits", "smallest bound"),
+    (4, "the best s, not the largest that fits", "smallest estimate"),
     (2, "a small s that fits", "a larger s fits too"),
     (16, "one segment per block", "over 10"),
     (9, "one too many", "over 10"),

@@ -422,8 +422,8 @@ from exercises import ch10
 
 # %% [markdown]
 # **1.** For a chain of `L = 36` blocks, which number of segments `s`
-# makes the bound `s + ⌈L/s⌉` smallest, and what is that smallest value?
-# Assign the pair `(s, bound)` to `answer_1`.
+# makes the estimate `s + ⌈L/s⌉` smallest, and what is that smallest value?
+# Assign the pair `(s, estimate)` to `answer_1`.
 
 # %%
 answer_1 = None
@@ -431,9 +431,9 @@ ch10.check_1(answer_1)
 
 # %% [markdown]
 # **2.** For our 16-block net, what is the *largest* number of segments `s`
-# whose bound `s + ⌈16/s⌉` is at most 10 activations? Assign it to
+# whose estimate `s + ⌈16/s⌉` is at most 10 activations? Assign it to
 # `answer_2`, then look at `measure(answer_2).peak / activation`: how close
-# does the measured peak come to the bound?
+# does the measured peak come to the estimate?
 
 # %%
 answer_2 = None
