@@ -62,7 +62,7 @@ class _Pass:
     gradients stay in the table to be returned.
     """
 
-    def __init__(self, retain_grad, loss_scale, input_nodes):
+    def __init__(self, seeds, starts, retain_grad, loss_scale, input_nodes):
         self.heap, self.grads, self.pushed = [], {}, set()
         self.order = itertools.count()
         self.hooks = function_hook.get_function_hooks()  # a live dict
@@ -71,9 +71,12 @@ class _Pass:
         self.debug = config.debug
         self.retain_grad, self.loss_scale = retain_grad, loss_scale
         self.keep = frozenset(input_nodes or ())
-        self.depends = None  # under grad(): the nodes worth walking
-        self.handed_out = {}  # id of an array -> node whose Variable has it
-        self.given = {}  # output node -> the gradient the caller gave it
+        self.depends = None if input_nodes is None else _depends_on_inputs(
+            [node for node, _ in seeds], self.keep)  # grad(): what to walk
+        # id of an array -> the node whose Variable has it (the caller's
+        # gradients to begin with), see _own
+        self.handed_out = {id(g._data): n for n, g in list(seeds) + starts}
+        self.given = dict(seeds)  # output node -> the gradient given for it
         self.old_style = {}  # id of an array -> old-style Function that made it
 
     def finish(self, g, node):
@@ -98,12 +101,7 @@ def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
     if outermost:
         _local.undo, _local.in_place = {}, []  # see _remember, _note_in_place
     with using_config("enable_backprop", enable_double_backprop):
-        run = _Pass(retain_grad, loss_scale, input_nodes)
-        if input_nodes is not None:
-            run.depends = _depends_on_inputs([n for n, _ in seeds], run.keep)
-        for node, g in list(seeds) + list(starts):
-            run.handed_out[id(g._data)] = node  # the caller holds these
-        run.given = dict(seeds)
+        run = _Pass(seeds, list(starts), retain_grad, loss_scale, input_nodes)
         passes.append(run)
         try:
             for node, g in starts:
