@@ -21,6 +21,7 @@ import pathlib
 import statistics
 import sys
 import time
+import timeit
 
 # The benchmarks' own code times the chain below, so this chapter and
 # `make bench` measure the same thing. Their harness pins NumPy to one
@@ -163,8 +164,6 @@ for phase, calls in (("forward", forward_calls), ("backward", backward_calls)):
 # %%
 from minichain.functions.math.basic_math import AddConstant, MulConstant
 from minichain.variable import _make_output
-
-import timeit
 
 
 @contextlib.contextmanager
