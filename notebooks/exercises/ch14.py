@@ -133,6 +133,14 @@ _WRONG_MODELS = [
 ]
 
 
+def _calls(learner, n, s):
+    value = learner(n, s)
+    if value is None:
+        raise NotYet("revolve_model_cost({}, {}) gave None: is a return "
+                     "missing?".format(n, s))
+    return as_int(value, "a number of calls")
+
+
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
     """revolve_model_cost(n, s) against the closed form, n and s up to 12."""
@@ -146,8 +154,7 @@ def check_2(answer):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 3000))
     try:
-        got = {(n, s): as_int(learner(n, s), "a number of calls")
-               for n, s in SIZES}
+        got = {(n, s): _calls(learner, n, s) for n, s in SIZES}
     except RecursionError:
         raise NotYet("the recursion never ends: each call must have fewer "
                      "blocks, or fewer checkpoints down to one") from None
@@ -244,6 +251,7 @@ EXERCISES.malformed(2, [
     (lambda n: n, "a function of one argument"),
     (lambda n, s: "many", "returns a string"),
     (lambda n, s: revolve_model_cost(n, s), "a name that is not defined"),  # noqa: F821
+    (lambda n, s: None, "no return"),
 ])
 
 

@@ -12,14 +12,15 @@
 # *Optimization Methods and Software*) showed that a chain of `L` steps can
 # be reversed with memory and a recomputation factor that both grow only
 # like `log L`, and Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000,
-# Algorithm 799) computes the optimal schedules. Their model counts memory a little differently from
-# what a define-by-run engine holds, so this chapter solves a variant of it
-# and then sets the two side by side.
+# Algorithm 799) computes the optimal schedules. Their model counts memory
+# a little differently from what a define-by-run engine holds, so this
+# chapter solves a variant of it and then sets the two side by side.
 
 # %%
 import functools
 import gc
 import inspect
+import itertools
 import math
 import time
 
@@ -298,9 +299,10 @@ print(f"L = 1024, 12 slots: R = {revolve_cost(1024, 12)}, T = {binomial_cost(102
 
 # %%
 def uniform_schedule(length, segments):
-    """checkpoint_sequential's schedule, as actions of the game."""
+    """checkpoint_sequential's schedule as actions of the game; its
+    checkpoints are freed only at the end, since its graph keeps them."""
     sizes = [len(group) for group in split_into_segments(list(range(length)), segments)]
-    stops = list(np.cumsum(sizes).tolist())
+    stops = list(itertools.accumulate(sizes))
     starts = [0] + stops[:-1]
     schedule = []
     for start, stop in zip(starts[:-1], stops[:-1]):
