@@ -1,0 +1,129 @@
+"""The course as the grader sees it: chapters, exercises, their cases and judges.
+
+Each chapter's module ``notebooks/exercises/chNN.py`` (the one the learner's
+notebook imports) registers its exercises in ``EXERCISES``. For grading, an
+exercise is either
+
+- a **value** exercise (a number, a list, a string...): the learner's answer
+  itself crosses back as data (``grading.wire``) and the exercise's judge
+  runs on it here; or
+- a **code** exercise (a function or a class): its *probe* runs the answer on
+  each case in the learner's process and returns plain data; its judge turns
+  that data into the verdict here. Its cases are the visible ones of the
+  module (the notebook's self-check runs those too) followed by the hidden
+  ones of the key, ``grading/key/chNN.py``, which only the grader reads.
+
+A verdict is the text a check prints: ``right``, ``not yet: <hint>`` or
+``not answered yet``.
+"""
+
+import importlib
+import os
+import re
+import sys
+
+from grading import points as points_table
+from grading import wire
+from grading.runner import Trouble
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+NOTEBOOKS = os.path.join(ROOT, "notebooks")
+if NOTEBOOKS not in sys.path:
+    sys.path.insert(0, NOTEBOOKS)
+
+from exercises import common  # noqa: E402
+
+HIDDEN_PREFIX = "on a grading case you have not seen: "
+
+
+def chapters():
+    """The two-digit numbers of the chapters that have exercises."""
+    folder = os.path.join(NOTEBOOKS, "exercises")
+    return sorted(name[2:4] for name in os.listdir(folder)
+                  if re.fullmatch(r"ch\d\d\.py", name))
+
+
+def module(chapter):
+    return importlib.import_module("exercises.ch" + chapter)
+
+
+def key_module(chapter):
+    """``grading/key/chNN.py`` (solutions, mistakes, hidden cases), or None."""
+    try:
+        return importlib.import_module("grading.key.ch" + chapter)
+    except ModuleNotFoundError as error:
+        if error.name in ("grading.key", "grading.key.ch" + chapter):
+            return None
+        raise
+
+
+class Gradable:
+    """One exercise as graded: what to probe, on which cases, and the judge."""
+
+    def __init__(self, chapter, exercise, hidden=()):
+        self.chapter, self.number = chapter, exercise.number
+        self.exercise = exercise
+        self.points = points_table.points(chapter, exercise.number)
+        self.is_code = getattr(exercise, "probe", None) is not None
+        visible = list(getattr(exercise, "cases", None) or [None]) \
+            if self.is_code else [None]
+        self.cases = visible + list(hidden if self.is_code else ())
+        self.first_hidden = len(visible)
+        self.gradable = self.is_code or not exercise.writes_code
+
+    @property
+    def name(self):
+        return "{}.{}".format(self.chapter, self.number)
+
+    def verdict(self, seen):
+        """The verdict on observations ``seen`` (case index -> data).
+
+        The first case that is not right decides; a hint that comes from a
+        hidden case says so, and never shows the case itself.
+        """
+        for index, case in enumerate(self.cases):
+            observation = seen.get(index, Trouble("budget", None))
+            text = self._one(observation, case)
+            if not text.startswith(common.RIGHT):
+                if index >= self.first_hidden and text.startswith(common.NOT_YET):
+                    text = common.NOT_YET + HIDDEN_PREFIX + text[len(common.NOT_YET):]
+                return text
+        return common.RIGHT
+
+    def _one(self, observation, case):
+        if isinstance(observation, Trouble):
+            return common.NOT_YET + "your answer " + observation.sentence()
+        if isinstance(observation, wire.RemoteError):
+            return common.NOT_YET + "running it raised " + observation.sentence()
+        if not self.is_code:
+            return common.verdict(self.exercise.judge, observation)
+        judge = self.exercise.judge_case
+        return common.verdict(lambda seen: judge(seen, case), observation)
+
+
+def gradables(chapter):
+    """The exercises of ``chapter`` in order, with their hidden cases."""
+    key = key_module(chapter)
+    hidden = getattr(key, "HIDDEN", {}) if key is not None else {}
+    return [Gradable(chapter, exercise, hidden.get(number, ()))
+            for number, exercise in sorted(module(chapter).EXERCISES.items())]
+
+
+# ----- where a notebook answers each exercise -------------------------------------
+def answer_cells(cells, chapter, numbers):
+    """number -> the indexes of the cells that answer or check it.
+
+    A cell answers exercise K when it assigns ``answer_K`` or calls
+    ``chNN.check_K(``: in the course's notebooks one cell does both, in the
+    nbgrader release the answer cell comes first and the check cell after it.
+    """
+    found = {number: [] for number in numbers}
+    for index, source in cells:
+        for number in numbers:
+            assigns = re.search(r"^\s*answer_{}\s*=".format(number), source, re.M)
+            checks = re.search(r"\bch{}\.check_{}\s*\(".format(chapter, number),
+                               source)
+            if assigns or checks:
+                found[number].append(index)
+    return found
