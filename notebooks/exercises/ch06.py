@@ -8,7 +8,7 @@ import minichain as mc
 from minichain.utils import array as array_utils
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function, as_int, as_sequence, close)
+    Exercises, NotYet, as_array, as_function_of, as_int, as_sequence, close)
 
 EXERCISES = Exercises()
 
@@ -30,6 +30,8 @@ def check_1(answer):
     truth = _shape()
     if shape == truth:
         return None
+    if any(n < 1 for n in shape):
+        raise NotYet("an axis length is a positive whole number")
     if len(shape) != len(truth):
         raise NotYet("the result has as many axes as the operand with the most; "
                      "b is first padded with axes of length 1 on the left")
@@ -55,6 +57,7 @@ EXERCISES.malformed(1, [
     ({5, 4, 3}, "a set"),
     ((5, 4.5, 3), "a fractional length"),
     (60, "the size"),
+    ((5, -4, 3), "a negative length"),
 ])
 
 
@@ -109,7 +112,7 @@ _SHAPES = ((4, 3, 2), (3, 3, 3), (1, 5, 4))    # (N, D, H)
 @EXERCISES.check(3, writes_code=True)
 def check_3(answer):
     """grad_x(gy, W) for y = x @ W, compared with minichain's backward."""
-    grad_x = as_function(answer, "grad_x")
+    grad_x = as_function_of(answer, "grad_x", ("gy", "W"))
     rng = np.random.default_rng(7)
     for dtype in (np.float64, np.float32):
         for n, d, h in _SHAPES:
@@ -125,6 +128,8 @@ def check_3(answer):
                 raise NotYet("grad_x returned None; return the array")
             if not (np.array_equal(gy, given_gy) and np.array_equal(W.array, given_W)):
                 raise NotYet("grad_x changed gy or W in place")
+            dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
+                                  else mine, "dtype", None)
             mine = as_array(mine)
             if mine.shape != x.shape:
                 raise NotYet("for x of shape {} your gradient has shape {}: read "
@@ -136,6 +141,10 @@ def check_3(answer):
                                  "incoming gradient must enter the product")
                 raise NotYet("right shape, wrong values: which operand needs "
                              "transposing?")
+            if dtype_given is not None and dtype_given != dtype:
+                raise NotYet("for {} gy and W the gradient is {}: a gradient "
+                             "keeps the dtype of its variable".format(
+                                 np.dtype(dtype), dtype_given))
     return None
 
 
@@ -153,6 +162,8 @@ EXERCISES.wrong(3, [
      "your gradient has shape"),
     (lambda gy, W: np.ones_like(gy) @ W.T, "ignored gy", "does not depend on gy"),
     (lambda gy, W: W.T @ gy, "multiplied in the wrong order", "do not line up"),
+    (lambda gy, W: (gy @ W.T).astype(np.float64), "returned float64 for float32",
+     "keeps the dtype"),
 ])
 EXERCISES.malformed(3, [
     ("gy @ W.T", "a string"),
@@ -167,4 +178,6 @@ EXERCISES.right(1, [([5, 4, 3], "a list"), (np.array([5, 4, 3]), "an array"),
 EXERCISES.right(2, [([0, 2], "a list"), ((2, 0), "another order"),
                     ((-3, -1), "negative axes")])
 EXERCISES.right(3, [(lambda gy, W: (W @ gy.T).T, "(W gyᵀ)ᵀ"),
+                    (lambda gy, W: np.einsum("nh,dh->nd", gy, W), "einsum"),
+                    (lambda gy, W: list(map(list, gy.dot(W.T))), "nested lists"),
                     (lambda gy, W: mc.Variable(gy) @ mc.Variable(W).T, "a Variable")])
