@@ -48,10 +48,10 @@ def check_1(answer):
         raise NotYet("the drawing starts at the leaf x and ends at the output z")
     if [n.lower() for n in names] == [n.lower() for n in expected]:
         raise NotYet("names are case-sensitive: write them as draw prints them")
-    if names[1::2] != expected[1::2]:
+    misspelt = [n for n, e in zip(names[1::2], expected[1::2]) if n != e]
+    if misspelt:
         raise NotYet("a function is drawn by its label (the twice example "
-                     "above prints F.identity's); check {!r}".format(next(n for n, e in zip(names[1::2], expected[1::2])
-                                  if n != e)))
+                     "above prints F.identity's); check {!r}".format(misspelt[0]))
     if (names[0], names[-1]) != (expected[0], expected[-1]):
         raise NotYet("the ends are the named variables, x and z")
     raise NotYet("the unnamed variable in the middle is drawn by its graph id")

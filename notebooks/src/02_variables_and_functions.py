@@ -197,6 +197,8 @@ print(inspect.getsource(identity_module.IdentityNode))
 print(inspect.getsource(identity_module.identity))
 assert list(inspect.signature(mc.FunctionNode.backward).parameters) == [
     "self", "target_input_indexes", "grad_outputs"]
+assert list(inspect.signature(identity_module.IdentityNode.backward).parameters) \
+    == ["self", "indexes", "grad_outputs"]
 
 # %% [markdown]
 # Writing our own FunctionNode takes the same few lines. `Twice` doubles its

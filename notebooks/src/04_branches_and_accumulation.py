@@ -3,9 +3,9 @@
 #
 # When a variable is used twice, its gradient is the sum of what comes back
 # along each path. You see the sum on a branch, on `f(x, x)` and on a
-# diamond, see the wrong derivative an engine that overwrites instead of
-# adding gives, read the lines of minichain that add, and watch a leaf's
-# gradient add up across `backward()` calls.
+# diamond, see what an engine that overwrites instead of adding gets wrong,
+# read the lines of minichain that add, and watch a leaf's gradient add up
+# across `backward()` calls.
 #
 # A chain is the easy case. As soon as one variable is used twice the graph
 # branches, and the reference (Chainer's documentation of `Variable` and
