@@ -237,7 +237,8 @@ def _kept(function):
 def check_3(answer):
     """What `_ + 1` keeps for backward: input, output, both or nothing."""
     word = as_text(answer, 'one of "input", "output", "both" or "nothing"').lower()
-    word = _SAME_AS.get(" ".join(word.split()), word)
+    word = " ".join(word.strip(".!;:\"'").split())
+    word = _SAME_AS.get(word, word)
     if word not in _KEPT.values():
         raise NotYet('answer with one of "input", "output", "both" or '
                      '"nothing", not {!r}'.format(answer))
@@ -289,4 +290,4 @@ EXERCISES.right(1, [
 ])
 EXERCISES.right(2, [(_CubeWithPow, "x * x * x forward, 3 * x ** 2 * gy backward")])
 EXERCISES.right(3, [("Nothing", "capitalised"), (" nothing ", "with spaces"),
-                    ("none", "a synonym")])
+                    ("none", "a synonym"), ('"nothing."', "quoted, with a full stop")])

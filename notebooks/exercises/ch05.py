@@ -105,9 +105,11 @@ def _order():
 @EXERCISES.check(2)
 def check_2(answer):
     """The labels of the functions in the order backward runs them."""
-    labels = [label.strip() if isinstance(label, str) else label
-              for label in as_sequence(answer, "labels")]
     truth = _order()
+    spaced = {"".join(label.split()): label for label in truth}   # '_*_' too
+    labels = [spaced.get("".join(label.split()), label)
+              if isinstance(label, str) else label
+              for label in as_sequence(answer, "labels")]
     unknown = [label for label in labels if label not in truth]
     if unknown:
         label = unknown[0]
@@ -250,6 +252,7 @@ EXERCISES.malformed(3, [
 # ----- other legitimate forms of the right answers ------------------------------------
 EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32")])
 EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),
-                    ([" _ * _", "sin ", "exp", "cos"], "with stray spaces")])
+                    ([" _ * _", "sin ", "exp", "cos"], "with stray spaces"),
+                    (["_*_", "sin", "exp", "cos"], "the product without spaces")])
 EXERCISES.right(3, [(lambda rank, count: [-rank, count], "a list key"),
                     (lambda rank, count: -rank * 10 ** 6 + count, "one number")])
