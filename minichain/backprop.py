@@ -145,7 +145,8 @@ def _walk(run, seeds):
             x = inputs[i]
             if (type(gx) is not _ndarray or gx.shape != x.shape
                     or gx.dtype is not x.dtype or debug):
-                _check_gradient(run, func, i, gx)  # raises if it does not fit
+                # raises if it does not fit (in debug mode: or holds a NaN)
+                _check_gradient(run, func, i, gx)
             _add_gradient(run, x, gx)
             creator = x.creator_node
             if creator is not None and creator not in pushed:
