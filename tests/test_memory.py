@@ -171,3 +171,35 @@ def test_gpu_arrays_are_counted_through_the_pool():
     assert MB <= m.final < MB + 1024  # the pool rounds up to 512 bytes
     assert 4 * MB <= m.peak < 4 * MB + 2048
     del kept
+
+
+# ----- kept_bytes: the bytes a graph keeps, counted -----------------------------
+def test_kept_bytes_counts_what_the_functions_retained():
+    x = mc.Variable(numpy.ones(1000, numpy.float32))
+    assert mc.memory.kept_bytes(F.exp(x)) == 4000  # exp keeps its output
+    y = x * x  # keeps x (once, though it is both inputs)
+    assert mc.memory.kept_bytes(y) == 4000
+    z = F.exp(y) + x  # exp keeps its output; x * x keeps x; + keeps nothing
+    assert mc.memory.kept_bytes(z) == 8000
+    with mc.no_backprop_mode():
+        assert mc.memory.kept_bytes(F.exp(x) * x) == 0  # no graph
+
+
+def test_kept_bytes_sees_a_retained_output_whose_variable_is_gone():
+    x = mc.Variable(numpy.ones((2, 500), numpy.float32))
+    a, b = F.split_axis(F.exp(x), 2, axis=0)  # exp keeps its 4000 bytes
+    del b
+    assert mc.memory.kept_bytes(a) == 4000
+    assert mc.memory.kept_bytes(a, F.tanh(a)) == 4000 + 2000
+
+
+def test_kept_bytes_of_several_outputs_counts_a_shared_array_once():
+    x = mc.Variable(numpy.ones(10, numpy.float64))
+    h = F.exp(x)
+    assert mc.memory.kept_bytes(h * 2, h * 3) == 80
+
+
+def test_kept_bytes_refuses_what_is_not_a_variable():
+    with pytest.raises(TypeError, match="kept_bytes: outputs must be "
+                       "Variables; output 0 is <class 'numpy.ndarray'>"):
+        mc.memory.kept_bytes(numpy.ones(3))
