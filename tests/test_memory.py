@@ -15,16 +15,16 @@ import minichain as mc
 import minichain.functions as F
 from minichain import Variable
 
-MB = 1_000_000
+MiB = 1 << 20
 
 
 def test_an_array_kept_and_a_temporary_freed():
     with mc.memory.measure() as m:
-        kept = numpy.ones(MB // 8)           # 1 MB, still alive at the end
-        temporary = numpy.ones(3 * MB // 8)  # 3 MB, freed inside the block
+        kept = numpy.ones(MiB // 8)           # 1 MiB, still alive at the end
+        temporary = numpy.ones(3 * MiB // 8)  # 3 MiB, freed inside the block
         del temporary
-    assert MB <= m.final < MB + 2048
-    assert 4 * MB <= m.peak < 4 * MB + 4096
+    assert MiB <= m.final < MiB + 2048
+    assert 4 * MiB <= m.peak < 4 * MiB + 4096
     assert m.timeline[0] == ("start", 0)
     assert m.timeline[-1] == ("end", m.final)
     del kept
@@ -32,10 +32,10 @@ def test_an_array_kept_and_a_temporary_freed():
 
 def test_bytes_are_relative_to_the_level_at_entry():
     with mc.memory.measure():  # traced from here on
-        before = numpy.ones(MB // 8)
+        before = numpy.ones(MiB // 8)
         with mc.memory.measure() as m:
             del before  # freeing what existed before counts as negative
-    assert -MB - 2048 < m.final <= -MB + 2048
+    assert -MiB - 2048 < m.final <= -MiB + 2048
     assert m.peak < 2048
 
 
@@ -136,13 +136,13 @@ def test_tracemalloc_is_stopped_only_if_measure_started_it():
 
 def test_nested_blocks_each_see_their_own_peak():
     with mc.memory.measure() as outer:
-        big = numpy.ones(2 * MB // 8)
+        big = numpy.ones(2 * MiB // 8)
         del big
         with mc.memory.measure() as inner:
-            small = numpy.ones(MB // 8)
+            small = numpy.ones(MiB // 8)
         del small
-    assert MB <= inner.peak < MB + 4096
-    assert 2 * MB <= outer.peak < 2 * MB + 4096  # the inner peak was lower
+    assert MiB <= inner.peak < MiB + 4096
+    assert 2 * MiB <= outer.peak < 2 * MiB + 4096  # the inner peak was lower
 
 
 def test_a_users_memory_hook_keeps_working_inside():
@@ -165,11 +165,11 @@ def test_bad_device():
 def test_gpu_arrays_are_counted_through_the_pool():
     cupy = mc.backend.cupy
     with mc.memory.measure(device="gpu") as m:
-        kept = cupy.ones(MB // 8)
-        temporary = cupy.ones(3 * MB // 8)
+        kept = cupy.ones(MiB // 8)
+        temporary = cupy.ones(3 * MiB // 8)
         del temporary
-    assert MB <= m.final < MB + 1024  # the pool rounds up to 512 bytes
-    assert 4 * MB <= m.peak < 4 * MB + 2048
+    assert MiB <= m.final < MiB + 1024  # the pool rounds up to 512 bytes
+    assert 4 * MiB <= m.peak < 4 * MiB + 2048
     del kept
 
 
