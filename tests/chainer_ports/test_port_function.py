@@ -181,8 +181,11 @@ def test_type_check_messages_name_the_function_and_the_failed_condition():
 # ----- TestFunctionForwardDebug / TestFunctionBackwardDebug ------------------
 @pytest.fixture
 def debug():
-    with mc.using_config("debug", True):
-        yield
+    """Debug mode switched on and back as Chainer's tests do it."""
+    original = mc.is_debug()
+    mc.set_debug(True)
+    yield
+    mc.set_debug(original)
 
 
 @pytest.mark.parametrize("output, valid", [
