@@ -23,9 +23,9 @@ from minichain import backend
 from minichain.configuration import (config, force_backprop_mode,
                                      no_backprop_mode, using_config)
 from minichain.function_node import FunctionNode
-from minichain.functions.util.forget import (_GradientSeed, _Recomputation,
-                                             _forget, _random,
-                                             _replayed_random)
+from minichain.functions.util.forget import (
+    _double_backward, _forget, _GradientSeed, _random, _Recomputation,
+    _replayed_random)
 from minichain.variable import Variable
 
 
@@ -348,7 +348,9 @@ class _Revolve(FunctionNode):
         x = self.get_retained_inputs()[0]
         if config.enable_backprop:  # double backprop: the whole chain, taped
             self._run = None
-            gx = _double_backward(self.functions, x, gy, self._random_state)
+            gx, = _double_backward(functools.partial(_call_chain,
+                                                     self.functions),
+                                   [x], (gy,), self._random_state)
         else:
             run, self._run = self._run, None
             if run is None:  # a second backward: redo the forward sweep
@@ -438,19 +440,3 @@ def _call_chain(functions, h):
                                "Variable, but {} returned {}".format(
                                    getattr(f, "__name__", f), type(h)))
     return h
-
-
-def _double_backward(functions, x, gy, random_state):
-    """Backward that the gradients' own graph can go through (see forget)."""
-    from minichain.functions.array.identity import IdentityNode
-    x_link = IdentityNode().apply((x,))[0]
-    creator = x_link.creator_node
-    x_link.unchain()  # the inner pass stops here; joined again below
-    with force_backprop_mode(), using_config("in_recomputing", True), \
-            _replayed_random(random_state):
-        h = _call_chain(functions, x_link)
-    with force_backprop_mode():
-        _GradientSeed((gy,)).apply((h,))[0].backward(
-            enable_double_backprop=True)
-    x_link.node.set_creator_node(creator)
-    return x_link.grad_var

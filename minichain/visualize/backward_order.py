@@ -3,8 +3,8 @@
 A function may run its backward only once every function that used its
 outputs has run: before that, its output gradient is incomplete. The engine
 guarantees this by popping the highest rank first from a heap. A
-``BackwardOrderHook`` records that order and the heap after each pop; this
-module prints it as a table and draws it.
+``BackwardOrderHook`` records that order and the heap after each pop, as the
+engine has them; this module prints it as a table and draws it.
 
 For contrast, :func:`depth_first_backward` visits the graph depth-first,
 running each function the first time it is reached, as a first attempt at a
@@ -28,7 +28,7 @@ def order_rows(hook):
     if not hasattr(hook, "steps"):
         raise TypeError("order_rows/order_table: expected the BackwardOrderHook "
                         "that recorded a backward, got {}".format(type(hook)))
-    return [(s.step, s.name, s.rank,
+    return [(s.step, s.name, s.rank, "(not recorded)" if s.heap is None else
              ", ".join("{} (rank {})".format(n, r)
                        for n, r in zip(s.heap, s.heap_ranks)) or "(empty)")
             for s in hook.steps]
