@@ -99,10 +99,12 @@ class _Segment:
 
 # ----- optimal schedules (Revolve) -------------------------------------------
 #
-# ``checkpoint_sequential`` is one point of a family. Griewank and Walther's
-# Revolve (binomial checkpointing) gives, for any number ``budget`` of
-# activations held at once, the schedule with the fewest calls of the
-# blocks. The cost model (issue 17): a chain ``h_i = f_i(h_{i-1})``,
+# ``checkpoint_sequential`` is one point of a family. For any number
+# ``budget`` of activations held at once, the schedule below makes the
+# fewest calls of the blocks. The game is a variant of the one Griewank and
+# Walther's Revolve solves (ACM TOMS 26(1), 2000, Algorithm 799): here a
+# taped block shares the slots with the checkpoints (chapter 14 compares the
+# two). The cost model: a chain ``h_i = f_i(h_{i-1})``,
 # i = 1..n, from an input the caller holds. A stored checkpoint takes one
 # slot, and so does each block run with its graph ("taped": its graph keeps
 # its output). Every call of a block counts one. With ``M`` slots,
