@@ -1,8 +1,7 @@
 """mc.checkpoint_revolve and its schedule: optimal in a variant of Revolve's game.
 
 The cost model is minichain.checkpoint's: a stored checkpoint and each taped
-block take
-one slot, the input ``x`` none, every block call counts one. The recursion
+block take one slot, the input ``x`` none, every block call counts one. The recursion
 in ``minichain.checkpoint`` is checked against a search over that game
 written here from its rules alone, and the schedules it makes are replayed
 by a small simulator that counts slots and calls without minichain.
