@@ -195,7 +195,8 @@ class MatMul(FunctionNode):
     """y = a @ b, for 2-D a of shape (m, k) and b of shape (k, n)."""
 
     def forward(self, inputs):
-        """Task 9 (chapter 06): return ``a @ b``, keeping both inputs."""
+        """Task 9 (chapter 06): return ``a @ b``, keeping both inputs
+        (``retain_inputs``): each one's gradient needs the other."""
         raise NotImplementedError(
             "Task 9: MatMul.forward is not written yet (chapter 06)")
 

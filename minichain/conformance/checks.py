@@ -168,17 +168,24 @@ def _short_repr(value, limit=120):
 
 # ----- judging --------------------------------------------------------------------
 def show(value):
-    """A value as a learner reads it in a sentence (arrays short, 4 digits)."""
-    if isinstance(value, numpy.ndarray):
-        text = numpy.array2string(value, precision=4, threshold=8,
-                                  edgeitems=2, suppress_small=True,
-                                  floatmode="maxprec")
+    """A value as a learner reads it in a sentence: numbers to 4 digits,
+    long arrays shortened, on one line."""
+    if isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf":
+        if value.ndim == 0:
+            return _number(value.item())
+        text = numpy.array2string(
+            value, threshold=8, edgeitems=2, separator=", ",
+            formatter={"float_kind": _number, "int_kind": str})
         return " ".join(text.split())
     if isinstance(value, float):
-        return "{:.4g}".format(value)
+        return _number(value)
     if isinstance(value, list):
         return "[{}]".format(", ".join(show(v) for v in value))
     return repr(value)
+
+
+def _number(number):
+    return "{:.4g}".format(number)
 
 
 def close(value, expected, rtol=1e-6, atol=1e-9):
@@ -208,7 +215,11 @@ def expect(seen, key, expected, *, hint=None, dtype=None, rtol=1e-6,
 
 
 def _problem(key, value, expected, dtype, rtol, atol):
-    if expected is None or isinstance(expected, (bool, str)) or (
+    if isinstance(expected, bool):
+        if value is expected:
+            return None
+        return "{}: {} (should be {})".format(key, _describe(value), expected)
+    if expected is None or isinstance(expected, str) or (
             isinstance(expected, int) and not isinstance(value, numpy.ndarray)):
         if value is expected or (type(value) is type(expected)
                                  and value == expected):

@@ -10,7 +10,8 @@ gradient itself (``x.grad_var``), seeded with random numbers too.
 
 import numpy
 
-from minichain.conformance.checks import check, close, data, expect, fail
+from minichain.conformance.checks import (check, close, data, expect, fail,
+                                          show)
 
 GY_HINT = ("it is the derivative for an upstream gradient of 1: backward "
            "must multiply by the gradient it receives, grad_outputs")
@@ -57,7 +58,7 @@ def judge_first(seen, key, right, ones_result):
     """``seen[key]`` must be ``right``; ``ones_result`` is what a backward
     that ignores its upstream gradient would give."""
     if not close(right, ones_result) and close(seen[key], ones_result):
-        fail("{} is {}: {}".format(key, numpy.asarray(ones_result).round(4),
+        fail("{} is {}: {}".format(key, show(numpy.asarray(ones_result)),
                                    GY_HINT))
     expect(seen, key, right)
 

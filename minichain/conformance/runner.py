@@ -22,6 +22,8 @@ from minichain.conformance.tasks import TASKS, task
 
 # Run in the child with ``python -c``: put this minichain first on its path,
 # then hand over to ``child.main``.
+IMPORT_TIMEOUT = 60  # seconds: a busy machine may import NumPy slowly
+
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
          "from minichain.conformance.child import main; main(sys.argv[2:])")
 
@@ -117,7 +119,8 @@ def run(engine="mychain", path=None, *, tasks=None, timeout=10.0,
             for ``build_your_own/mychain``); the package folder itself is
             accepted too. None imports the package as installed.
         tasks: the numbers of the tasks to judge (default: all).
-        timeout: seconds each check may take, and the import too.
+        timeout: seconds each check may take (the import of the engine,
+            with NumPy, may take up to a minute).
         python: the command that starts Python for the engine's process, as
             a list (default ``[sys.executable]``); a grader may put a
             sandbox in front of it.
@@ -128,8 +131,9 @@ def run(engine="mychain", path=None, *, tasks=None, timeout=10.0,
     results, pending = {}, list(numbers)
     while pending:
         with _EngineProcess(engine, path, pending, python) as process:
-            first = process.receive(timeout)
-            problem = _import_problem(first, engine, timeout)
+            first = process.receive(max(timeout, IMPORT_TIMEOUT))
+            problem = _import_problem(first, engine,
+                                      max(timeout, IMPORT_TIMEOUT))
             if problem is not None:
                 for number in pending:
                     results[number] = TaskResult(number, False, "importing "

@@ -33,7 +33,7 @@ _TABLE = [
     (7, "add, mul, exp, tanh, with first and second derivatives", "04", 10,
      (1, 2, 3, 4, 6),
      "Add, Mul, Exp and Tanh in functions.py, backward on Variables"),
-    (8, "the rank heap: the backward order", "05", 15, (1, 2, 3),
+    (8, "the rank heap: the backward order", "05", 15, (1, 2, 3, 6),
      "backprop.Candidates (push, pop), used by walk"),
     (9, "sum, matmul and broadcasting", "06", 10, (1, 2, 3, 4, 7),
      "Sum and MatMul in functions.py; sum_to in Add's and Mul's backward"),

@@ -204,7 +204,8 @@ class MatMul(FunctionNode):
     """y = a @ b, for 2-D a of shape (m, k) and b of shape (k, n)."""
 
     def forward(self, inputs):
-        """Task 9 (chapter 06): return ``a @ b``, keeping both inputs."""
+        """Task 9 (chapter 06): return ``a @ b``, keeping both inputs
+        (``retain_inputs``): each one's gradient needs the other."""
         a, b = inputs
         self.retain_inputs((0, 1))
         return numpy.asarray(a @ b),
