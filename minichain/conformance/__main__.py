@@ -34,7 +34,13 @@ def main(argv=None):
     parser.add_argument(
         "--json", action="store_true",
         help="print the report as JSON instead of text")
+    parser.add_argument(
+        "--list", action="store_true",
+        help="list the tasks and what each one checks, and judge nothing")
     args = parser.parse_args(argv)
+    if args.list:
+        print(task_list())
+        return 0
     try:
         report = run(args.engine, args.path, tasks=args.tasks,
                      timeout=args.timeout)
@@ -42,6 +48,17 @@ def main(argv=None):
         parser.exit(2, "{}\n".format(error))
     print(report.to_json() if args.json else report.text())
     return 0 if report.passed else 1
+
+
+def task_list():
+    """Every task, its chapter, points and what it runs, with its checks."""
+    lines = []
+    for task in TASKS:
+        lines.append("Task {} (after chapter {}, {} points): {}".format(
+            task.number, task.chapter, task.points, task.title))
+        lines.append("  you write: " + task.what)
+        lines += ["  - " + one.title for one in task.checks]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

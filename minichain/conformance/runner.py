@@ -86,7 +86,7 @@ class Report:
                 "tasks": [r.to_dict() for r in self.tasks]}
 
     def to_json(self):
-        return json.dumps(self.to_dict(), indent=2)
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def text(self):
         """The report as a learner reads it: one line per task, and for a
