@@ -7,11 +7,12 @@ process), by the session fixture ``reports``.
 """
 
 import concurrent.futures
+import re
 import shutil
 
 import pytest
 
-from conformance_engines import (FILLED, SKELETON, TYPICAL,
+from conformance_engines import (FILLED, ROOT, SKELETON, TYPICAL,
                                  build_with_mistake, expected_losses)
 from minichain import conformance
 from minichain.conformance.tasks import TASKS, TOTAL_POINTS
@@ -90,3 +91,43 @@ def test_a_typical_mistake_loses_exactly_its_tasks(reports, name):
         assert "Traceback" not in lost[number]
     assert reports[name].earned == 100 - sum(
         t.points for t in TASKS if t.number in losses)
+
+
+# ----- the page for learners and teachers says what the suite does ---------------
+DOC = (ROOT / "docs" / "build-your-own-engine.md").read_text(encoding="utf-8")
+
+
+def _table_after(heading_words):
+    """The rows of the first Markdown table after a line containing
+    ``heading_words``, as lists of cells."""
+    lines = DOC[DOC.index(heading_words):].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_the_docs_list_the_tasks_as_the_suite_has_them():
+    rows = _table_after("| task | after chapter |")
+    assert [(int(r[0]), r[1], int(r[2]), r[3]) for r in rows] == [
+        (t.number, t.chapter, t.points, t.title) for t in TASKS]
+
+
+def test_the_docs_list_what_each_mistake_loses():
+    rows = _table_after("| mistake | loses |")
+    assert len(rows) == len(TYPICAL)
+    for name, row in zip(TYPICAL, rows):
+        lost = [int(n) for n in re.findall(r"(?:^|, )(\d+)", row[1])]
+        assert lost == sorted(expected_losses(name)), (name, row)
+
+
+def test_the_docs_report_example_is_a_real_report(reports):
+    start = DOC.index("<!-- report-example")
+    block = DOC[start:DOC.index("<!-- end of report-example")]
+    lines = block.split("```")[1].strip("\n").splitlines()
+    text = reports["partial"].text().splitlines()
+    for line in lines:
+        assert line in text, line
