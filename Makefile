@@ -121,8 +121,8 @@ bench-peers: install ## compare with Chainer, DeZero, PyTorch (builds its own en
 	@if [ -f benchmarks/peers.py ]; then $(RUN) $(PY) benchmarks/peers.py; \
 	else echo "bench-peers: benchmarks/peers.py does not exist yet."; fi
 
-lint: install ## ruff on the package, tests and benchmarks
-	$(PY) -m ruff check $(wildcard minichain tests benchmarks)
+lint: install ## ruff on the package, tests, benchmarks and build_your_own
+	$(PY) -m ruff check $(wildcard minichain tests benchmarks build_your_own)
 
 clean: ## remove caches and build artefacts (keeps the environment)
 	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.git -prune -o \

@@ -272,6 +272,8 @@ class _EngineProcess:
     def __init__(self, engine, path, numbers, python):
         root = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
+        if isinstance(python, str):
+            python = [python]
         command = list(python or [sys.executable])
         command += ["-c", _BOOT, root, engine, path or ""]
         command += [str(n) for n in numbers]

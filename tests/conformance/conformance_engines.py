@@ -23,6 +23,7 @@ MISTAKES = HERE / "mistakes"
 TYPICAL = ["ignores_gradient", "preorder", "overwrite",
            "forget_keeps_everything", "keeps_all_grads", "holds_variables",
            "recursive"]
+PARTIAL = ["after_chapter_03"]  # work in progress, not a mistake
 
 
 def build_with_mistake(name, folder):

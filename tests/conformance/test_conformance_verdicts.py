@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from conformance_engines import (FILLED, ROOT, SKELETON, TYPICAL,
+from conformance_engines import (FILLED, PARTIAL, ROOT, SKELETON, TYPICAL,
                                  build_with_mistake, expected_losses)
 from minichain import conformance
 from minichain.conformance.tasks import TASKS, TOTAL_POINTS
@@ -27,7 +27,7 @@ def reports(tmp_path_factory):
     partial = _skeleton_with_tasks_1_and_2(folder / "partial")
     jobs = {"minichain": ("minichain", None), "filled": ("mychain", FILLED),
             "skeleton": ("mychain", SKELETON), "partial": ("mychain", partial)}
-    for name in TYPICAL:
+    for name in TYPICAL + PARTIAL:
         jobs[name] = ("mychain", build_with_mistake(name, folder))
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         futures = {name: pool.submit(conformance.run, engine, path,
@@ -81,7 +81,7 @@ def test_a_skeleton_after_chapter_02_earns_tasks_1_and_2(reports):
         report)[10]
 
 
-@pytest.mark.parametrize("name", TYPICAL)
+@pytest.mark.parametrize("name", TYPICAL + PARTIAL)
 def test_a_typical_mistake_loses_exactly_its_tasks(reports, name):
     losses = expected_losses(name)
     lost = failed(reports[name])
@@ -122,6 +122,12 @@ def test_the_docs_list_what_each_mistake_loses():
     for name, row in zip(TYPICAL, rows):
         lost = [int(n) for n in re.findall(r"(?:^|, )(\d+)", row[1])]
         assert lost == sorted(expected_losses(name)), (name, row)
+
+
+def test_the_docs_say_what_the_partial_engines_earn(reports):
+    assert "written gets {};".format(reports["partial"].earned) in DOC
+    assert "gets {}; and seven".format(
+        reports["after_chapter_03"].earned) in " ".join(DOC.split())
 
 
 def test_the_docs_report_example_is_a_real_report(reports):
