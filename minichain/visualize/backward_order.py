@@ -32,8 +32,8 @@ def order_rows(hook):
     """
     if not hasattr(hook, "steps"):
         raise TypeError("order_rows/order_table: expected the BackwardOrderHook "
-                        "or record_backward record of a backward, got {}"
-                        .format(type(hook)))
+                        "that recorded a backward, got {} (a record_backward "
+                        "record works too)".format(type(hook)))
     return [(s.step, s.name, s.rank, None if s.heap is None else
              ", ".join("{} (rank {})".format(n, r)
                        for n, r in zip(s.heap, s.heap_ranks)) or "(empty)")

@@ -45,7 +45,10 @@ def entry_of(value, where):
         require(value, ("rank", "label"), where)
         return value
     if not (hasattr(value, "creator") or hasattr(value, "creator_node")):
-        require(value, ("creator",), where)
+        raise TypeError(  # Chainer's words first, as build_computational_graph
+            "{}: element of outputs must be either Variable, VariableNode, or "
+            "FunctionNode (of an engine with minichain's public API); got: {}, "
+            "which has no attribute 'creator'".format(where, type(value)))
     entry = getattr(value, "node", value)
     require(entry, ("rank",), where)
     return entry

@@ -99,9 +99,9 @@ def _steps(order):
     if order is None:
         return {}
     if not (hasattr(order, "order") or isinstance(order, (list, tuple))):
-        raise TypeError("to_digraph: order must be a BackwardOrderHook, a "
-                        "record_backward record or a list of functions, got "
-                        "{}".format(type(order)))
+        raise TypeError("to_digraph: order must be a BackwardOrderHook or a "
+                        "list of FunctionNodes, got {} (a record_backward "
+                        "record works too)".format(type(order)))
     functions = order.order if hasattr(order, "order") else list(order)
     steps = {}
     for i, function in enumerate(functions, 1):
