@@ -65,6 +65,9 @@ class Check:
         except KeyError as missing:  # the probe's report lacks a value
             return "{}: the report of this check has no {}".format(
                 self.title, missing)
+        except Exception as error:  # values of a kind the judge cannot use
+            return "{}: what the engine reported could not be judged ({}: {})"\
+                .format(self.title, type(error).__name__, error)
         return None
 
     def __repr__(self):

@@ -65,7 +65,10 @@ def describe(error, where):
         if ours:
             name = os.path.relpath(name, os.path.dirname(where))
         line = "{}, line {}, in {}".format(name, frame.lineno, frame.name)
-    message = " ".join(str(error).split())
+    try:
+        message = " ".join(str(error).split())
+    except Exception:  # an exception whose __str__ fails
+        message = "(its message could not be printed)"
     return {"type": type(error).__name__, "message": message[:300],
             "where": line, "in_engine": bool(ours)}
 

@@ -131,3 +131,11 @@ def test_the_command_line_refuses_an_unknown_task():
 
 def test_total_points():
     assert TOTAL_POINTS == 100
+
+
+def test_a_report_the_judge_cannot_use_fails_its_check():
+    from minichain.conformance.backward_checks import branched_order
+    verdict = branched_order.verdict({"order": [1, "y", None], "x.grad": None,
+                                      "w.grad": None})
+    assert verdict.startswith("the order of the nine functions")
+    assert "could not be judged (TypeError" in verdict
