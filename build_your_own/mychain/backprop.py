@@ -6,7 +6,7 @@ with the chapters, as the hand-made engine of the course does:
 
 - chapter 03 (Task 3): follow the creators down a chain, handing each
   function the gradient of its output;
-- chapter 03 (Task 5): keep the gradients of the middle on request;
+- chapter 07 (Task 5): keep the gradients of the middle on request;
 - chapter 04 (Task 6): *add* the gradients that reach a variable along
   several paths;
 - chapter 05 (Task 8): run the functions from the highest rank down, with a
@@ -68,7 +68,7 @@ def walk(y, retain_grad=False):
 
 
 def retain_gradients(func, grads):
-    """Task 5 (chapter 03): give ``func``'s outputs their gradients.
+    """Task 5 (chapter 07): give ``func``'s outputs their gradients.
 
     ``walk`` calls this for each function it visits when
     ``retain_grad=True``, right after it has looked up the function's
@@ -79,7 +79,7 @@ def retain_gradients(func, grads):
     a deep network would otherwise keep one gradient per layer.
     """
     raise NotImplementedError(
-        "Task 5: retain_gradients is not written yet (chapter 03)")
+        "Task 5: retain_gradients is not written yet (chapter 07)")
 
 
 def add_gradient(grads, node, gx):

@@ -26,7 +26,7 @@ _TABLE = [
     (4, "retain_inputs, retain_outputs: what the graph keeps", "03", 10,
      (1, 2, 3),
      "retain_inputs/outputs, get_retained_inputs/outputs, freed arrays"),
-    (5, "retain_grad: gradients in the middle", "03", 5, (1, 2, 3),
+    (5, "retain_grad: gradients in the middle", "07", 5, (1, 2, 3),
      "backprop.retain_gradients, called by walk when retain_grad=True"),
     (6, "accumulation at branches and across calls", "04", 10, (1, 2, 3),
      "backprop.add_gradient, used by walk"),
