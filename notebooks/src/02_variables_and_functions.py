@@ -283,7 +283,17 @@ node.apply((v,))
 # %% [markdown]
 # The old-style `Function` has the same rule; chapter 09 shows the
 # `copy.copy` idiom the reference recommends.
+
+# %% [markdown]
+# ## Now build it: Tasks 1 and 2
 #
+# The assignment `build_your_own/mychain` (guide: `docs/build-your-own-engine.md`)
+# asks you to write this chapter's two classes for real: `Variable` with its
+# creator link (Task 1) and `FunctionNode.apply` (Task 2), with nodes in the
+# graph. Judge them from the repository's root with
+# `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,

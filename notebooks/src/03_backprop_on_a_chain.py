@@ -396,6 +396,14 @@ mc.gradient_check.check_backward(
 print("check_backward passed")
 
 # %% [markdown]
+# ## Now build it: Tasks 3 and 4
+#
+# In `build_your_own/mychain/backprop.py`, write the backward loop `walk`
+# (Task 3; on a chain a plain list and `=` are enough), then `retain_inputs`,
+# `retain_outputs` and the `get_retained_*` methods (Task 4). `make conformance`
+# judges every task written so far.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,

@@ -383,6 +383,14 @@ print("after cleargrad and one more call:", x.grad)
 assert x.grad == 3.0
 
 # %% [markdown]
+# ## Now build it: Tasks 6 and 7
+#
+# Write `add_gradient` and let your loop use it, so that gradients add up at
+# branches and across calls (Task 6). Then write `Add`, `Mul`, `Exp` and `Tanh` in
+# `mychain/functions.py`, with backward on Variables (Task 7): the suite tries
+# them with random upstream gradients and differentiates them twice.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,

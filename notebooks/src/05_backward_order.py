@@ -525,6 +525,14 @@ assert [f["kept_bytes"] for f in player.frames] == [h.array.nbytes] * 4
 assert len({f["caption"] for f in player.frames}) == 4
 
 # %% [markdown]
+# ## Now build it: Task 8
+#
+# Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap, and
+# let your loop take its functions from it (Task 8). Then watch your own engine:
+# `visualize.order_table(visualize.record_backward(y))` and
+# `visualize.animate_backward(y)` draw a `mychain` graph too.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,

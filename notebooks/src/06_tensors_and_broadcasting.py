@@ -351,7 +351,15 @@ for v in (x, W, b):
 
 # %% [markdown]
 # The gradients also keep the dtype: float32 in, float32 out.
+
+# %% [markdown]
+# ## Now build it: Task 9
 #
+# Write `Sum` and `MatMul` in `mychain/functions.py`, and make the backward of
+# `Add` and `Mul` sum each gradient back to its input's shape with the given
+# `sum_to` (Task 9): a gradient has the shape of its variable.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
