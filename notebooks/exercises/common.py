@@ -364,6 +364,27 @@ def as_function(answer, name):
     return answer
 
 
+def as_function_of(answer, name, parameters):
+    """``answer`` if it is a function that can be called with ``parameters``.
+
+    ``parameters`` are the names the exercise gives them, e.g. ``("f", "x")``:
+    a function defined with another number of arguments stops here with a
+    hint that says which, instead of a TypeError from inside the check.
+    """
+    function = as_function(answer, name)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return function               # a builtin: let the call decide
+    try:
+        signature.bind(*parameters)
+    except TypeError:
+        raise NotYet("{} should take {} argument{} ({}); yours takes ({})".format(
+            name, len(parameters), "" if len(parameters) == 1 else "s",
+            ", ".join(parameters), ", ".join(signature.parameters))) from None
+    return function
+
+
 def close(a, b, rtol=1e-5, atol=1e-8):
     """Equal to five significant figures: a hand computation may round."""
     return bool(np.allclose(a, b, rtol=rtol, atol=atol))
