@@ -185,8 +185,8 @@ def grade_engine(folder, box, options):
         shutil.copytree(folder, copy, symlinks=True,
                         ignore=runner._ignore_links_and_checkpoints)
         box.prepare(workdir)
-        prefix = box.command([sys.executable, "-I"], copy,
-                             [os.path.join(runner.ROOT, "minichain")])
+        prefix = box.command([sys.executable, "-I"], workdir,
+                             [os.path.join(runner.ROOT, "minichain")], cwd=copy)
         report = conformance.run(ENGINE_PACKAGE, copy, timeout=options.engine_timeout,
                                  python=prefix)
         return report.to_dict()

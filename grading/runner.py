@@ -39,7 +39,14 @@ def child_argv(code, python=None):
     """The command that runs ``code`` with the child's path, before a sandbox."""
     return list(python or [sys.executable]) + [
         "-I", "-c", code, ROOT, os.path.dirname(EXERCISES)]
-READABLE = [os.path.join(ROOT, "minichain"), EXERCISES] + CHILD_FILES
+# What the chapters read besides minichain and their exercises: chapter 01's
+# course map (course_map.py reads notebooks/src/).
+READABLE = [os.path.join(ROOT, "minichain"), EXERCISES,
+            os.path.join(ROOT, "notebooks", "course_map.py"),
+            os.path.join(ROOT, "notebooks", "src")] + CHILD_FILES
+# Copied beside the learner's notebooks, as in the course: chapter 13 imports
+# ../benchmarks/harness.py.
+BESIDE = ["benchmarks"]
 START_TIMEOUT = 120  # seconds to start Python and read the job on a busy machine
 
 
@@ -247,12 +254,16 @@ class _Child:
 
         self.sandbox = sandbox
         self.workdir = tempfile.mkdtemp(prefix="grading-")
-        work = os.path.join(self.workdir, "submission")
+        work = os.path.join(self.workdir, "notebooks")
         shutil.copytree(folder, work, symlinks=True,
                         ignore=_ignore_links_and_checkpoints)
+        for name in BESIDE:
+            shutil.copytree(os.path.join(ROOT, name),
+                            os.path.join(self.workdir, name),
+                            ignore=shutil.ignore_patterns("__pycache__"))
         sandbox.prepare(self.workdir)
         argv = child_argv(BOOT, python)
-        self.process = sandbox.popen(argv, work, READABLE,
+        self.process = sandbox.popen(argv, self.workdir, READABLE, cwd=work,
                                      stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
@@ -339,6 +350,8 @@ def _exit_words(status):
 
 
 def _ignore_links_and_checkpoints(folder, names):
+    """What a copy of a submission leaves out: links (they could point at the
+    key) and Jupyter's checkpoints."""
     return [name for name in names
-            if name == ".ipynb_checkpoints"
+            if name in (".ipynb_checkpoints", "__pycache__")
             or os.path.islink(os.path.join(folder, name))]

@@ -84,9 +84,10 @@ def _env_prefix(workdir):
 class Sandbox:
     """No sandbox: the child runs as the teacher, with limits only.
 
-    ``command(argv, workdir, readable)`` is the full command line that runs
-    ``argv`` as a child: ``workdir`` is the child's own writable folder (a
-    copy of the submission), ``readable`` the folders and files it must read
+    ``command(argv, workdir, readable, cwd)`` is the full command line that
+    runs ``argv`` as a child in folder ``cwd`` (default ``workdir``):
+    ``workdir`` is the child's own writable folder (with its copy of the
+    submission), ``readable`` the folders and files it must read
     besides the system and Python's environment (minichain's package, the
     released exercise modules, the grader's child-side modules).
     """
@@ -97,15 +98,15 @@ class Sandbox:
         self.limits = limits or Limits()
         self.passed_over = []
 
-    def command(self, argv, workdir, readable):
+    def command(self, argv, workdir, readable, cwd=None):
         return self.limits.prefix() + _env_prefix(workdir) + list(argv)
 
     def prepare(self, workdir):
         """Make ``workdir`` the child's (its owner, for a separate user)."""
 
-    def popen(self, argv, workdir, readable, **options):
+    def popen(self, argv, workdir, readable, cwd=None, **options):
         return subprocess.Popen(
-            self.command(argv, workdir, readable), cwd=workdir,
+            self.command(argv, workdir, readable, cwd), cwd=cwd or workdir,
             env={"PATH": "/usr/bin:/bin"}, start_new_session=True,
             close_fds=True, **options)
 
@@ -130,7 +131,7 @@ class Bubblewrap(Sandbox):
         super().__init__(limits)
         self.bwrap = bwrap
 
-    def command(self, argv, workdir, readable):
+    def command(self, argv, workdir, readable, cwd=None):
         command = self.limits.prefix() + [
             self.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
             "--clearenv"]
@@ -147,7 +148,7 @@ class Bubblewrap(Sandbox):
         command += ["--proc", "/proc", "--dev", "/dev",
                     "--size", str(self.limits.tmp_size), "--tmpfs", "/tmp",
                     "--bind", workdir, workdir, "--remount-ro", "/",
-                    "--chdir", workdir]
+                    "--chdir", cwd or workdir]
         for name, value in environment(workdir).items():
             command += ["--setenv", name, value]
         return command + ["--"] + list(argv)
@@ -168,7 +169,7 @@ class SeparateUser(Sandbox):
         return [setpriv, "--reuid={}".format(self.uid),
                 "--regid={}".format(self.uid), "--clear-groups", "--"]
 
-    def command(self, argv, workdir, readable):
+    def command(self, argv, workdir, readable, cwd=None):
         return (self.limits.prefix(processes=64) + self._as_user()
                 + _env_prefix(workdir) + list(argv))
 
