@@ -378,14 +378,21 @@ def as_class(answer, base, name):
     """The class ``answer`` if it subclasses ``base``; a hint naming the slip if not."""
     if isinstance(answer, type):
         if not issubclass(answer, base):
-            raise NotYet("{} should be a subclass of {}.{}".format(
-                name, base.__module__.split(".")[0], base.__name__))
+            raise NotYet("{} should be a subclass of {}".format(
+                name, _public_name(base)))
         return answer
     if isinstance(answer, base):
         raise NotYet("give the class {} itself, not an instance of it (no "
                      "parentheses)".format(name))
     raise NotYet("give a class (a subclass of {}), not {}".format(
         base.__name__, _kind(answer)))
+
+
+def _public_name(cls):
+    """``mc.FunctionHook`` where minichain exports the class, else its module path."""
+    if getattr(mc, cls.__name__, None) is cls:
+        return "mc." + cls.__name__
+    return "{}.{}".format(cls.__module__, cls.__name__)
 
 
 def as_function(answer, name):
