@@ -16,7 +16,7 @@ EXERCISES = Exercises()
 
 
 def bound(n_blocks, segments):
-    """Activations held with ``segments`` segments: s + ⌈L/s⌉ (the chapter's estimate)."""
+    """Activations held with ``segments`` segments: s + ⌈L/s⌉ (the estimate)."""
     return segments + math.ceil(n_blocks / segments)
 
 
