@@ -475,7 +475,17 @@ assert "TanhGrad" not in plain and watched.count("TanhGrad") == 4
 # gradients of the middle live only briefly: each is dropped once its
 # function's backward has used it, unless `retain_grad=True` asks to keep
 # them. Chapter 10 cuts the climb of the forward with `forget`.
+
+# %% [markdown]
+# ## Now build it: Tasks 5 and 10
 #
+# Write `retain_gradients` in `mychain/backprop.py`, which your loop calls when
+# `retain_grad=True` (Task 5), and `no_backprop_mode` and `force_backprop_mode`
+# in `mychain/configuration.py`, with `apply` recording nothing while
+# `config.enable_backprop` is False (Task 10). Task 4's checks already measured
+# what your graph keeps: only retained arrays may stay alive.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,

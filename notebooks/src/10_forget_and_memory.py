@@ -435,6 +435,14 @@ assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
 player
 
 # %% [markdown]
+# ## Now build it: Task 11
+#
+# Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`: run the
+# function without a graph, keep only its inputs, and run it again on new leaves
+# in backward (Task 11). With it, `make conformance` judges all eleven tasks:
+# 100 points for a complete engine.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,

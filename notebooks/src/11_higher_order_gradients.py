@@ -405,7 +405,17 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # This goes beyond Chainer, whose `forget` refuses double backprop. The
 # price: the recomputed graph is kept for as long as the gradient's graph
 # lives, so the memory `forget` saved comes back until then.
+
+# %% [markdown]
+# ## Your engine, differentiated twice
 #
+# Tasks 7 and 9 already take second derivatives of your functions
+# (`y.backward(enable_double_backprop=True)`, then a backward from
+# `x.grad_var`). If they fail saying the gradient has no graph behind it, one of
+# your backwards computes on arrays: write it with Variables, as this chapter
+# shows.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
