@@ -90,8 +90,10 @@ class MemoryHook(FunctionHook):
     def _record(self, function, phase):
         counter = self._counter
         interval = self._open.pop()
-        peak = counter.close_interval(interval)
+        # The level first: closing the interval allocates a few bytes of its
+        # own, which would put the level above the peak the interval saw.
         now = counter.current()
+        peak = max(counter.close_interval(interval), now)
         key = (phase, function.label)
         number = self._event_numbers.get(key)
         if number is None:
