@@ -111,7 +111,7 @@ conformance: install ## judge your engine in build_your_own/mychain task by task
 
 .PHONY: solutions
 solutions: install ## the teacher's key: chapters with every exercise answered and run, in _build/solutions/ (CHAPTERS="03 05" for some)
-	$(NB_RUN) $(PY) notebooks/exercises/key.py $(CHAPTERS)
+	$(NB_RUN) $(PY) -m grading.solutions $(CHAPTERS)
 
 bench: install ## the benchmark suite (benchmarks/run.py)
 	@if [ -f benchmarks/run.py ]; then $(RUN) $(PY) benchmarks/run.py; \

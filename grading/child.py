@@ -18,7 +18,7 @@ line per step on a private copy of its standard output:
     {"m": "probe", "number": 2, "case": 0, "seen": <data> | "error": <error>}
     {"m": "end"}
 
-where ``<data>`` is ``grading.wire``'s format. The notebook's own printing
+where ``<data>`` is ``exercises.wire``'s format. The notebook's own printing
 goes to a null device, so it can neither flood the report nor interleave
 with it. Nothing here judges and nothing here knows the key: the grader
 does, in its own process. Lines that start with ``%`` or ``!`` (IPython
@@ -32,7 +32,7 @@ import re
 import sys
 import traceback
 
-from grading import wire
+from exercises import wire
 
 MAGIC = re.compile(r"^\s*[%!]")
 

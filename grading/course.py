@@ -5,7 +5,7 @@ notebook imports) registers its exercises in ``EXERCISES``. For grading, an
 exercise is either
 
 - a **value** exercise (a number, a list, a string...): the learner's answer
-  itself crosses back as data (``grading.wire``) and the exercise's judge
+  itself crosses back as data (``exercises.wire``) and the exercise's judge
   runs on it here; or
 - a **code** exercise (a function or a class): its *probe* runs the answer on
   each case in the learner's process and returns plain data; its judge turns
@@ -23,7 +23,7 @@ import re
 import sys
 
 from grading import points as points_table
-from grading import wire
+from exercises import wire
 from grading.runner import Trouble
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -252,7 +252,7 @@ def find_sandbox(options):
     limits = sandboxes.Limits(memory=options.memory_mib * 2 ** 20,
                               cpu=int(options.notebook_budget) + 60)
     trial = runner.child_argv(
-        runner.PATHS + "import minichain, exercises.common, grading.wire")
+        runner.PATHS + "import minichain, exercises.wire, grading.child")
     return sandboxes.find(options.sandbox, limits, runner.READABLE, trial)
 
 

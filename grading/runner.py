@@ -21,14 +21,13 @@ import tempfile
 import threading
 import time
 
-from grading import wire
+from exercises import wire
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 EXERCISES = os.path.join(ROOT, "notebooks", "exercises")
 # The grader's modules the child needs, and only those: never the key.
-CHILD_FILES = [os.path.join(HERE, name) for name in
-               ("__init__.py", "child.py", "wire.py")]
+CHILD_FILES = [os.path.join(HERE, name) for name in ("__init__.py", "child.py")]
 # ``python -I -c BOOT ROOT NOTEBOOKS``: the repository root (for ``grading``
 # and ``minichain``) and notebooks/ (for ``exercises``) first on the path.
 PATHS = "import sys; sys.path[:0] = sys.argv[1:3]; sys.argv = sys.argv[:1]; "

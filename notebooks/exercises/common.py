@@ -198,28 +198,79 @@ class Case:
 
 @dataclasses.dataclass
 class Exercise:
+    """One exercise: its judge and, for the tests and the key, its answers.
+
+    A *value* exercise (a number, a list, a string) has only a judge,
+    ``judge(answer)``. A *code* exercise (a function or a class) has a probe
+    too: ``probe(answer, case)`` runs the answer on one case, where the
+    answer lives, and returns what it saw as plain data (numbers, arrays,
+    strings, lists, ``wire``'s format); ``judge(seen, case)`` decides from
+    that data alone. In a notebook both run here, one after the other; the
+    grader runs the probe in the learner's process and the judge in its own,
+    so nothing the learner's code does to its process can change a verdict.
+    A probe may raise ``NotYet`` itself (that can only refuse an answer);
+    only a judge can find it right. ``cases`` are the visible cases (the
+    notebook's check runs them); the grader adds the key's hidden ones.
+    """
+
     number: int
-    judge: object
+    judge: object = None
     writes_code: bool = False
     solution: object = None
     mistakes: list = dataclasses.field(default_factory=list)
     malformed: list = dataclasses.field(default_factory=list)
     also_right: list = dataclasses.field(default_factory=list)
+    probe: object = None
+    cases: list = dataclasses.field(default_factory=list)
+    hidden: list = dataclasses.field(default_factory=list)
 
-    def verdict(self, answer):
-        return verdict(self.judge, answer)
+    def verdict(self, answer, hidden=()):
+        """The verdict on ``answer``: on the visible cases, then on ``hidden``."""
+        if self.probe is None:
+            return verdict(self.judge, answer)
+        if answer is None:
+            return NOT_ANSWERED
+        remarks = []
+        for case in list(self.cases) + list(hidden):
+            text = verdict(lambda a, case=case: self.judge(
+                observe(self.probe, a, case), case), answer)
+            if not text.startswith(RIGHT):
+                return text
+            remarks.append(text[len(RIGHT) + 2:])
+        remark = next((r for r in remarks if r), "")
+        return RIGHT + (": " + remark if remark else "")
+
+
+def observe(probe, answer, case):
+    """What ``probe`` sees of ``answer`` on ``case``, as the grader gets it:
+    through ``wire``'s plain-data form, so that a judge that works here works
+    there."""
+    from exercises import wire
+
+    return wire.decode(wire.encode(probe(answer, case)))
 
 
 class Exercises(dict):
     """The exercises of one chapter, by number: what the tests walk.
 
-    Usage in a chapter module::
+    Usage in a chapter module (``notebooks/exercises/chNN.py``, the checks
+    a learner runs)::
 
         EXERCISES = Exercises()
 
         @EXERCISES.check(1)
         def check_1(answer):
             ...                    # raise NotYet(hint) or return
+
+        @EXERCISES.probe(2, cases=[{"seed": 0}, ...])
+        def probe_2(answer, case):
+            ...                    # run the answer on case; return plain data
+
+        @EXERCISES.check(2, writes_code=True)
+        def check_2(seen, case):
+            ...                    # judge what probe_2 saw on case
+
+    and in its key (``grading/key/chNN.py``, which learners never get)::
 
         @EXERCISES.solution(1)
         def solution_1():
@@ -228,48 +279,67 @@ class Exercises(dict):
         EXERCISES.wrong(1, [(value, "the mistake", "words of its hint"), ...])
         EXERCISES.malformed(1, [(value, "what it is"), ...])
         EXERCISES.right(1, [(value, "another legitimate form"), ...])
+        EXERCISES.hidden(2, [{"seed": 11}, ...])   # the grader's own cases
 
     ``@EXERCISES.mistake(1, what, hint)`` registers a function that builds a
     wrong answer (a class or function the learner might write).
     """
 
+    def _get(self, number):
+        if number not in self:
+            self[number] = Exercise(number)
+        return self[number]
+
     def check(self, number, writes_code=False):
         def register(judge):
-            self[number] = Exercise(number, judge, writes_code)
+            exercise = self._get(number)
+            exercise.judge, exercise.writes_code = judge, writes_code
 
             def check(answer):
-                print(verdict(judge, answer))
+                print(exercise.verdict(answer))
 
             check.__name__ = check.__qualname__ = judge.__name__
             check.__doc__ = judge.__doc__
-            check.verdict = lambda answer: verdict(judge, answer)
+            check.verdict = exercise.verdict
             return check
         return register
 
+    def probe(self, number, cases):
+        """Register a code exercise's probe and its visible cases (plain data)."""
+        def register(probe):
+            exercise = self._get(number)
+            exercise.probe, exercise.cases = probe, list(cases)
+            return probe
+        return register
+
+    def hidden(self, number, cases):
+        """The grader's own cases of a code exercise (registered by the key)."""
+        self._get(number).hidden.extend(cases)
+
     def solution(self, number):
         def register(make):
-            self[number].solution = make
+            self._get(number).solution = make
             return make
         return register
 
     def mistake(self, number, what, hint):
         def register(make):
-            self[number].mistakes.append(Case(what, make, hint))
+            self._get(number).mistakes.append(Case(what, make, hint))
             return make
         return register
 
     def wrong(self, number, cases):
         for value, what, hint in cases:
-            self[number].mistakes.append(Case(what, _constant(value), hint))
+            self._get(number).mistakes.append(Case(what, _constant(value), hint))
 
     def malformed(self, number, cases):
         for value, what in cases:
-            self[number].malformed.append(Case(what, _constant(value)))
+            self._get(number).malformed.append(Case(what, _constant(value)))
 
     def right(self, number, cases):
         """Other legitimate forms of the right answer (a list for a tuple, 8 for 8.)."""
         for value, what in cases:
-            self[number].also_right.append(Case(what, _constant(value)))
+            self._get(number).also_right.append(Case(what, _constant(value)))
 
 
 def _constant(value):
