@@ -154,3 +154,8 @@ def _by_grad(f, x):
 
 EXERCISES.right(3, [(_seeded, "y.grad seeded with ones, the gradient as a Variable"),
                     (_by_grad, "mc.grad of the sum, on a copy of x")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(3, [{"seed": 101, "shapes": [[5], [3, 1, 2]]},
+                     {"seed": 102, "shapes": [[1], [2, 2, 2]]}])

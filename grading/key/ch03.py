@@ -186,3 +186,8 @@ EXERCISES.right(2, [(_CubeWithPow, "x * x * x forward, 3 * x ** 2 * gy backward"
 
 EXERCISES.right(3, [("Nothing", "capitalised"), (" nothing ", "with spaces"),
                     ("none", "a synonym"), ('"nothing."', "quoted, with a full stop")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"seed": 301, "shapes": [[5], [2, 1, 3]], "second_seed": 302},
+                     {"seed": 303, "shapes": [[], [4, 4]], "second_seed": 304}])

@@ -146,3 +146,7 @@ EXERCISES.right(1, [(_third_as_variable, "a Variable, double backprop every time
 
 
 EXERCISES.right(3, [(0, "exactly 0"), (np.float32(0.0), "float32")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"seed": 1101, "shapes": [[2, 3], [], [7]], "second_seed": 1102}])

@@ -101,44 +101,67 @@ class _BackwardSeen(mc.FunctionHook):
         self.ran = True
 
 
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """derivative(f, x): df/dx at every element of the array x, by backward."""
-    derivative = as_function_of(answer, "derivative", ("f", "x"))
-    rng = np.random.default_rng(1)
+def _trials(case):
+    """(name, f, df, x) for each function, shape and dtype of ``case``: the
+    same arrays wherever it runs, so the judge knows the inputs without being
+    told them."""
+    rng = np.random.default_rng(case["seed"])
     for name, f, df in _FUNCTIONS:
-        for shape in ((4,), (2, 3), ()):
+        for shape in case["shapes"]:
             for dtype in (np.float64, np.float32):
                 x = np.asarray(rng.uniform(-1.5, 1.5, shape), dtype=dtype)
-                given, calls, seen = x.copy(), [], _BackwardSeen()
-                with seen:
-                    result = derivative(_watched(f, calls), x)
-                if result is None:
-                    raise NotYet("derivative returned None; return the "
-                                 "gradient array")
-                if not np.array_equal(x, given):
-                    raise NotYet("derivative changed the array x it was given")
-                result = as_array(result)
-                if result.shape != x.shape:
-                    raise NotYet("for x of shape {} derivative returned shape "
-                                 "{}".format(x.shape, result.shape))
-                exact = df(given.astype(np.float64))
-                with mc.no_backprop_mode():
-                    value = f(mc.Variable(given.astype(np.float64))).array
-                if close(result, value, rtol=1e-4, atol=1e-5) \
-                        and not close(value, exact):
-                    raise NotYet("that is f(x) itself, not its derivative")
-                if not any(calls):
-                    raise NotYet("derivative never called f on a Variable: wrap "
-                                 "x in mc.Variable, apply f and let backward "
-                                 "find the derivative")
-                if not seen.ran:
-                    raise NotYet("no backward ran inside derivative: the "
-                                 "derivative must come from backward (or "
-                                 "mc.grad), not from another formula")
-                if not close(result, exact, rtol=1e-4, atol=1e-5):
-                    raise NotYet("wrong for f = {} at x of shape {}".format(
-                        name, x.shape))
+                yield name, f, df, x
+
+
+def _require_backward(called, ran):
+    if not called:
+        raise NotYet("derivative never called f on a Variable: wrap x in "
+                     "mc.Variable, apply f and let backward find the derivative")
+    if not ran:
+        raise NotYet("no backward ran inside derivative: the derivative must "
+                     "come from backward (or mc.grad), not from another formula")
+
+
+@EXERCISES.probe(3, cases=[{"seed": 1, "shapes": [[4], [2, 3], []]}])
+def probe_3(answer, case):
+    """Run derivative on each trial: its results, whether it called f on a
+    Variable, and whether a backward ran."""
+    derivative = as_function_of(answer, "derivative", ("f", "x"))
+    seen = {"results": [], "calls": [], "ran": []}
+    for name, f, df, x in _trials(case):
+        given, calls, hook = x.copy(), [], _BackwardSeen()
+        with hook:
+            result = derivative(_watched(f, calls), x)
+        if result is None:
+            raise NotYet("derivative returned None; return the gradient array")
+        if not np.array_equal(x, given):
+            raise NotYet("derivative changed the array x it was given")
+        result = as_array(result)
+        if result.shape != x.shape:
+            raise NotYet("for x of shape {} derivative returned shape {}".format(
+                x.shape, result.shape))
+        with mc.no_backprop_mode():
+            value = f(mc.Variable(given.astype(np.float64))).array
+        if close(result, value, rtol=1e-4, atol=1e-5) \
+                and not close(value, df(given.astype(np.float64))):
+            raise NotYet("that is f(x) itself, not its derivative")
+        _require_backward(any(calls), hook.ran)
+        seen["results"].append(result)
+        seen["calls"].append(any(calls))
+        seen["ran"].append(hook.ran)
+    return seen
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """derivative(f, x): df/dx at every element of the array x, by backward."""
+    for i, (name, f, df, x) in enumerate(_trials(case)):
+        result = as_array(seen["results"][i])
+        _require_backward(seen["calls"][i], seen["ran"][i])
+        exact = df(x.astype(np.float64))
+        if result.shape != x.shape or not close(result, exact, rtol=1e-4,
+                                                 atol=1e-5):
+            raise NotYet("wrong for f = {} at x of shape {}".format(name, x.shape))
     return None
 
 

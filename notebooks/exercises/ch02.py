@@ -58,13 +58,22 @@ def check_1(answer):
 
 
 # ----- 2. code: a FunctionNode AddOne -------------------------------------------------
-@EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """AddOne: forward adds one, keeps shape and dtype, leaves its input alone."""
+def _add_one_inputs(case):
+    """The arrays the check adds one to: a first one, then one per dtype and shape."""
+    rng = np.random.default_rng(case["seed"])
+    first = rng.uniform(-3, 3, 4)
+    rest = [rng.uniform(-3, 3, shape).astype(dtype)
+            for dtype in (np.float32, np.float64) for shape in case["shapes"]]
+    return first, rest
+
+
+@EXERCISES.probe(2, cases=[{"seed": 2, "shapes": [[2], [3, 4]]}])
+def probe_2(answer, case):
+    """Apply AddOne to each input: its outputs (and the graph's shape checked)."""
     add_one = as_class(answer, mc.FunctionNode, "AddOne")
-    rng = np.random.default_rng(2)
+    first, rest = _add_one_inputs(case)
     try:
-        returned = add_one().forward((rng.uniform(-3, 3, 4),))
+        returned = add_one().forward((first,))
     except NotImplementedError:
         raise NotYet("AddOne has no forward: apply (which FunctionNode gives "
                      "you) calls forward(inputs) to compute the output") from None
@@ -73,29 +82,39 @@ def check_2(answer):
                      "(`return y,`), not {}".format(
                          "an array" if isinstance(returned, np.ndarray)
                          else type(returned).__name__))
-    for dtype in (np.float32, np.float64):
-        for shape in ((2,), (3, 4)):
-            x = rng.uniform(-3, 3, shape).astype(dtype)
-            given, v = x.copy(), mc.Variable(x)
-            y = output_variable(add_one().apply((v,)), "apply")
-            node = y.creator_node
-            if not isinstance(node, add_one) or node.inputs[0] is not v.node:
-                raise NotYet("the output was not recorded as made by AddOne "
-                             "from its input: write forward only, and let the "
-                             "apply that FunctionNode gives you link the graph")
-            if not np.array_equal(x, given):
-                raise NotYet("forward changed the caller's array in place; "
-                             "return a new array")
-            if y.shape != shape:
-                raise NotYet("for an input of shape {} the output has shape "
-                             "{}".format(shape, y.shape))
-            if y.dtype != dtype:
-                raise NotYet("the output dtype is {} for a {} input: keep the "
-                             "input's dtype".format(y.dtype, np.dtype(dtype)))
-            if not np.allclose(y.array, given + 1):
-                raise NotYet("forward should add one to every element: for "
-                             "{} it gives {}".format(given.ravel()[:3],
-                                                     y.array.ravel()[:3]))
+    outputs = []
+    for x in rest:
+        given, v = x.copy(), mc.Variable(x)
+        y = output_variable(add_one().apply((v,)), "apply")
+        node = y.creator_node
+        if not isinstance(node, add_one) or node.inputs[0] is not v.node:
+            raise NotYet("the output was not recorded as made by AddOne from its "
+                         "input: write forward only, and let the apply that "
+                         "FunctionNode gives you link the graph")
+        if not np.array_equal(x, given):
+            raise NotYet("forward changed the caller's array in place; return a "
+                         "new array")
+        if y.shape != x.shape:
+            raise NotYet("for an input of shape {} the output has shape {}".format(
+                x.shape, y.shape))
+        if y.dtype != x.dtype:
+            raise NotYet("the output dtype is {} for a {} input: keep the input's "
+                         "dtype".format(y.dtype, x.dtype))
+        outputs.append(y.array)
+    return {"outputs": outputs}
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(seen, case):
+    """AddOne: forward adds one, keeps shape and dtype, leaves its input alone."""
+    _, rest = _add_one_inputs(case)
+    for x, y in zip(rest, seen["outputs"]):
+        if not (isinstance(y, np.ndarray) and y.shape == x.shape
+                and y.dtype == x.dtype and np.allclose(y, x + 1)):
+            raise NotYet("forward should add one to every element: for {} it "
+                         "gives {}".format(x.ravel()[:3], np.ravel(y)[:3]))
+    if len(seen["outputs"]) != len(rest):
+        raise NotYet("AddOne was not applied to every input")
     return None
 
 

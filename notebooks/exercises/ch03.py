@@ -8,8 +8,8 @@ import minichain as mc
 import minichain.functions as F
 
 from exercises.common import (
-    Exercises, NotYet, as_class, as_number, as_text, check_unary, close,
-    output_variable)
+    UNARY_CASES, Exercises, NotYet, as_class, as_number, as_text, close,
+    judge_unary, output_variable, probe_unary)
 
 EXERCISES = Exercises()
 
@@ -49,18 +49,25 @@ def _call_node(cls):
     return lambda x: output_variable(cls().apply((x,)), "apply")
 
 
-def _check_second_derivative(cube):
+def _second_trials(case):
+    """(x, gy, weights) on which Cube's gradient is differentiated again."""
+    rng = np.random.default_rng(case["second_seed"])
+    for dtype in (np.float64, np.float32):
+        data = rng.uniform(-2, 2, (2, 3)).astype(dtype)
+        gy = rng.uniform(0.5, 2.0, data.shape).astype(dtype)
+        weights = rng.uniform(-2, 2, data.shape).astype(dtype)
+        yield data, gy, weights
+
+
+def _second_derivatives(cube, case):
     """Differentiate the gradient Cube's backward returns: d/dx (gy 3x²) = 6x gy.
 
     A backward that computes from arrays (``self.inputs[0].data``, ``x.array``)
     gives the right first derivative and a gradient cut off from x, so the
     second derivative is lost: it shows here and nowhere else.
     """
-    rng = np.random.default_rng(3)
-    for dtype in (np.float64, np.float32):
-        data = rng.uniform(-2, 2, (2, 3)).astype(dtype)
-        gy = rng.uniform(0.5, 2.0, data.shape).astype(dtype)
-        weights = rng.uniform(-2, 2, data.shape).astype(dtype)
+    found = []
+    for data, gy, weights in _second_trials(case):
         x = mc.Variable(data)
         y = output_variable(cube().apply((x,)), "apply")
         gx, = mc.grad([y], [x], grad_outputs=[gy], enable_double_backprop=True)
@@ -70,19 +77,38 @@ def _check_second_derivative(cube):
                          "to x, so it cannot be differentiated again: compute it "
                          "from the Variable that get_retained_inputs() gives, "
                          "not from an array (.data, .array)")
-        if not close(ggx.array, 6 * data.astype(np.float64) * gy * weights,
-                     rtol=1e-4, atol=1e-5):
-            raise NotYet("the first derivative is right, but differentiating "
-                         "your backward again does not give 6x·gy")
+        found.append(ggx.array)
+    return found
+
+
+_CUBE = (lambda x: x ** 3, lambda x: 3 * x ** 2)
+
+
+@EXERCISES.probe(2, cases=[dict(UNARY_CASES[0], second_seed=3)])
+def probe_2(answer, case):
+    """Cube forward and backward on the case's trials, and its gradient
+    differentiated once more."""
+    cube = as_class(answer, mc.FunctionNode, "Cube")
+    seen = probe_unary(_call_node(cube), *_CUBE, case)
+    seen["ggx"] = _second_derivatives(cube, case)
+    return seen
 
 
 @EXERCISES.check(2, writes_code=True)
-def check_2(answer):
+def check_2(seen, case):
     """Cube: forward x³, backward gy * 3x², for random gy, shapes and dtypes;
     its gradient differentiated once more gives 6x·gy."""
-    cube = as_class(answer, mc.FunctionNode, "Cube")
-    check_unary(_call_node(cube), lambda x: x ** 3, lambda x: 3 * x ** 2)
-    _check_second_derivative(cube)
+    judge_unary(seen, case, *_CUBE)
+    trials = list(_second_trials(case))
+    if len(seen["ggx"]) != len(trials):
+        raise NotYet("the second derivative was not taken on every input")
+    for (data, gy, weights), ggx in zip(trials, seen["ggx"]):
+        expected = 6 * data.astype(np.float64) * gy * weights
+        if not (isinstance(ggx, np.ndarray) and ggx.shape == expected.shape
+                and close(ggx, expected, rtol=1e-4, atol=1e-5)):
+            raise NotYet("the first derivative is right, but differentiating "
+                         "your backward again does not give 6x·gy")
+    return None
 
 
 # ----- 3. what does x + 1 keep? -------------------------------------------------------

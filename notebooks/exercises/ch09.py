@@ -8,8 +8,8 @@ import minichain as mc
 import minichain.functions as F
 
 from exercises.common import (
-    Exercises, NotYet, as_class, as_function, as_sequence, check_unary, close,
-    output_variable)
+    UNARY_CASES, Exercises, NotYet, as_class, as_function, as_sequence, close,
+    judge_unary, output_variable, probe_unary)
 
 EXERCISES = Exercises()
 
@@ -19,11 +19,20 @@ def _call_old_style(cls):
 
 
 # ----- 1. code: an old-style Cube -----------------------------------------------------
-@EXERCISES.check(1, writes_code=True)
-def check_1(answer):
-    """Old-style Cube: forward x³ and backward gy * 3x² on arrays."""
+_CUBE = (lambda x: x ** 3, lambda x: 3 * x ** 2)
+
+
+@EXERCISES.probe(1, cases=UNARY_CASES)
+def probe_1(answer, case):
+    """The old-style Cube forward and backward on the case's trials."""
     cube = as_class(answer, mc.Function, "Cube (old style)")
-    check_unary(_call_old_style(cube), lambda x: x ** 3, lambda x: 3 * x ** 2)
+    return probe_unary(_call_old_style(cube), *_CUBE, case)
+
+
+@EXERCISES.check(1, writes_code=True)
+def check_1(seen, case):
+    """Old-style Cube: forward x³ and backward gy * 3x² on arrays."""
+    judge_unary(seen, case, *_CUBE)
 
 
 # ----- 2. code: scale_all with a template ---------------------------------------------
@@ -65,8 +74,31 @@ _TEMPLATES = (   # (make a template, its slope, its output for x)
 _NOT_RETURNED = object()
 
 
+def _scale_trials(case):
+    """(template maker, slope, its output for x, xs, gys) for each template:
+    the same arrays wherever they are made."""
+    rng = np.random.default_rng(case["seed"])
+    for make, slope, expected in _TEMPLATES:
+        xs = [rng.standard_normal(shape) for shape in ((2,), (3,), (2, 2))]
+        gys = [rng.standard_normal(x.shape) for x in xs]
+        yield make, slope, expected, xs, gys
+
+
+@EXERCISES.probe(2, cases=[{"seed": 11}])
+def probe_2(answer, case):
+    """scale_all on each template: its outputs and the gradients they pass
+    back (the graph's shape checked on the way)."""
+    scale_all = as_function(answer, "scale_all")
+    seen = {"ys": [], "grads": []}
+    for make, slope, expected, xs, gys in _scale_trials(case):
+        ys, grads = _run_scale_all(scale_all, make(), xs, gys, expected)
+        seen["ys"].append(ys)
+        seen["grads"].append(grads)
+    return seen
+
+
 @EXERCISES.check(2, writes_code=True)
-def check_2(answer):
+def check_2(seen, case):
     """scale_all(template, xs): the template applied to each x, the template never
     called.
 
@@ -74,18 +106,26 @@ def check_2(answer):
     must have been made by the template's own class (so arithmetic that
     merely gives the same numbers is caught), each by a different instance.
     """
-    scale_all = as_function(answer, "scale_all")
-    rng = np.random.default_rng(11)
-    for make, slope, expected in _TEMPLATES:
-        template = make()
-        xs = [mc.Variable(rng.standard_normal(shape))
-              for shape in ((2,), (3,), (2, 2))]
-        _check_scale_all_once(scale_all, template, xs, slope, expected, rng)
+    trials = list(_scale_trials(case))
+    if len(seen["ys"]) != len(trials):
+        raise NotYet("scale_all was not tried with every template")
+    for (make, slope, expected, xs, gys), ys, grads in zip(
+            trials, seen["ys"], seen["grads"]):
+        if len(ys) != len(xs) or any(
+                not isinstance(y, np.ndarray) or y.shape != x.shape
+                or not close(y, expected(x)) for x, y in zip(xs, ys)):
+            raise NotYet("the outputs are not what the template computes: use "
+                         "the template's own settings")
+        if len(grads) != len(xs) or any(
+                not isinstance(g, np.ndarray) or g.shape != x.shape
+                or not close(g, slope * gy) for x, g, gy in zip(xs, grads, gys)):
+            raise NotYet("backward through the outputs gives wrong gradients")
     return None
 
 
-def _check_scale_all_once(scale_all, template, xs, slope, expected, rng):
+def _run_scale_all(scale_all, template, arrays, gys, expected):
     name = type(template).__name__
+    xs = [mc.Variable(x) for x in arrays]
     try:
         ys = scale_all(template, xs)
     except RuntimeError as error:
@@ -116,27 +156,43 @@ def _check_scale_all_once(scale_all, template, xs, slope, expected, rng):
                          "template's own settings")
     if len({id(y.creator) for y in ys}) != len(ys):
         raise NotYet("two outputs share one function")
-    gys = [rng.standard_normal(x.shape) for x in xs]
     F.sum(F.add(*[F.sum(y * gy) for y, gy in zip(ys, gys)])).backward()
-    for x, gy in zip(xs, gys):
-        if x.grad is None or not close(x.grad, slope * gy):
-            raise NotYet("backward through the outputs gives wrong gradients")
+    if any(x.grad is None for x in xs):
+        raise NotYet("backward through the outputs gives wrong gradients")
+    return [y.array for y in ys], [x.grad for x in xs]
 
 
 # ----- 3. code: an old-style Tanh that keeps only its output --------------------------
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """Old-style Tanh: right forward and backward, the input not kept, the output kept.
-    """
+_TANH = (np.tanh, lambda x: 1 - np.tanh(x) ** 2)
+
+
+@EXERCISES.probe(3, cases=UNARY_CASES)
+def probe_3(answer, case):
+    """The old-style Tanh on the case's trials, and what it keeps."""
     tanh = as_class(answer, mc.Function, "Tanh (old style)")
-    check_unary(_call_old_style(tanh), np.tanh, lambda x: 1 - np.tanh(x) ** 2)
+    seen = probe_unary(_call_old_style(tanh), *_TANH, case)
     x = mc.Variable(np.array([0.0, 0.5]))
     y = _call_old_style(tanh)(x)
-    if y.creator_node.inputs[0].data is not None:
+    seen["input kept"] = y.creator_node.inputs[0].data is not None
+    seen["output kept"] = y.node.data is not None
+    _kept(seen)
+    return seen
+
+
+def _kept(seen):
+    if seen["input kept"]:
         raise NotYet("the input is still kept; by default an old-style "
                      "Function keeps every input")
-    if y.node.data is None:
+    if not seen["output kept"]:
         raise NotYet("the output is not kept, yet backward needs it")
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """Old-style Tanh: right forward and backward, the input not kept, the output kept.
+    """
+    judge_unary(seen, case, *_TANH)
+    _kept(seen)
     return None
 
 

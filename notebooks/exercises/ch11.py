@@ -8,7 +8,8 @@ import minichain as mc
 import minichain.functions as F
 
 from exercises.common import (
-    Exercises, NotYet, as_class, as_function, as_number, check_unary, close,
+    UNARY_CASES, Exercises, NotYet, as_class, as_function, as_number, close,
+    judge_unary, probe_unary,
     output_variable)
 
 EXERCISES = Exercises()
@@ -75,26 +76,61 @@ def _call_node(cls):
     return lambda x: output_variable(cls().apply((x,)), "apply")
 
 
-@EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """Square: x², backward 2x·gy, and that backward differentiable again."""
-    square = as_class(answer, mc.FunctionNode, "Square")
-    call = _call_node(square)
-    check_unary(call, lambda x: x ** 2, lambda x: 2 * x)
-    rng = np.random.default_rng(13)
+_SQUARE = (lambda x: x ** 2, lambda x: 2 * x)
+
+
+def _second_trials(case):
+    """(x, gy, ggx) on which Square's backward is differentiated again."""
+    rng = np.random.default_rng(case["second_seed"])
     for dtype in (np.float64, np.float32):
         x = rng.uniform(-2, 2, (3,)).astype(dtype)
         gy = rng.uniform(0.5, 2, (3,)).astype(dtype)
         ggx = rng.uniform(0.5, 2, (3,)).astype(dtype)
+        yield x, gy, ggx
+
+
+_NO_SECOND = ("the second derivative is wrong: a backward computed on bare "
+              "arrays, or on new Variables made from them, records no path back "
+              "to x, so it cannot be differentiated; compute it with the "
+              "Variables that get_retained_inputs() gives")
+
+
+@EXERCISES.probe(2, cases=[dict(UNARY_CASES[0], second_seed=13)])
+def probe_2(answer, case):
+    """Square forward and backward, and its backward differentiated again:
+    d/dx (gy · 2x) · ggx for each trial."""
+    square = as_class(answer, mc.FunctionNode, "Square")
+    call = _call_node(square)
+    seen = probe_unary(call, *_SQUARE, case)
+    seen["second"] = []
+    for x, gy, ggx in _second_trials(case):
         try:
             mc.gradient_check.check_double_backward(
                 call, x, gy, ggx, dtype=np.float64, atol=1e-3, rtol=1e-2)
         except AssertionError:
-            raise NotYet("the second derivative is wrong: a backward computed on "
-                         "bare arrays, or on new Variables made from them, "
-                         "records no path back to x, so it cannot be "
-                         "differentiated; compute it with the Variables that "
-                         "get_retained_inputs() gives") from None
+            raise NotYet(_NO_SECOND) from None
+        v = mc.Variable(x)
+        gx, = mc.grad([call(v)], [v], grad_outputs=[gy],
+                      enable_double_backprop=True)
+        second, = mc.grad([mc.functions.sum(gx * ggx)], [v])
+        if second is None:
+            raise NotYet(_NO_SECOND)
+        seen["second"].append(second.array)
+    return seen
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(seen, case):
+    """Square: x², backward 2x·gy, and that backward differentiable again."""
+    judge_unary(seen, case, *_SQUARE)
+    trials = list(_second_trials(case))
+    if len(seen["second"]) != len(trials):
+        raise NotYet(_NO_SECOND)
+    for (x, gy, ggx), second in zip(trials, seen["second"]):
+        expected = 2 * gy.astype(np.float64) * ggx
+        if not (isinstance(second, np.ndarray) and second.shape == x.shape
+                and close(second, expected, rtol=1e-4, atol=1e-5)):
+            raise NotYet(_NO_SECOND)
     return None
 
 

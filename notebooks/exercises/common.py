@@ -512,33 +512,80 @@ SHAPES = ((3,), (2, 4), (1,))
 DTYPES = (np.float64, np.float32)
 
 
-def check_unary(call, f, df, low=-2.0, high=2.0, seed=0):
-    """Check a one-input function forward and backward, or raise NotYet.
+UNARY_CASES = [{"seed": 0, "shapes": [list(shape) for shape in SHAPES]}]
 
-    ``call(x)`` applies the learner's function to a Variable ``x`` and
-    gives its output Variable; ``f`` and ``df`` are the NumPy forms of the
-    function and its derivative. For several shapes and both float dtypes:
-    the forward's values, shape and dtype; that the input array is left as
-    it was; the gradient for a random upstream gradient ``gy`` (never all
-    ones, so a backward that forgets ``gy`` is caught), and the same through
-    ``mc.gradient_check.check_backward``.
-    """
-    rng = np.random.default_rng(seed)
+
+def unary_trials(case, low=-2.0, high=2.0):
+    """(x, gy) for each dtype and shape of ``case``: the same arrays wherever
+    they are made, so a judge knows the inputs without being told them. ``gy``
+    is random, never all ones, so a backward that forgets it is caught."""
+    rng = np.random.default_rng(case["seed"])
     for dtype in DTYPES:
-        for shape in SHAPES:
+        for shape in case["shapes"]:
             x = rng.uniform(low, high, shape).astype(dtype)
             gy = (rng.uniform(0.5, 2.0, shape)
                   * rng.choice([-1.0, 1.0], shape)).astype(dtype)
-            _check_unary_once(call, f, df, x, gy)
-            try:
-                mc.gradient_check.check_backward(
-                    call, x, gy, dtype=np.float64, atol=1e-4, rtol=1e-3)
-            except AssertionError:
-                raise NotYet("backward disagrees with finite differences of "
-                             "forward (mc.gradient_check.check_backward)") from None
+            yield x, gy
 
 
-def _check_unary_once(call, f, df, x, gy):
+def probe_unary(call, f, df, case, low=-2.0, high=2.0):
+    """Run a one-input function forward and backward on ``case``'s trials.
+
+    ``call(x)`` applies the learner's function to a Variable ``x`` and gives
+    its output Variable; ``f`` and ``df`` are the NumPy forms of the function
+    and its derivative. Stops with a hint on what can only be wrong (a shape
+    or dtype changed, an input or ``gy`` changed in place, no gradient,
+    disagreement with ``mc.gradient_check.check_backward``); returns the
+    outputs and gradients for :func:`judge_unary`.
+    """
+    seen = {"y": [], "gx": []}
+    for x, gy in unary_trials(case, low, high):
+        y, gx = _run_unary_once(call, f, x, gy)
+        _hint_gradient(gx, gy, df(x.astype(np.float64)))
+        try:
+            mc.gradient_check.check_backward(
+                call, x, gy, dtype=np.float64, atol=1e-4, rtol=1e-3)
+        except AssertionError:
+            raise NotYet("backward disagrees with finite differences of "
+                         "forward (mc.gradient_check.check_backward)") from None
+        seen["y"].append(y)
+        seen["gx"].append(gx)
+    return seen
+
+
+def judge_unary(seen, case, f, df, low=-2.0, high=2.0):
+    """Judge what :func:`probe_unary` saw: each forward is f(x) in x's shape
+    and dtype, each gradient gy times df(x)."""
+    trials = list(unary_trials(case, low, high))
+    if len(seen["y"]) != len(trials) or len(seen["gx"]) != len(trials):
+        raise NotYet("the function was not run on every input")
+    for (x, gy), y, gx in zip(trials, seen["y"], seen["gx"]):
+        if not (isinstance(y, np.ndarray) and y.shape == x.shape
+                and y.dtype == x.dtype):
+            raise NotYet("forward must keep the input's shape and dtype")
+        if not close(y, f(x.astype(np.float64)), rtol=1e-4, atol=1e-6):
+            raise NotYet("forward gives {} for x = {}".format(
+                np.round(y.ravel()[:3], 4), np.round(x.ravel()[:3], 4)))
+        gx = as_array(gx)
+        slope = df(x.astype(np.float64))
+        if gx.shape != x.shape:
+            raise NotYet("the gradient has shape {} for an input of shape "
+                         "{}".format(gx.shape, x.shape))
+        _hint_gradient(gx, gy, slope)
+    return None
+
+
+def _hint_gradient(gx, gy, slope):
+    if close(gx, gy * slope, rtol=1e-4, atol=1e-6):
+        return
+    if close(gx, slope, rtol=1e-4, atol=1e-6):
+        raise NotYet("backward ignores the incoming gradient gy (the check "
+                     "passes a gy that is not 1): multiply by it")
+    raise NotYet("backward gives the wrong gradient: it is not gy times the "
+                 "derivative of the forward")
+
+
+def _run_unary_once(call, f, x, gy):
     given, gy_given = x.copy(), gy.copy()
     v = mc.Variable(x)
     y = call(v)
@@ -562,11 +609,4 @@ def _check_unary_once(call, f, df, x, gy):
         raise NotYet("backward changed the gradient array gy it was given")
     if not np.array_equal(x, given):
         raise NotYet("backward changed the input array in place")
-    slope = df(given.astype(np.float64))
-    if close(v.grad, gy * slope, rtol=1e-4, atol=1e-6):
-        return
-    if close(v.grad, slope, rtol=1e-4, atol=1e-6):
-        raise NotYet("backward ignores the incoming gradient gy (the check "
-                     "passes a gy that is not 1): multiply by it")
-    raise NotYet("backward gives the wrong gradient: it is not gy times the "
-                 "derivative of the forward")
+    return y.array, v.grad
