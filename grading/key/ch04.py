@@ -176,3 +176,8 @@ EXERCISES.right(2, [(_ForkByCases, "copies in forward, one case per None"),
 
 
 EXERCISES.right(3, [(20, "an int"), (mc.Variable(np.array(20.0)), "a Variable")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"seed": 401, "shapes": [[1], [3, 1, 2]], "shape": [4]},
+                     {"seed": 402, "shapes": [[]], "shape": [2, 2, 2]}])

@@ -88,3 +88,8 @@ EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),
 
 EXERCISES.right(3, [(lambda rank, count: [-rank, count], "a list key"),
                     (lambda rank, count: -rank * 10 ** 6 + count, "one number")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(3, [{"seed": 501, "trials": 4, "pushes": 40, "top": 5},
+                     {"seed": 502, "trials": 3, "pushes": 12, "top": 100}])

@@ -91,3 +91,8 @@ EXERCISES.right(3, [(lambda x, gy: (x.T @ gy).T, "(xᵀ gy)ᵀ"),
                     (lambda x, gy: np.einsum("nh,nd->hd", gy, x), "einsum"),
                     (lambda x, gy: list(map(list, gy.T.dot(x))), "nested lists"),
                     (lambda x, gy: mc.Variable(gy).T @ mc.Variable(x), "a Variable")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(3, [{"seed": 601, "shapes": [[2, 7, 1], [5, 1, 3], [1, 1, 1]]},
+                     {"seed": 602, "shapes": [[8, 4, 6]]}])

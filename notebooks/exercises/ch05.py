@@ -155,32 +155,61 @@ def _heap_engine(key, value):
     return float(grads[id(x.node)].array)
 
 
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
-    first.
-    """
+def _key_trials(case):
+    """The rank lists pushed in each trial, and x for the heap engine."""
+    rng = np.random.default_rng(case["seed"])
+    trials = [[int(rank) for rank in rng.integers(0, case["top"], case["pushes"])]
+              for _ in range(case["trials"])]
+    return trials, float(rng.uniform(-1, 1))
+
+
+def _judge_order(ranks, order):
+    popped_ranks = [rank for rank, _ in order]
+    if popped_ranks == sorted(ranks) and popped_ranks != sorted(ranks, reverse=True):
+        raise NotYet("heapq pops the smallest key first: with this key the "
+                     "lowest rank comes out first")
+    if popped_ranks != sorted(ranks, reverse=True):
+        raise NotYet("the ranks do not come out highest first: popped ranks "
+                     "{}".format(popped_ranks[:8]))
+    for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
+        if rank == next_rank and count > next_count:
+            raise NotYet("the ranks come out right, but among equal ranks the "
+                         "function pushed first must come out first")
+    if sorted(count for _, count in order) != list(range(len(ranks))):
+        raise NotYet("not every pushed function came out once")
+
+
+@EXERCISES.probe(3, cases=[{"seed": 5, "trials": 5, "pushes": 24, "top": 12}])
+def probe_3(answer, case):
+    """The order heapq pops functions in with this key, in each trial, and
+    x.grad from the heap engine."""
     key = as_function_of(answer, "key", ("rank", "push_count"))
     if key(3, 0) is None:
         raise NotYet("key returned None: return something heapq can compare, "
                      "such as a number or a tuple")
-    rng = np.random.default_rng(5)
-    for trial in range(5):
-        ranks = [int(rank) for rank in rng.integers(0, 12, 24)]
+    trials, value = _key_trials(case)
+    orders = []
+    for ranks in trials:
         order = _popped(key, ranks)
-        popped_ranks = [rank for rank, _ in order]
-        if popped_ranks == sorted(ranks):
-            raise NotYet("heapq pops the smallest key first: with this key the "
-                         "lowest rank comes out first")
-        if popped_ranks != sorted(ranks, reverse=True):
-            raise NotYet("the ranks do not come out highest first: popped "
-                         "ranks {}".format(popped_ranks[:8]))
-        for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
-            if rank == next_rank and count > next_count:
-                raise NotYet("the ranks come out right, but among equal ranks "
-                             "the function pushed first must come out first")
-    value = float(rng.uniform(-1, 1))
-    if not close(_heap_engine(key, value), 2 * (1 + 4 * value)):
+        _judge_order(ranks, order)
+        orders.append([list(pair) for pair in order])
+    return {"orders": orders, "x.grad": _heap_engine(key, value)}
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
+    first.
+    """
+    trials, value = _key_trials(case)
+    if len(seen["orders"]) != len(trials):
+        raise NotYet("the key was not tried on every trial")
+    for ranks, order in zip(trials, seen["orders"]):
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in order):
+            raise NotYet("the pop order could not be read")
+        _judge_order(ranks, [tuple(pair) for pair in order])
+    if not isinstance(seen["x.grad"], float) or not close(
+            seen["x.grad"], 2 * (1 + 4 * value)):
         raise NotYet("the heap engine with this key gives a wrong x.grad")
     return None
 

@@ -100,38 +100,57 @@ def _wrong_values(mine, x, gy, truth):
                  "gradient of W[h, d], as a sum over the rows n, and compare")
 
 
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D)."""
-    grad_W = as_function_of(answer, "grad_W", ("x", "gy"))
-    rng = np.random.default_rng(7)
+def _linear_trials(case):
+    """(x, W, gy, W's gradient by minichain) for each dtype and shape (N, D, H)."""
+    rng = np.random.default_rng(case["seed"])
     for dtype in (np.float64, np.float32):
-        for n, d, h in _SHAPES:
-            x, W, gy, truth = _linear_case(rng, n, d, h, dtype)
-            given_x, given_gy = x.copy(), gy.copy()
-            mine = grad_W(x, gy)
-            if mine is None:
-                raise NotYet("grad_W returned None; return the array")
-            if not (np.array_equal(x, given_x) and np.array_equal(gy, given_gy)):
-                raise NotYet("grad_W changed x or gy in place")
-            dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
-                                  else mine, "dtype", None)
-            mine = as_array(mine)
-            if mine.shape == truth.shape[::-1] and close(
-                    mine.T, truth, rtol=1e-4, atol=1e-5):
-                raise NotYet("that is the gradient for the x @ W layout, (D, H); "
-                             "this W is stored as (H, D), and its gradient has "
-                             "its shape")
-            if mine.shape != truth.shape:
-                raise NotYet("for W of shape (H, D) = {} your gradient has shape "
-                             "{}: read the shapes (N, D) and (N, H) to see what "
-                             "lines up".format(truth.shape, mine.shape))
-            if not close(mine, truth, rtol=1e-4, atol=1e-5):
-                _wrong_values(mine, x, gy, truth)
-            if dtype_given is not None and dtype_given != dtype:
-                raise NotYet("for {} x and gy the gradient is {}: a gradient "
-                             "keeps the dtype of its variable".format(
-                                 np.dtype(dtype), dtype_given))
+        for n, d, h in case["shapes"]:
+            yield _linear_case(rng, n, d, h, dtype)
+
+
+@EXERCISES.probe(3, cases=[{"seed": 7, "shapes": [list(s) for s in _SHAPES]}])
+def probe_3(answer, case):
+    """grad_W on each trial: what it returned, and in which dtype."""
+    grad_W = as_function_of(answer, "grad_W", ("x", "gy"))
+    seen = {"results": [], "dtypes": []}
+    for x, W, gy, truth in _linear_trials(case):
+        given_x, given_gy = x.copy(), gy.copy()
+        mine = grad_W(x, gy)
+        if mine is None:
+            raise NotYet("grad_W returned None; return the array")
+        if not (np.array_equal(x, given_x) and np.array_equal(gy, given_gy)):
+            raise NotYet("grad_W changed x or gy in place")
+        dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
+                              else mine, "dtype", None)
+        seen["results"].append(as_array(mine))
+        seen["dtypes"].append(None if dtype_given is None else str(dtype_given))
+    return seen
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D)."""
+    trials = list(_linear_trials(case))
+    if len(seen["results"]) != len(trials):
+        raise NotYet("grad_W was not run on every input")
+    for (x, W, gy, truth), mine, dtype_given in zip(
+            trials, seen["results"], seen["dtypes"]):
+        mine = as_array(mine)
+        if mine.shape == truth.shape[::-1] and close(
+                mine.T, truth, rtol=1e-4, atol=1e-5):
+            raise NotYet("that is the gradient for the x @ W layout, (D, H); "
+                         "this W is stored as (H, D), and its gradient has "
+                         "its shape")
+        if mine.shape != truth.shape:
+            raise NotYet("for W of shape (H, D) = {} your gradient has shape "
+                         "{}: read the shapes (N, D) and (N, H) to see what "
+                         "lines up".format(truth.shape, mine.shape))
+        if not close(mine, truth, rtol=1e-4, atol=1e-5):
+            _wrong_values(mine, x, gy, truth)
+        if dtype_given is not None and dtype_given != str(x.dtype):
+            raise NotYet("for {} x and gy the gradient is {}: a gradient "
+                         "keeps the dtype of its variable".format(
+                             x.dtype, dtype_given))
     return None
 
 
