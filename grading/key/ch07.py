@@ -196,3 +196,8 @@ EXERCISES.right(2, [(_predict_with_config, "using_config('enable_backprop', Fals
 
 EXERCISES.right(3, [(_h_grad_var, "the gradient as a Variable"),
                     (_h_grad_by_mc_grad, "mc.grad and F.square")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"seed": 701, "shapes": [[5], [1, 4], []]}])
+EXERCISES.hidden(3, [{"seed": 702, "shapes": [[7], [3, 1, 2], []]}])
