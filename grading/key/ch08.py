@@ -256,3 +256,8 @@ EXERCISES.right(2, [(_OuterSizeChecked, "np.outer, the size checked too")])
 EXERCISES.right(3, [(" sqrt", "with a space"), ("F.sqrt", "as F.sqrt"),
                     ("Sqrt", "capitalised"), ("sqrt()", "with parentheses"),
                     ("F.sqrt()", "as a call of F.sqrt")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(1, [{"x": [-1.25, 0.25, 2.0, -0.75, 0.5, 1.0]}])
+EXERCISES.hidden(2, [{"seed": 801, "lengths": [[6, 1], [4, 7]]}])

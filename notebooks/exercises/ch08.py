@@ -37,8 +37,8 @@ class _StepLabels(mc.FunctionHook):
         self.labels.append(function.label)
 
 
-def _step_labels(loss):
-    x = mc.Variable(np.array([0.5, 1.5, -0.5, 1.0]))
+def _step_labels(loss, values):
+    x = mc.Variable(np.array(values))
     y = loss(x)
     with _StepLabels() as steps:
         y.backward()
@@ -56,8 +56,51 @@ def _start(counter_class):
     return hook
 
 
+@EXERCISES.probe(1, cases=[{"x": [0.5, 1.5, -0.5, 1.0]}])
+def probe_1(answer, case):
+    """The hook's count after forward and after backward on each graph, and
+    whether it is still registered after its with block."""
+    counter_class = as_class(answer, mc.FunctionHook, "BackwardCounter")
+    seen = {"after forward": [], "after backward": [], "registered": []}
+    for what, loss in _GRAPHS:
+        hook = _start(counter_class)
+        x = mc.Variable(np.array(case["x"]))
+        with hook:
+            y = loss(x)
+            after_forward = hook.count
+            y.backward()
+        registered = mc.get_function_hooks().get(getattr(hook, "name", None)) \
+            is hook
+        _judge_count(what, registered, after_forward, hook.count,
+                     _step_labels(loss, case["x"]))
+        seen["after forward"].append(after_forward)
+        seen["after backward"].append(hook.count)
+        seen["registered"].append(registered)
+    return seen
+
+
+def _judge_count(what, registered, after_forward, count, labels):
+    if registered:
+        raise NotYet("the hook is still registered after its with block: "
+                     "__exit__ must unregister it (leave __exit__ to "
+                     "mc.FunctionHook, or call super().__exit__)")
+    if after_forward != 0:
+        raise NotYet("the count moved during forward; count backward steps only")
+    if count == 2 * len(labels):
+        raise NotYet("each backward step was counted twice (before and after "
+                     "it); count it once")
+    if count == len(set(labels)) != len(labels):
+        raise NotYet("for {} the hook counted the kinds of function; a function "
+                     "used twice runs its backward twice: count every step"
+                     .format(what))
+    if count != len(labels):
+        raise NotYet("for {} the hook counted {} backward steps; print the "
+                     "labels it sees to find which ones it misses or adds"
+                     .format(what, count))
+
+
 @EXERCISES.check(1, writes_code=True)
-def check_1(answer):
+def check_1(seen, case):
     """BackwardCounter: count is 0 when made, unchanged by forward, +1 per backward
     step.
 
@@ -66,33 +109,12 @@ def check_1(answer):
     instead of steps comes out wrong; the hook must also be unregistered
     when its with block ends.
     """
-    counter_class = as_class(answer, mc.FunctionHook, "BackwardCounter")
-    for what, loss in _GRAPHS:
-        hook = _start(counter_class)
-        x = mc.Variable(np.array([0.5, 1.5, -0.5, 1.0]))
-        with hook:
-            y = loss(x)
-            after_forward = hook.count
-            y.backward()
-        if mc.get_function_hooks().get(getattr(hook, "name", None)) is hook:
-            raise NotYet("the hook is still registered after its with block: "
-                         "__exit__ must unregister it (leave __exit__ to "
-                         "mc.FunctionHook, or call super().__exit__)")
-        labels = _step_labels(loss)
-        if after_forward != 0:
-            raise NotYet("the count moved during forward; count backward steps "
-                         "only")
-        if hook.count == 2 * len(labels):
-            raise NotYet("each backward step was counted twice (before and "
-                         "after it); count it once")
-        if hook.count == len(set(labels)) != len(labels):
-            raise NotYet("for {} the hook counted the kinds of function; a "
-                         "function used twice runs its backward twice: count "
-                         "every step".format(what))
-        if hook.count != len(labels):
-            raise NotYet("for {} the hook counted {} backward steps; print the "
-                         "labels it sees to find which ones it misses or adds"
-                         .format(what, hook.count))
+    if len(seen["after backward"]) != len(_GRAPHS):
+        raise NotYet("the hook was not tried on every graph")
+    for i, (what, loss) in enumerate(_GRAPHS):
+        _judge_count(what, seen["registered"][i] is not False,
+                     seen["after forward"][i], seen["after backward"][i],
+                     _step_labels(loss, case["x"]))
     return None
 
 
@@ -111,8 +133,51 @@ _BAD_INPUTS = (   # (what is wrong, a, b)
 )
 
 
+def _outer_trials(case):
+    rng = np.random.default_rng(case["seed"])
+    for n, m in case["lengths"]:
+        for dtype in (np.float64, np.float32):
+            a = rng.standard_normal(n).astype(dtype)
+            yield a, rng.standard_normal(m).astype(dtype)
+
+
+@EXERCISES.probe(2, cases=[{"seed": 10, "lengths": [[3, 3], [2, 4], [1, 5]]}])
+def probe_2(answer, case):
+    """Outer's outputs on float vectors, and what its type check does with
+    each wrong input: "refused", "accepted" or the exception it let through."""
+    outer = as_class(answer, mc.FunctionNode, "Outer")
+    seen = {"outputs": [], "wrong inputs": []}
+    for a, b in _outer_trials(case):
+        given = a.copy(), b.copy()
+        try:
+            outputs = outer().apply((a, b))
+        except type_check.InvalidType:
+            raise NotYet("the type check refused two {} vectors of lengths {} and "
+                         "{}; an outer product takes any two lengths".format(
+                             a.dtype.name, len(a), len(b))) from None
+        y = output_variable(outputs, "apply")
+        if y.shape != (len(a), len(b)):
+            raise NotYet("for vectors of lengths {} and {} forward gives shape "
+                         "{}: the outer product has one row per element of a"
+                         .format(len(a), len(b), y.shape))
+        if not (np.array_equal(a, given[0]) and np.array_equal(b, given[1])):
+            raise NotYet("forward changed an input array in place")
+        seen["outputs"].append(y.array)
+    for what, a, b in _BAD_INPUTS:
+        try:
+            outer().apply((a, b))
+        except type_check.InvalidType:
+            seen["wrong inputs"].append("refused")
+            continue
+        except Exception as error:  # noqa: BLE001 -- reported to the learner
+            seen["wrong inputs"].append(type(error).__name__)
+            continue
+        seen["wrong inputs"].append("accepted")
+    return seen
+
+
 @EXERCISES.check(2, writes_code=True)
-def check_2(answer):
+def check_2(seen, case):
     """Outer: a bᵀ of shape (len a, len b); its type check refuses all but two float
     vectors.
 
@@ -120,38 +185,22 @@ def check_2(answer):
     3-D; integer, unsigned, boolean or complex), so a check written as
     ``ndim <= 1`` or ``dtype.kind != "i"`` is caught.
     """
-    outer = as_class(answer, mc.FunctionNode, "Outer")
-    rng = np.random.default_rng(10)
-    for n, m in ((3, 3), (2, 4), (1, 5)):
-        for dtype in (np.float64, np.float32):
-            a = rng.standard_normal(n).astype(dtype)
-            b = rng.standard_normal(m).astype(dtype)
-            given = a.copy(), b.copy()
-            try:
-                outputs = outer().apply((a, b))
-            except type_check.InvalidType:
-                raise NotYet("the type check refused two {} vectors of lengths {} "
-                             "and {}; an outer product takes any two lengths"
-                             .format(np.dtype(dtype).name, n, m)) from None
-            y = output_variable(outputs, "apply")
-            if y.shape != (n, m):
-                raise NotYet("for vectors of lengths {} and {} forward gives shape "
-                             "{}: the outer product has one row per element of a"
-                             .format(n, m, y.shape))
-            if not close(y.array, np.outer(given[0], given[1]), rtol=1e-5):
-                raise NotYet("forward's values are not a[i] * b[j]")
-            if not (np.array_equal(a, given[0]) and np.array_equal(b, given[1])):
-                raise NotYet("forward changed an input array in place")
-    for what, a, b in _BAD_INPUTS:
-        try:
-            outer().apply((a, b))
-        except type_check.InvalidType:
-            continue
-        except Exception as error:  # noqa: BLE001 -- reported to the learner
-            raise NotYet("when {}, forward failed with {} instead of the type check "
-                         "refusing the inputs first".format(what, type(error).__name__))
-        raise NotYet("when {}, the inputs were accepted; the type check must "
-                     "refuse them".format(what))
+    trials = list(_outer_trials(case))
+    if len(seen["outputs"]) != len(trials):
+        raise NotYet("Outer was not applied to every pair of vectors")
+    for (a, b), y in zip(trials, seen["outputs"]):
+        if not (isinstance(y, np.ndarray) and y.shape == (len(a), len(b))
+                and close(y, np.outer(a, b), rtol=1e-5)):
+            raise NotYet("forward's values are not a[i] * b[j]")
+    if len(seen["wrong inputs"]) != len(_BAD_INPUTS):
+        raise NotYet("the type check was not tried on every wrong input")
+    for (what, a, b), outcome in zip(_BAD_INPUTS, seen["wrong inputs"]):
+        if outcome == "accepted":
+            raise NotYet("when {}, the inputs were accepted; the type check must "
+                         "refuse them".format(what))
+        if outcome != "refused":
+            raise NotYet("when {}, forward failed with {} instead of the type "
+                         "check refusing the inputs first".format(what, outcome))
     return None
 
 
