@@ -124,3 +124,7 @@ def _counted_early_return(h):
 
 
 EXERCISES.right(3, [(_counted_early_return, "counts after computing, returns early")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(3, [{"seed": 1001, "shape": [5]}, {"seed": 1002, "shape": [2, 2, 2]}])

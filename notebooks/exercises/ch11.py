@@ -36,17 +36,14 @@ def _watched(f, points):
     return watched
 
 
-@EXERCISES.check(1, writes_code=True)
-def check_1(answer):
-    """third_derivative(f, x0): d³f/dx³ at the number x0, by double backprop.
-
-    Besides the value, the check notes where f was evaluated: a finite
-    difference (f at points around x0) can come close to the right number
-    without differentiating anything.
-    """
+@EXERCISES.probe(1, cases=[{"points": [1.5, -0.7]}])
+def probe_1(answer, case):
+    """third_derivative for each function and point: its value, and whether f
+    was evaluated anywhere but at x0."""
     third = as_function(answer, "third_derivative")
+    seen = {"values": [], "elsewhere": []}
     for name, f, d1, d2, d3 in _FUNCTIONS:
-        for x0 in (1.5, -0.7):
+        for x0 in case["points"]:
             points = []
             try:
                 result = third(_watched(f, points), x0)
@@ -57,17 +54,42 @@ def check_1(answer):
             if result is None:
                 raise NotYet("third_derivative returned None; " + _NONE_HINT)
             value = as_number(result)
-            if any(not np.all(point == x0) for point in points):
-                raise NotYet("f was evaluated at points other than x0: that is a "
-                             "finite difference, not double backprop; evaluate f "
-                             "once at x0 and differentiate with mc.grad")
-            if close(value, d3(x0)):
-                continue
-            if close(value, d2(x0)):
-                raise NotYet("that is the second derivative; differentiate once more")
-            if close(value, d1(x0)):
-                raise NotYet("that is the first derivative; differentiate twice more")
-            raise NotYet("wrong for f = {} at x = {}".format(name, x0))
+            elsewhere = any(not np.all(point == x0) for point in points)
+            _judge_third(name, x0, value, elsewhere, d1, d2, d3)
+            seen["values"].append(value)
+            seen["elsewhere"].append(elsewhere)
+    return seen
+
+
+def _judge_third(name, x0, value, elsewhere, d1, d2, d3):
+    if elsewhere:
+        raise NotYet("f was evaluated at points other than x0: that is a finite "
+                     "difference, not double backprop; evaluate f once at x0 and "
+                     "differentiate with mc.grad")
+    if close(value, d3(x0)):
+        return
+    if close(value, d2(x0)):
+        raise NotYet("that is the second derivative; differentiate once more")
+    if close(value, d1(x0)):
+        raise NotYet("that is the first derivative; differentiate twice more")
+    raise NotYet("wrong for f = {} at x = {}".format(name, x0))
+
+
+@EXERCISES.check(1, writes_code=True)
+def check_1(seen, case):
+    """third_derivative(f, x0): d³f/dx³ at the number x0, by double backprop.
+
+    Besides the value, the check notes where f was evaluated: a finite
+    difference (f at points around x0) can come close to the right number
+    without differentiating anything.
+    """
+    trials = [(name, x0, d1, d2, d3) for name, f, d1, d2, d3 in _FUNCTIONS
+              for x0 in case["points"]]
+    if len(seen["values"]) != len(trials):
+        raise NotYet("third_derivative was not tried at every point")
+    for (name, x0, d1, d2, d3), value, elsewhere in zip(
+            trials, seen["values"], seen["elsewhere"]):
+        _judge_third(name, x0, as_number(value), elsewhere is not False, d1, d2, d3)
     return None
 
 
