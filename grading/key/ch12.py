@@ -184,3 +184,8 @@ EXERCISES.right(2, [(_rule(_new_arrays), "new arrays stored in the state"),
 
 
 EXERCISES.right(3, [(21.0, "a float")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"settings": [["float32", 1201, 0.05, 0.95, 0.2],
+                                   ["float64", 1202, 0.5, 0.1, 0.01]], "steps": 5}])

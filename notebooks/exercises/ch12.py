@@ -100,60 +100,97 @@ def _pair(dtype, seed):
     return links
 
 
-_SETTINGS = (   # (dtype, seed, lr, momentum, lr from step 3 on)
-    (np.float64, 14, 0.1, 0.9, 0.1),
-    (np.float32, 15, 0.03, 0.5, 0.03),
-    (np.float64, 16, 0.2, 0.7, 0.05),
-)
+_SETTINGS = [   # (dtype, seed, lr, momentum, lr from step 3 on)
+    ["float64", 14, 0.1, 0.9, 0.1],
+    ["float32", 15, 0.03, 0.5, 0.03],
+    ["float64", 16, 0.2, 0.7, 0.05],
+]
+
+
+def _gradients(params, dtype, seed, steps):
+    """The gradient of each parameter at each step: the same wherever made."""
+    rng = np.random.default_rng(seed + 100)
+    return [[rng.standard_normal(p.shape).astype(dtype) for p in params]
+            for _ in range(steps)]
+
+
+@EXERCISES.probe(2, cases=[{"settings": _SETTINGS, "steps": 4}])
+def probe_2(answer, case):
+    """The learner's rule in an optimizer: the parameters after each step, and
+    whether its velocity state stayed all zeros."""
+    rule_class = as_class(answer, mc.optimizer.UpdateRule, "MomentumRule")
+    seen = {"params": [], "v stuck": []}
+    for dtype, seed, lr, momentum, later_lr in case["settings"]:
+        mine, _ = _pair(dtype, seed)
+        optimizer = _RuleOptimizer(rule_class, lr, momentum).setup(mine)
+        params = list(mine.params())
+        steps, stuck = [], []
+        for step, grads in enumerate(
+                _gradients(params, dtype, seed, case["steps"]), start=1):
+            if step == 3:
+                optimizer.lr = later_lr
+            for p, grad in zip(params, grads):
+                p.grad = grad.copy()
+            optimizer.update()
+            states = [getattr(p.update_rule, "state", None) or {} for p in params]
+            steps.append([p.array.copy() for p in params])
+            stuck.append(any(isinstance(state.get("v"), np.ndarray)
+                             and not state["v"].any() for state in states))
+        seen["params"].append(steps)
+        seen["v stuck"].append(stuck)
+    return seen
 
 
 @EXERCISES.check(2, writes_code=True)
-def check_2(answer):
+def check_2(seen, case):
     """MomentumRule against MomentumSGD, over steps, settings and a change of lr.
 
     The learning rate and the momentum change between trials, and once
     between steps (``optimizer.lr = ...``), so a rule that hard-codes them,
     or copies them once, is caught.
     """
-    rule_class = as_class(answer, mc.optimizer.UpdateRule, "MomentumRule")
-    for dtype, seed, lr, momentum, later_lr in _SETTINGS:
-        mine, reference = _pair(dtype, seed)
-        optimizer = _RuleOptimizer(rule_class, lr, momentum).setup(mine)
+    if len(seen["params"]) != len(case["settings"]):
+        raise NotYet("the rule was not tried with every setting")
+    for (dtype, seed, lr, momentum, later_lr), steps, stuck in zip(
+            case["settings"], seen["params"], seen["v stuck"]):
+        _, reference = _pair(dtype, seed)
         expected = mc.optimizers.MomentumSGD(lr=lr, momentum=momentum)
         expected.setup(reference)
         hard_coded = mc.optimizers.MomentumSGD(lr=0.1, momentum=0.9)
         hard_coded.setup(_pair(dtype, seed)[1])
-        params = list(mine.params())
-        sgd = [p.array.copy() for p in params]         # plain SGD, for a hint
-        rng = np.random.default_rng(seed + 100)
-        for step in range(1, 5):
+        start = [p.array.copy() for p in reference.params()]
+        before, sgd = start, [a.copy() for a in start]
+        grads_by_step = _gradients(start, dtype, seed, case["steps"])
+        if len(steps) != len(grads_by_step):
+            raise NotYet("the rule was not run for every step")
+        for step, (grads, mine) in enumerate(zip(grads_by_step, steps), start=1):
             if step == 3:
-                optimizer.lr = expected.lr = later_lr
-            before = [p.array.copy() for p in params]
-            for p, q, r in zip(params, reference.params(),
-                               hard_coded.target.params()):
-                grad = rng.standard_normal(p.shape).astype(dtype)
-                p.grad, q.grad, r.grad = grad.copy(), grad.copy(), grad.copy()
-            optimizer.update()
+                expected.lr = later_lr
+            for q, r, grad in zip(reference.params(), hard_coded.target.params(),
+                                  grads):
+                q.grad, r.grad = grad.copy(), grad.copy()
             expected.update()
             hard_coded.update()
-            for i, p in enumerate(params):
-                sgd[i] = sgd[i] - optimizer.lr * p.grad
-            _compare(step, params, before, sgd, list(reference.params()),
-                     list(hard_coded.target.params()))
+            sgd = [a - expected.lr * grad for a, grad in zip(sgd, grads)]
+            _compare(step, [np.asarray(m) for m in mine], before, sgd,
+                     [q.array for q in reference.params()],
+                     [r.array for r in hard_coded.target.params()],
+                     grads, stuck[step - 1])
+            before = [np.asarray(m) for m in mine]
     return None
 
 
-def _compare(step, params, before, sgd, reference, hard_coded):
+def _compare(step, params, before, sgd, reference, hard_coded, grads, stuck):
     tolerance = dict(rtol=1e-5, atol=1e-6)
 
     def same(arrays):
-        return all(close(p.array, a.array if hasattr(a, "array") else a, **tolerance)
-                   for p, a in zip(params, arrays))
+        return len(params) == len(arrays) and all(
+            isinstance(p, np.ndarray) and p.shape == a.shape
+            and close(p, a, **tolerance) for p, a in zip(params, arrays))
 
     if same(reference):
         return
-    if all(np.array_equal(p.array, b) for p, b in zip(params, before)):
+    if all(np.array_equal(p, b) for p, b in zip(params, before)):
         raise NotYet("step {}: the parameters did not move (was p updated with "
                      "the velocity before the velocity was updated, or is the "
                      "array changed a copy?)".format(step))
@@ -161,17 +198,15 @@ def _compare(step, params, before, sgd, reference, hard_coded):
         raise NotYet("the rule steps as if lr = 0.1 and momentum = 0.9 whatever "
                      "the optimizer's settings: read them from self.hyperparam "
                      "at every step")
-    states = [getattr(p.update_rule, "state", None) or {} for p in params]
-    if any(isinstance(state.get("v"), np.ndarray) and not state["v"].any()
-           for state in states):
+    if stuck:
         raise NotYet('self.state["v"] never changes: a new array bound to the '
                      "name v is lost when update_core returns; change the state "
                      "array in place or store the new one in self.state")
     if same(sgd):
         raise NotYet("that is plain SGD: the velocity must carry over from step "
                      "to step (times momentum)")
-    uphill = sum(float(((p.array - b) * p.grad).sum())
-                 for p, b in zip(params, before))
+    uphill = sum(float(((p - b) * g).sum())
+                 for p, b, g in zip(params, before, grads))
     if step == 1 and uphill > 0:
         raise NotYet("the first step moves along the gradient, uphill; a step "
                      "goes against it")
