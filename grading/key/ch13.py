@@ -106,3 +106,7 @@ EXERCISES.malformed(2, [
     (lambda: None, "a function of no argument"),
     ("2 * (x - y) * gy", "a string"),
 ])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"seed": 1301, "shapes": [[5, 1], [], [2, 2, 3]]}])
