@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -226,3 +227,40 @@ def test_make_solutions_runs_the_key_builder():
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile[makefile.index("\nsolutions:"):].split("\n\n")[0]
     assert "-m grading.solutions $(CHAPTERS)" in recipe
+
+
+# ----- grading: probes, judges and hidden cases --------------------------------------
+CODE = [param for param in EXERCISES if param.values[0].writes_code]
+
+
+@pytest.mark.parametrize("exercise", CODE)
+def test_code_is_probed_in_its_process_and_judged_on_data(exercise):
+    """A code exercise has a probe, visible cases and hidden ones, all plain data."""
+    import json as json_module
+
+    assert exercise.probe is not None, "a code exercise needs a probe and a judge"
+    assert exercise.cases and exercise.hidden
+    for case in exercise.cases + exercise.hidden:
+        assert json_module.loads(json_module.dumps(case)) == case
+
+
+@pytest.mark.parametrize("exercise", CODE)
+def test_hidden_cases_accept_every_right_answer_and_no_mistake(exercise):
+    for make in [exercise.solution] + [case.make for case in exercise.also_right]:
+        verdict = exercise.verdict(make(), hidden=exercise.hidden)
+        assert verdict.startswith("right"), verdict
+    for case in exercise.mistakes:
+        verdict = exercise.verdict(case.make(), hidden=exercise.hidden)
+        assert verdict.startswith("not yet: "), (case.what, verdict)
+
+
+def test_a_probe_cannot_make_a_wrong_answer_right():
+    """The judge decides from the data alone: a probe that reports made-up
+    values for a wrong answer is still refused, and NotYet from a probe can
+    only refuse."""
+    ch06 = importlib.import_module("exercises.ch06")
+    exercise = ch06.EXERCISES[3]
+    forged = {"results": [np.zeros((2, 3))], "dtypes": ["float64"]}
+    verdict = common.verdict(lambda seen: exercise.judge(seen, exercise.cases[0]),
+                             forged)
+    assert verdict.startswith("not yet: ")

@@ -163,4 +163,4 @@ EXERCISES.right(3, [(1.0, "a float"), (np.array(1), "a 0-d array")])
 
 # ----- the grader's own cases ---------------------------------------------------------
 EXERCISES.hidden(2, [{"seed": 202, "shapes": [[5, 1], [1]]},
-                     {"seed": 203, "shapes": [[2, 3, 4], []]}])
+                     {"seed": 203, "shapes": [[2, 3, 4], [6]]}])

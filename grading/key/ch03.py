@@ -190,4 +190,4 @@ EXERCISES.right(3, [("Nothing", "capitalised"), (" nothing ", "with spaces"),
 
 # ----- the grader's own cases ---------------------------------------------------------
 EXERCISES.hidden(2, [{"seed": 301, "shapes": [[5], [2, 1, 3]], "second_seed": 302},
-                     {"seed": 303, "shapes": [[], [4, 4]], "second_seed": 304}])
+                     {"seed": 303, "shapes": [[1, 1], [4, 4]], "second_seed": 304}])

@@ -94,5 +94,5 @@ EXERCISES.right(3, [(lambda x, gy: (x.T @ gy).T, "(xᵀ gy)ᵀ"),
 
 
 # ----- the grader's own cases ---------------------------------------------------------
-EXERCISES.hidden(3, [{"seed": 601, "shapes": [[2, 7, 1], [5, 1, 3], [1, 1, 1]]},
+EXERCISES.hidden(3, [{"seed": 601, "shapes": [[2, 7, 1], [5, 1, 3], [1, 4, 2]]},
                      {"seed": 602, "shapes": [[8, 4, 6]]}])

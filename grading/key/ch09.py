@@ -186,6 +186,6 @@ EXERCISES.right(2, [(_scale_all_tuple, "deep copies, a tuple")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------
-EXERCISES.hidden(1, [{"seed": 901, "shapes": [[4, 1], [], [6]]}])
+EXERCISES.hidden(1, [{"seed": 901, "shapes": [[4, 1], [1, 1, 1], [6]]}])
 EXERCISES.hidden(2, [{"seed": 902}, {"seed": 903}])
 EXERCISES.hidden(3, [{"seed": 904, "shapes": [[2, 2, 2], [5]]}])

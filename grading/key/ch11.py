@@ -149,5 +149,5 @@ EXERCISES.right(3, [(0, "exactly 0"), (np.float32(0.0), "float32")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------
-EXERCISES.hidden(2, [{"seed": 1101, "shapes": [[2, 3], [], [7]], "second_seed": 1102}])
+EXERCISES.hidden(2, [{"seed": 1101, "shapes": [[2, 3], [1], [7]], "second_seed": 1102}])
 EXERCISES.hidden(1, [{"points": [0.3, -1.1, 2.0]}])

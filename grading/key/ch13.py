@@ -109,4 +109,4 @@ EXERCISES.malformed(2, [
 
 
 # ----- the grader's own cases ---------------------------------------------------------
-EXERCISES.hidden(2, [{"seed": 1301, "shapes": [[5, 1], [], [2, 2, 3]]}])
+EXERCISES.hidden(2, [{"seed": 1301, "shapes": [[5, 1], [4], [2, 2, 3]]}])

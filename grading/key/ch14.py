@@ -198,3 +198,7 @@ EXERCISES.malformed(3, [
     ({("advance", 0, 2)}, "a set"),
     ([None], "None for an action"),
 ])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"sizes": [[n, s] for n in (13, 17, 21) for s in (1, 2, 3, 5)]}])

@@ -83,8 +83,8 @@ def check_1(answer):
 SIZES = [(n, s) for n in range(1, 13) for s in range(1, 13)]
 
 
-def _table(function):
-    return {(n, s): function(n, s) for n, s in SIZES}
+def _table(function, sizes=SIZES):
+    return {(n, s): function(n, s) for n, s in sizes}
 
 
 def _advances_only(n, s):
@@ -112,9 +112,9 @@ def _calls(learner, n, s):
     return as_int(value, "a number of calls")
 
 
-@EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """revolve_model_cost(n, s) against the closed form, n and s up to 12."""
+@EXERCISES.probe(2, cases=[{"sizes": [list(size) for size in SIZES]}])
+def probe_2(answer, case):
+    """revolve_model_cost(n, s) for each size of the case, as [n, s, calls]."""
     learner = as_function(answer, "revolve_model_cost")
     try:
         inspect.signature(learner).bind(1, 1)
@@ -125,27 +125,37 @@ def check_2(answer):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 3000))
     try:
-        got = {(n, s): _calls(learner, n, s) for n, s in SIZES}
+        return [[n, s, _calls(learner, n, s)] for n, s in case["sizes"]]
     except RecursionError:
         raise NotYet("the recursion never ends: each call must have fewer "
                      "blocks, or fewer checkpoints down to one") from None
     finally:
         sys.setrecursionlimit(limit)
-    wrong = [(n, s) for n, s in SIZES if got[n, s] != binomial_cost(n, s)]
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(seen, case):
+    """revolve_model_cost(n, s) against the closed form, n and s up to 12."""
+    sizes = [tuple(size) for size in case["sizes"]]
+    got = {(row[0], row[1]): row[2] for row in seen
+           if isinstance(row, list) and len(row) == 3}
+    if sorted(got) != sorted(sizes):
+        raise NotYet("revolve_model_cost was not tried on every size")
+    wrong = [(n, s) for n, s in sizes if got[n, s] != binomial_cost(n, s)]
     if not wrong:
         return None
     n, s = wrong[0]
     where = "for n = {}, s = {} it gives {}, not {}".format(
         n, s, got[n, s], binomial_cost(n, s))
     for model, hint in _WRONG_MODELS:
-        if got == _table(model):
+        if got == _table(model, sizes):
             raise NotYet(where + ": " + hint)
     if n == 1:
         raise NotYet(where + ": one block is taped once and reversed: 1 call")
     if s == 1:
         raise NotYet(where + ": with x's checkpoint alone, every block but "
                      "the last is advanced to again from x")
-    if got[n, s] < binomial_cost(n, s):
+    if isinstance(got[n, s], int) and got[n, s] < binomial_cost(n, s):
         raise NotYet(where + ": too cheap; count the m calls that advance to "
                      "the checkpoint, and give the blocks after it one "
                      "checkpoint less")
