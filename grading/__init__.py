@@ -11,3 +11,13 @@
 
 Nothing in this folder is part of the student edition. See docs/teaching.md.
 """
+
+import os
+import sys
+
+# The course's exercise modules (``exercises``) live in notebooks/, as the
+# chapters import them.
+_NOTEBOOKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))), "notebooks")
+if _NOTEBOOKS not in sys.path:
+    sys.path.insert(0, _NOTEBOOKS)

@@ -86,7 +86,8 @@ def _probe(channel, chapter, probe, namespace):
             seen = observe(chapter, number, answer, case)
             message["seen"] = wire.encode(seen)
         except BaseException as error:  # noqa: BLE001 -- the learner's code raised
-            message["error"] = wire.error_data(error, text=_describe(error))
+            text = str(error) if type(error).__name__ == "NotYet" else _describe(error)
+            message["error"] = wire.error_data(error, text=text)
         _send(channel, message)
 
 
@@ -98,7 +99,7 @@ def observe(chapter, number, answer, case):
     """
     module = importlib.import_module("exercises.ch" + chapter)
     probe = getattr(module.EXERCISES[number], "probe", None)
-    if probe is None:
+    if probe is None or answer is None:     # None: not answered yet
         return answer
     return probe(answer, case)
 

@@ -11,7 +11,7 @@ exercise is either
   each case in the learner's process and returns plain data; its judge turns
   that data into the verdict here. Its cases are the visible ones of the
   module (the notebook's self-check runs those too) followed by the hidden
-  ones of the key, ``grading/key/chNN.py``, which only the grader reads.
+  ones the key ``grading/key/chNN.py`` registers, which only the grader reads.
 
 A verdict is the text a check prints: ``right``, ``not yet: <hint>`` or
 ``not answered yet``.
@@ -20,19 +20,16 @@ A verdict is the text a check prints: ``right``, ``not yet: <hint>`` or
 import importlib
 import os
 import re
-import sys
 
 from grading import points as points_table
 from exercises import wire
 from grading.runner import Trouble
 
+from exercises import common
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 NOTEBOOKS = os.path.join(ROOT, "notebooks")
-if NOTEBOOKS not in sys.path:
-    sys.path.insert(0, NOTEBOOKS)
-
-from exercises import common  # noqa: E402
 
 HIDDEN_PREFIX = "on a grading case you have not seen: "
 
@@ -61,14 +58,13 @@ def key_module(chapter):
 class Gradable:
     """One exercise as graded: what to probe, on which cases, and the judge."""
 
-    def __init__(self, chapter, exercise, hidden=()):
+    def __init__(self, chapter, exercise):
         self.chapter, self.number = chapter, exercise.number
         self.exercise = exercise
         self.points = points_table.points(chapter, exercise.number)
-        self.is_code = getattr(exercise, "probe", None) is not None
-        visible = list(getattr(exercise, "cases", None) or [None]) \
-            if self.is_code else [None]
-        self.cases = visible + list(hidden if self.is_code else ())
+        self.is_code = exercise.probe is not None
+        visible = list(exercise.cases) if self.is_code else [None]
+        self.cases = visible + (list(exercise.hidden) if self.is_code else [])
         self.first_hidden = len(visible)
         self.gradable = self.is_code or not exercise.writes_code
 
@@ -95,19 +91,25 @@ class Gradable:
         if isinstance(observation, Trouble):
             return common.NOT_YET + "your answer " + observation.sentence()
         if isinstance(observation, wire.RemoteError):
+            if observation.type_name == "NotYet":      # a probe's own refusal
+                return common.NOT_YET + observation.message
             return common.NOT_YET + "running it raised " + observation.sentence()
         if not self.is_code:
             return common.verdict(self.exercise.judge, observation)
-        judge = self.exercise.judge_case
+        if observation is None:    # the answer was None: nothing was probed
+            return common.NOT_ANSWERED
+        judge = self.exercise.judge
         return common.verdict(lambda seen: judge(seen, case), observation)
 
 
 def gradables(chapter):
-    """The exercises of ``chapter`` in order, with their hidden cases."""
-    key = key_module(chapter)
-    hidden = getattr(key, "HIDDEN", {}) if key is not None else {}
-    return [Gradable(chapter, exercise, hidden.get(number, ()))
-            for number, exercise in sorted(module(chapter).EXERCISES.items())]
+    """The exercises of ``chapter`` in order, with the key's hidden cases."""
+    exercises = module(chapter).EXERCISES
+    if key_module(chapter) is None:
+        raise RuntimeError("grading: no key grading/key/ch{}.py: the grader needs "
+                           "it for the hidden cases".format(chapter))
+    return [Gradable(chapter, exercise)
+            for number, exercise in sorted(exercises.items())]
 
 
 # ----- where a notebook answers each exercise -------------------------------------

@@ -125,8 +125,8 @@ def _read_notebook(path):
 def _judge(gradable, run, cells):
     if not gradable.gradable:
         return _outcome(gradable, "not graded", "not graded: this exercise "
-                        "has no probe yet, so it cannot be judged outside the "
-                        "learner's process")
+                        "asks for code and has no probe, so it cannot be "
+                        "judged outside the learner's process")
     for index in cells:
         state = run.cells.get(index)
         if isinstance(state, runner.Trouble):
@@ -194,6 +194,18 @@ def grade_engine(folder, box, options):
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def no_engine():
+    """The report of a learner who handed in no engine: every task failed."""
+    from minichain.conformance.tasks import TASKS
+
+    tasks = [{"task": t.number, "title": t.title, "chapter": t.chapter,
+              "points": t.points, "earned": 0, "passed": False, "check": None,
+              "message": "not submitted: no folder {} with an __init__.py".format(
+                  ENGINE_PACKAGE)} for t in TASKS]
+    return {"engine": ENGINE_PACKAGE, "path": None, "earned": 0,
+            "total": sum(t["points"] for t in tasks), "tasks": tasks}
+
+
 # ----- the whole class ------------------------------------------------------------
 def grade(submissions, out, options=None, log=print):
     """Grade every learner in ``submissions``; write the gradebook and the
@@ -236,6 +248,10 @@ def grade(submissions, out, options=None, log=print):
         folder = engine_folder(os.path.join(submissions, name))
         if folder is not None:
             results[name]["engine"] = grade_engine(folder, box, options)
+    if any(record["engine"] is not None for record in results.values()):
+        for record in results.values():   # the same columns for everyone
+            if record["engine"] is None:
+                record["engine"] = no_engine()
     for record in results.values():
         record["earned"], record["possible"] = _totals(record)
     summary = {"sandbox": box.level, "chapters": chapters,

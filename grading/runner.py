@@ -268,8 +268,10 @@ class _Child:
                                      stderr=subprocess.PIPE)
         self.messages = queue.Queue()
         self.errors = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.readers = [threading.Thread(target=target, daemon=True)
+                        for target in (self._read, self._read_stderr)]
+        for reader in self.readers:
+            reader.start()
         try:
             self.process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
             self.process.stdin.close()
@@ -279,7 +281,10 @@ class _Child:
     def _read(self):
         stream = self.process.stdout
         while True:
-            line = stream.readline(wire.MAX_MESSAGE + 1)
+            try:
+                line = stream.readline(wire.MAX_MESSAGE + 1)
+            except (OSError, ValueError):   # the stream was closed under us
+                break
             if not line:
                 break
             if len(line) > wire.MAX_MESSAGE or not line.endswith(b"\n"):
@@ -294,8 +299,11 @@ class _Child:
 
     def _read_stderr(self):
         kept = b""
-        for chunk in iter(lambda: self.process.stderr.read(4096), b""):
-            kept = (kept + chunk)[-4096:]
+        try:
+            for chunk in iter(lambda: self.process.stderr.read(4096), b""):
+                kept = (kept + chunk)[-4096:]
+        except (OSError, ValueError):       # the stream was closed under us
+            pass
         self.errors.append(kept)
 
     def stderr_tail(self):
@@ -325,10 +333,9 @@ class _Child:
         return self
 
     def __exit__(self, *exc):
-        if self.process.poll() is None:
-            self.sandbox.kill(self.process)
-        else:
-            self.sandbox.kill(self.process)   # and whatever it left behind
+        self.sandbox.kill(self.process)   # and whatever it left behind
+        for reader in self.readers:
+            reader.join(timeout=5)
         for stream in (self.process.stdout, self.process.stderr):
             stream.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
