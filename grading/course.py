@@ -20,6 +20,9 @@ A verdict is the text a check prints: ``right``, ``not yet: <hint>`` or
 import importlib
 import os
 import re
+import warnings
+
+import numpy as np
 
 from grading import points as points_table
 from exercises import wire
@@ -98,8 +101,24 @@ class Gradable:
             return common.verdict(self.exercise.judge, observation)
         if observation is None:    # the answer was None: nothing was probed
             return common.NOT_ANSWERED
-        judge = self.exercise.judge
-        return common.verdict(lambda seen: judge(seen, case), observation)
+        return judge_report(self.exercise.judge, observation, case)
+
+
+def judge_report(judge, seen, case):
+    """``judge(seen, case)`` as a verdict. The report comes from the learner's
+    process: one the judge cannot read (a key missing, a value of the wrong
+    kind) was not made by the course's probe, and is refused as such."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            remark = judge(seen, case)
+    except common.NotYet as hint:
+        return common.NOT_YET + str(hint)
+    except Exception as error:  # noqa: BLE001 -- a report the probe did not make
+        return (common.NOT_YET + "the report of your notebook's process could "
+                "not be judged ({}): was the course's check changed in your "
+                "notebook?".format(type(error).__name__))
+    return common.RIGHT + (": " + remark if remark else "")
 
 
 def gradables(chapter):

@@ -207,18 +207,26 @@ def write_student_edition(root, names, target):
 
 # ----- the proof ------------------------------------------------------------------
 def secrets(chapters):
-    """(what, text) for every solution and hidden case of ``chapters``: texts
-    that must appear nowhere in the student edition."""
+    """(what, text, allowed) for every solution and hidden case of
+    ``chapters``: texts that must appear nowhere in the student edition but
+    in the file ``allowed`` (None: nowhere).
+
+    A value exercise's check computes the right answer to compare with it, so
+    its solution may be the very lines of its chapter's checker module (02.3's
+    rank is): that one file may hold them, and only that one.
+    """
     found = []
     for chapter in chapters:
         for gradable in course.gradables(chapter):
             solution = gradable.exercise.solution
             if solution is not None:
                 body = _body(course.common.solution_source(solution))
-                found.append(("solution {}".format(gradable.name), body))
+                allowed = None if gradable.is_code else \
+                    "notebooks/exercises/ch{}.py".format(chapter)
+                found.append(("solution {}".format(gradable.name), body, allowed))
             for index, case in enumerate(gradable.cases[gradable.first_hidden:]):
                 found.append(("hidden case {} #{}".format(gradable.name, index),
-                              repr(case)))
+                              repr(case), None))
     return found + engine_solutions()
 
 
@@ -236,7 +244,7 @@ def engine_solutions():
         if given.exists() and _normal(given.read_text(encoding="utf-8")) == \
                 _normal(text):
             continue
-        found.append(("the filled engine's {}".format(path.name), text))
+        found.append(("the filled engine's {}".format(path.name), text, None))
     return found
 
 
@@ -259,12 +267,13 @@ def leaks(tree, chapters):
     read as their cells' sources too, so an indented or JSON-escaped copy is
     found as well as a verbatim one.
     """
-    wanted = [(what, _normal(text)) for what, text in secrets(chapters)
-              if text.strip()]
+    wanted = [(what, _normal(text), allowed)
+              for what, text, allowed in secrets(chapters) if text.strip()]
     found = []
     for path in sorted(pathlib.Path(tree).rglob("*")):
         if not path.is_file():
             continue
+        name = path.relative_to(tree).as_posix()
         try:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
@@ -276,9 +285,9 @@ def leaks(tree, chapters):
                 texts.append(_normal("\n".join(_text(cell) for cell in cells)))
             except ValueError:
                 pass
-        for what, needle in wanted:
-            if any(needle in haystack for haystack in texts):
-                found.append((what, str(path.relative_to(tree))))
+        for what, needle, allowed in wanted:
+            if name != allowed and any(needle in haystack for haystack in texts):
+                found.append((what, name))
     return found
 
 

@@ -98,7 +98,7 @@ def test_feedback_pages_hold_hints_but_no_key_and_no_hidden_case(graded):
     secrets = release.secrets(synthetic_class.CHAPTERS)
     for page in pages:
         text = " ".join(page.read_text(encoding="utf-8").split())
-        for what, secret in secrets:
+        for what, secret, _ in secrets:
             assert " ".join(secret.split()) not in text, (page.name, what)
     text = (out / "feedback" / "no_accumulation.html").read_text(encoding="utf-8")
     assert "not yet:" in text and "<script" not in text
@@ -123,3 +123,27 @@ def test_results_say_which_sandbox_was_used(graded):
                                                       "none")
     assert re.search(r"sandbox: {}".format(summary["sandbox"]),
                      (out / "feedback" / "complete.html").read_text())
+
+
+@pytest.mark.slow
+def test_the_teachers_key_gets_full_marks(tmp_path):
+    """Every chapter, whole, with every answer the key's solution (the notebooks
+    `make solutions` runs), handed in as a learner's: full marks.
+    Cost: the whole course run once in sandboxed processes, 1 to 3 minutes."""
+    from grading import course, solutions
+
+    mine = tmp_path / "submissions" / "teacher"
+    mine.mkdir(parents=True)
+    for chapter in course.chapters():
+        source = next((solutions.NOTEBOOKS / "src").glob(chapter + "_*.py"))
+        import importlib
+        notebook = solutions.build.make_notebook(solutions.answered_cells(
+            source, importlib.import_module("exercises.ch" + chapter)))
+        (mine / (source.stem + ".ipynb")).write_text(json.dumps(notebook))
+    summary = grade.grade(str(tmp_path / "submissions"), str(tmp_path / "grades"),
+                          grade.Options(cell_timeout=120, jobs=2),
+                          log=lambda line: None)
+    record = summary["learners"][0]
+    wrong = [o for c in record["chapters"].values() for o in c["exercises"]
+             if o["earned"] != o["points"]]
+    assert wrong == [] and record["earned"] == record["possible"] > 0

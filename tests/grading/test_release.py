@@ -1,0 +1,64 @@
+"""make release: nbgrader's source and release folders, and a student edition
+with no solution and no hidden case anywhere in it."""
+
+import json
+import shutil
+
+import pytest
+
+from grading import course, release
+
+CHAPTERS = ["04", "05"]
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release")
+    assert release.main(CHAPTERS, out) == 0
+    return out
+
+
+def _notebook(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_nothing_of_the_key_is_in_the_student_edition(released):
+    tree = released / "release"
+    assert release.leaks(tree, course.chapters()) == []
+    assert not (tree / "grading").exists() and not (tree / "tests").exists()
+    assert sorted(p.name for p in (tree / "notebooks").glob("*.ipynb")) == sorted(
+        release.chapter_notebook(c).name for c in CHAPTERS)
+
+
+def test_the_search_finds_a_solution_or_a_hidden_case_that_gets_in(released, tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(released / "release" / "notebooks" / "exercises",
+                    tree / "notebooks" / "exercises")
+    assert release.leaks(tree, course.chapters()) == []
+    shutil.copy(course.ROOT + "/grading/key/ch04.py", tree / "stray.py")
+    found = {what for what, _ in release.leaks(tree, course.chapters())}
+    assert "solution 04.1" in found and "hidden case 04.2 #0" in found
+
+
+def test_released_notebooks_follow_nbgrader(released):
+    for chapter in CHAPTERS:
+        name = release.chapter_notebook(chapter).stem
+        mine = _notebook(released / "release" / "notebooks" / (name + ".ipynb"))
+        source = _notebook(released / "nbgrader" / "source" / name / (name + ".ipynb"))
+        text = json.dumps(mine)
+        assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+        assert "BEGIN SOLUTION" in json.dumps(source)
+        graded = [c for c in mine["cells"] if c["metadata"].get("nbgrader", {}).get(
+            "grade")]
+        answers = [c for c in mine["cells"] if c["metadata"].get("nbgrader", {}).get(
+            "solution")]
+        numbers = sorted(course.module(chapter).EXERCISES)
+        assert [c["metadata"]["nbgrader"]["grade_id"] for c in graded] == [
+            "ex{}_{}".format(chapter, n) for n in numbers]
+        for number, cell in zip(numbers, answers):
+            assert "answer_{} = None".format(number) in "".join(cell["source"])
+        for number, cell in zip(numbers, graded):
+            assert "".join(cell["source"]).strip() == "ch{}.check_{}(answer_{})".format(
+                chapter, number, number)
+            assert cell["metadata"]["nbgrader"]["points"] == course.points_table.points(
+                chapter, number)
