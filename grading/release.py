@@ -225,8 +225,9 @@ def secrets(chapters):
                     "notebooks/exercises/ch{}.py".format(chapter)
                 found.append(("solution {}".format(gradable.name), body, allowed))
             for index, case in enumerate(gradable.cases[gradable.first_hidden:]):
-                found.append(("hidden case {} #{}".format(gradable.name, index),
-                              repr(case), None))
+                for text in (repr(case), json.dumps(case)):   # as Python, as JSON
+                    found.append(("hidden case {} #{}".format(gradable.name, index),
+                                  text, None))
     return found + engine_solutions()
 
 
