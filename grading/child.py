@@ -38,6 +38,9 @@ MAGIC = re.compile(r"^\s*[%!]")
 
 
 def main():
+    # As in Jupyter, modules beside the notebook can be imported; after the
+    # course's own folders and site-packages, so they shadow none of them.
+    sys.path.append(os.getcwd())
     job = json.loads(sys.stdin.readline())
     channel = _private_channel()
     _send(channel, {"m": "start"})
