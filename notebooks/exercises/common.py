@@ -150,15 +150,24 @@ def _library_path(path):
     return os.path.basename(path)
 
 
+_UNSET = object()
+
+
 @contextlib.contextmanager
 def _restored_config():
-    saved = {name: getattr(mc.config, name) for name in _CONFIG_NAMES
-             if hasattr(mc.config, name)}
+    """Put back this thread's own configuration values as they were: a value
+    the thread had is set again, one it did not have is removed, so the
+    global default shows through as before (``mc.using_config``'s rule)."""
+    own = getattr(mc.config, "__dict__", {})
+    saved = {name: own.get(name, _UNSET) for name in _CONFIG_NAMES}
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(mc.config, name, value)
+            if value is not _UNSET:
+                setattr(mc.config, name, value)
+            elif name in getattr(mc.config, "__dict__", {}):
+                delattr(mc.config, name)
 
 
 @contextlib.contextmanager
