@@ -62,3 +62,25 @@ def test_released_notebooks_follow_nbgrader(released):
                 chapter, number, number)
             assert cell["metadata"]["nbgrader"]["points"] == course.points_table.points(
                 chapter, number)
+
+
+def test_released_notebooks_answered_with_the_key_get_full_marks(released, tmp_path):
+    """The release's layout (an answer cell, then a check cell) is graded too."""
+    import synthetic_class
+    from grading import grade
+
+    mine = tmp_path / "submissions" / "ada" / "week1"
+    mine.mkdir(parents=True)
+    for chapter in CHAPTERS:
+        name = release.chapter_notebook(chapter).stem
+        notebook = _notebook(released / "release" / "notebooks" / (name + ".ipynb"))
+        answers = {number: synthetic_class.solution(chapter, number)
+                   for number in course.module(chapter).EXERCISES}
+        (mine / (name + ".ipynb")).write_text(json.dumps(
+            synthetic_class.answered(notebook, chapter, answers)))
+    summary = grade.grade(str(tmp_path / "submissions"), str(tmp_path / "grades"),
+                          grade.Options(cell_timeout=120), log=lambda line: None)
+    record = summary["learners"][0]
+    assert record["earned"] == record["possible"] == sum(
+        course.points_table.points(c, n) for c in CHAPTERS
+        for n in course.module(c).EXERCISES)
