@@ -42,7 +42,6 @@ STUDENT_FILES = ["README.md", "Makefile", "pyproject.toml", "environment.yml",
                  "notebooks/src", "notebooks/course_map.py", "notebooks/build.py",
                  "notebooks/build_book.py", "notebooks/conftest.py",
                  "notebooks/nbval_sanitize.cfg"]
-PUBLIC_EXERCISES = ["__init__.py", "common.py"]  # and every chNN.py
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info",
                               ".ipynb_checkpoints")
 NBGRADER_CONFIG = '''\
@@ -141,10 +140,9 @@ def _code_cell(source, nbgrader):
 
 # ----- nbgrader's course folder and the student edition ----------------------------
 def public_exercise_files():
-    """The released exercise modules: the checkers, never the key."""
-    folder = NOTEBOOKS / "exercises"
-    names = PUBLIC_EXERCISES + sorted(p.name for p in folder.glob("ch[0-9][0-9].py"))
-    return [folder / name for name in names]
+    """The released exercise modules: the checks and what they share (the
+    key is not among them: it lives in grading/key/)."""
+    return sorted((NOTEBOOKS / "exercises").glob("*.py"))
 
 
 def write_nbgrader_course(chapters, root):

@@ -84,3 +84,22 @@ def test_released_notebooks_answered_with_the_key_get_full_marks(released, tmp_p
     assert record["earned"] == record["possible"] == sum(
         course.points_table.points(c, n) for c in CHAPTERS
         for n in course.module(c).EXERCISES)
+
+
+def test_the_student_editions_checks_run_on_their_own(released):
+    """In the student edition alone, a code exercise's check runs (probe, wire
+    and judge) and says `not yet` to a wrong answer and `right` to a right one."""
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import sys; sys.path.insert(0, 'notebooks')",
+        "import numpy as np",
+        "from exercises import ch06",
+        "ch06.check_3(lambda x, gy: x.T @ gy)",
+        "ch06.check_3(lambda x, gy: gy.T @ x)"])
+    done = subprocess.run([sys.executable, "-I", "-c", code],
+                          cwd=released / "release", capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("not yet: ") and lines[1] == "right", lines
