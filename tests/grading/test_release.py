@@ -103,3 +103,38 @@ def test_the_student_editions_checks_run_on_their_own(released):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("not yet: ") and lines[1] == "right", lines
+
+
+def test_nbgraders_own_autograde_scores_the_release(released):
+    """A teacher who uses nbgrader all the way: a learner's copy of a released
+    chapter, collected into nbgrader's submitted/ folder, autograded and
+    exported by nbgrader itself: every exercise right but one, scored so."""
+    import csv
+    import os
+    import subprocess
+    import sys
+
+    import synthetic_class
+
+    root = released / "nbgrader"
+    name = release.chapter_notebook("04").stem
+    mine = root / "submitted" / "ada" / name
+    shutil.copytree(root / "release" / name, mine)
+    notebook = _notebook(mine / (name + ".ipynb"))
+    answers = {number: synthetic_class.solution("04", number)
+               for number in course.module("04").EXERCISES}
+    answers[3] = "answer_3 = 10.0"        # one call only: wrong
+    (mine / (name + ".ipynb")).write_text(json.dumps(
+        synthetic_class.answered(notebook, "04", answers)))
+    env = dict(os.environ, PATH=os.pathsep.join(
+        [os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+    for command in (["autograde", name, "--force"], ["export"]):
+        done = subprocess.run([sys.executable, "-m", "nbgrader"] + command,
+                              cwd=root, env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+    with open(root / "grades.csv", newline="") as stream:
+        row = next(r for r in csv.DictReader(stream) if r["assignment"] == name)
+    points = course.points_table.points
+    assert float(row["score"]) == points("04", 1) + points("04", 2)
+    assert float(row["max_score"]) == sum(points("04", n) for n in (1, 2, 3))
