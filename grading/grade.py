@@ -33,6 +33,7 @@ from grading.course import common
 
 NOTEBOOK = re.compile(r"^(\d\d)_\w+\.ipynb$")
 MAX_NOTEBOOK_BYTES = 50 * 2 ** 20
+MAX_FOLDER_BYTES = 200 * 2 ** 20     # what is copied for one notebook's run
 ENGINE_PACKAGE = "mychain"
 
 
@@ -90,6 +91,7 @@ def grade_notebook(path, chapter, box, options):
     """The outcomes of chapter ``chapter``'s exercises in notebook ``path``."""
     gradables = course.gradables(chapter)
     try:
+        _check_folder_size(os.path.dirname(path))
         cells = runner.code_cells(_read_notebook(path))
     except ValueError as error:
         return [_outcome(g, "unreadable", common.NOT_YET + str(error))
@@ -105,6 +107,19 @@ def grade_notebook(path, chapter, box, options):
     raised = {index: _cell_words(state) for index, state in run.cells.items()
               if state is not None}
     return outcomes, raised
+
+
+def _check_folder_size(folder):
+    total = 0
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(parent, name)
+            if not os.path.islink(path):
+                total += os.path.getsize(path)
+    if total > MAX_FOLDER_BYTES:
+        raise ValueError("the notebook's folder holds {} MiB, over the {} MiB a "
+                         "run copies".format(total // 2 ** 20,
+                                             MAX_FOLDER_BYTES // 2 ** 20))
 
 
 def _read_notebook(path):
@@ -290,9 +305,11 @@ def write(summary, out):
     with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as stream:
         json.dump(summary, stream, indent=1, ensure_ascii=False)
     write_gradebook(summary, os.path.join(out, "gradebook.csv"))
+    taken = set()
     for record in summary["learners"]:
-        path = os.path.join(out, "feedback", page_name(record["learner"]))
-        with open(path, "w", encoding="utf-8") as stream:
+        name = page_name(record["learner"], taken)
+        with open(os.path.join(out, "feedback", name), "w",
+                  encoding="utf-8") as stream:
             stream.write(feedback_page(record, summary["sandbox"]))
 
 
@@ -341,9 +358,15 @@ def _cell_text(text):
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def page_name(learner):
+def page_name(learner, taken):
+    """A file name for a learner's page, made of safe characters, unique."""
     slug = re.sub(r"[^A-Za-z0-9._-]", "_", learner).strip("._") or "learner"
-    return slug + ".html"
+    name, count = slug + ".html", 1
+    while name in taken:
+        count += 1
+        name = "{}-{}.html".format(slug, count)
+    taken.add(name)
+    return name
 
 
 _STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;"
