@@ -49,7 +49,7 @@ endif
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PIP) install -e '.[dev]'
-	$(PY) -m ipykernel install --sys-prefix --name python3
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $@
 
 # JupyterLab reads its defaults from <prefix>/share/jupyter/lab/settings/: the

@@ -18,7 +18,11 @@ import sys
 
 import nbformat
 import pytest
-from playwright.sync_api import expect
+
+pytest.importorskip("pytest_playwright", reason=(
+    "pytest-playwright is missing: `make install` installs it ([dev] extra)"))
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "notebooks"))
@@ -96,7 +100,10 @@ def has_math(markdown):
 
 def open_page(page, book, name):
     page.goto((book / (name + ".html")).as_uri())
-    page.wait_for_function(MATH_DONE)
+    try:
+        page.wait_for_function(MATH_DONE)
+    except PlaywrightTimeout:
+        pass  # MathJax never ran: the checks below say what is left as TeX
     return page.evaluate(PAGE_STATE)
 
 
@@ -123,6 +130,7 @@ def test_a_page_reads_offline_with_its_formulas_pictures_and_players(
         book, page, watch, name):
     seen = watch(page)
     state = open_page(page, book, name)
+    assert seen.outside() == [], "{} requested from elsewhere".format(name)
     assert not RAW_TEX.findall(state["prose"]), (
         "{}: TeX shown as text: {}".format(name, RAW_TEX.findall(state["prose"])))
     assert state["untypeset"] == [], name
@@ -131,8 +139,7 @@ def test_a_page_reads_offline_with_its_formulas_pictures_and_players(
             name)
     assert state["broken_images"] == [], name
     step_players(page)
-    assert seen.outside() == [], "{} requested from elsewhere".format(name)
-    assert seen.errors == [], name
+    assert seen.outside() == [] and seen.errors == [], name
 
 
 def test_the_course_has_backward_players(book):
