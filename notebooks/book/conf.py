@@ -48,14 +48,14 @@ myst_heading_anchors = 3
 root_doc = "index"
 exclude_patterns = []
 html_theme = "sphinx_book_theme"
-html_static_path = [str(HERE / "_static")]
-html_css_files = ["book.css"]
 html_theme_options = {
     "show_navbar_depth": 1,
     "show_toc_level": 2,
     "use_download_button": True,
     "use_fullscreen_button": False,
     "home_page_in_toc": True,
+    # The search field is in the sidebar; not a second one in a header bar.
+    "navbar_persistent": [],
 }
 # Without a stored choice the theme would log a console error on file://
 # pages; the reader can still switch to dark with the theme button.
