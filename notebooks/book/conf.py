@@ -42,11 +42,11 @@ nb_execution_mode = "off"
 # show the course map (below) as {{ course_map }}.
 myst_enable_extensions = ["dollarmath", "amsmath", "substitution"]
 myst_substitutions = {"course_map": course_map.markdown_table()}
-# "## 1." style headings and links to a chapter's #anchors are resolved.
+# Headings down to ### get anchors, so a link to `NN_topic.ipynb#a-heading`
+# (or to `#a-heading` on the same page) reaches its section.
 myst_heading_anchors = 3
 
 root_doc = "index"
-exclude_patterns = []
 html_theme = "sphinx_book_theme"
 html_theme_options = {
     "show_navbar_depth": 1,
@@ -69,9 +69,9 @@ html_show_search_summary = False
 def gather_sources(app):
     """Copy the chapters and index.md into Sphinx's source folder.
 
-    A file is copied only when its bytes changed, so that Sphinx, which
-    rebuilds what is newer than its last build, redoes only those pages; a
-    chapter no longer in notebooks/ is removed from the book too.
+    A file is copied only when its bytes changed (and then stamped now), so
+    that Sphinx, which rebuilds what is newer than its last build, redoes
+    only those pages; a chapter no longer in notebooks/ leaves the book.
     """
     sources = pathlib.Path(app.srcdir)
     wanted = sorted(NOTEBOOKS.glob(CHAPTERS)) + [HERE / "index.md"]
@@ -81,7 +81,7 @@ def gather_sources(app):
     for path in wanted:
         target = sources / path.name
         if not target.exists() or target.read_bytes() != path.read_bytes():
-            shutil.copy2(path, target)
+            shutil.copyfile(path, target)
     names = {path.name for path in wanted}
     for stale in sources.glob(CHAPTERS):
         if stale.name not in names:

@@ -60,6 +60,13 @@ PAGE_STATE = """() => {
   };
 }"""
 
+# What would make a page load from the network (links to read further are
+# fine): a script, stylesheet, picture or frame, or a CSS url(), elsewhere.
+NETWORK_LOAD = re.compile(
+    r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']?"""
+    r"""(?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//""",
+    re.I)
+
 # MathJax typesets after the page loads; wait for it where the page has math.
 MATH_DONE = """() => !document.querySelector(".math") ||
   (window.MathJax && MathJax.startup && MathJax.startup.promise
@@ -140,6 +147,24 @@ def test_a_page_reads_offline_with_its_formulas_pictures_and_players(
     assert state["broken_images"] == [], name
     step_players(page)
     assert seen.outside() == [] and seen.errors == [], name
+
+
+def test_no_file_of_the_site_loads_from_the_network(book):
+    """The same promise read from the files, so that it is checked even
+    where no Chromium runs these tests (they need only ``make book``)."""
+    files = sorted(book.rglob("*.html")) + sorted(book.rglob("*.css"))
+    assert len(files) > len(PAGES)
+    loads = {str(path.relative_to(book)): NETWORK_LOAD.findall(
+        path.read_text(encoding="utf-8")) for path in files}
+    assert {name: found for name, found in loads.items() if found} == {}
+
+
+def test_make_clean_removes_the_book():
+    """``make clean`` takes away what ``make book`` made (``make -n``:
+    nothing is removed here)."""
+    commands = subprocess.run(["make", "-n", "-C", str(ROOT), "clean"],
+                              capture_output=True, text=True, check=True)
+    assert re.search(r"rm -rf [^\n]*\b_build\b", commands.stdout)
 
 
 def test_the_course_has_backward_players(book):
