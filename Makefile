@@ -47,8 +47,9 @@ $(PY):
 	python3 -m venv $(ENV)
 endif
 
-$(STAMP): pyproject.toml | $(PY)
+$(STAMP): pyproject.toml build_your_own/pyproject.toml | $(PY)
 	$(PIP) install -e '.[dev]'
+	$(PIP) install -e build_your_own
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $@
 
@@ -58,7 +59,7 @@ LAB_SETTINGS := $(ENV)/share/jupyter/lab/settings/overrides.json
 $(LAB_SETTINGS): notebooks/lab/overrides.json | $(STAMP)
 	mkdir -p $(dir $@) && cp $< $@
 
-install: $(STAMP) $(LAB_SETTINGS) ## install minichain, the dev tools, a python3 kernel, JupyterLab's settings and Graphviz's dot
+install: $(STAMP) $(LAB_SETTINGS) ## install minichain, the dev tools, mychain (build_your_own/), a python3 kernel, JupyterLab's settings and Graphviz's dot
 	@# Graphviz: a real `dot` wins; else graphviz-pure's program is linked as dot.
 	@export PATH="$(BIN):$$PATH"; \
 	if command -v dot >/dev/null 2>&1; then exit 0; fi; \
@@ -118,6 +119,10 @@ notebooks: install ## build chapters from notebooks/src, then execute each top t
 		$(NB_RUN) $(PY) -m jupyter nbconvert $(NBCONVERT_FLAGS) "$$nb" || exit 1; \
 	done
 
+.PHONY: conformance
+conformance: install ## judge your engine in build_your_own/mychain task by task (docs/build-your-own-engine.md)
+	$(RUN) $(PY) -m minichain.conformance mychain --path build_your_own $(CONFORMANCE_ARGS)
+
 .PHONY: solutions
 solutions: install ## the teacher's key: chapters with every exercise answered and run, in _build/solutions/ (CHAPTERS="03 05" for some)
 	$(NB_RUN) $(PY) notebooks/exercises/key.py $(CHAPTERS)
@@ -130,8 +135,8 @@ bench-peers: install ## compare with Chainer, DeZero, PyTorch (builds its own en
 	@if [ -f benchmarks/peers.py ]; then $(RUN) $(PY) benchmarks/peers.py; \
 	else echo "bench-peers: benchmarks/peers.py does not exist yet."; fi
 
-lint: install ## ruff on the package, tests and benchmarks
-	$(PY) -m ruff check $(wildcard minichain tests benchmarks)
+lint: install ## ruff on the package, tests, benchmarks and build_your_own
+	$(PY) -m ruff check $(wildcard minichain tests benchmarks build_your_own)
 
 clean: ## remove caches and build artefacts, _build/ included (keeps the environment)
 	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.git -prune -o \
