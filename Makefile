@@ -123,9 +123,19 @@ notebooks: install ## build chapters from notebooks/src, then execute each top t
 conformance: install ## judge your engine in build_your_own/mychain task by task (docs/build-your-own-engine.md)
 	$(RUN) $(PY) -m minichain.conformance mychain --path build_your_own $(CONFORMANCE_ARGS)
 
+.PHONY: release grade
+release: install ## the student edition in _build/release/ (no key, no hidden case) and an nbgrader course in _build/nbgrader/ (CHAPTERS="03 05" for some)
+	$(NB_RUN) $(PY) -m grading release $(CHAPTERS)
+
+grade: install ## grade a class: SUBMISSIONS=folder (one folder per learner) -> _build/grades/gradebook.csv and feedback/ (GRADE_ARGS for more)
+	@if [ -z "$(SUBMISSIONS)" ]; then \
+		echo "grade: say which folder, e.g. make grade SUBMISSIONS=submissions/ (one folder per learner)"; exit 2; \
+	fi
+	$(RUN) $(PY) -m grading grade "$(SUBMISSIONS)" $(GRADE_ARGS)
+
 .PHONY: solutions
 solutions: install ## the teacher's key: chapters with every exercise answered and run, in _build/solutions/ (CHAPTERS="03 05" for some)
-	$(NB_RUN) $(PY) notebooks/exercises/key.py $(CHAPTERS)
+	$(NB_RUN) $(PY) -m grading.solutions $(CHAPTERS)
 
 bench: install ## the benchmark suite (benchmarks/run.py)
 	@if [ -f benchmarks/run.py ]; then $(RUN) $(PY) benchmarks/run.py; \

@@ -35,26 +35,6 @@ def check_1(answer):
                  "directly); add what each path contributes")
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    x = mc.Variable(np.array(2.0))
-    ((x * x) * x).backward()
-    return x.grad
-
-
-EXERCISES.wrong(1, [
-    (4.0, "only the direct path", "one path contributes"),
-    (8.0, "only the two paths through x * x", "adds two paths"),
-    (6.0, "counted each path as x", "product of all the local derivatives"),
-    (3.0, "counted the paths", "add what each path contributes"),
-])
-EXERCISES.malformed(1, [
-    ("12", "a string"),
-    ((12.0, 12.0), "a tuple"),
-    (np.array([12.0]), "an array of shape (1,)"),
-])
-
-
 # ----- 2. code: Fork, one input and two outputs --------------------------------------
 def _fork(cls, x):
     """``cls().apply((x,))`` as its two outputs, or a hint."""
@@ -65,25 +45,22 @@ def _fork(cls, x):
     return outputs
 
 
-def _check_fork_forward(cls, rng):
-    for dtype in (np.float64, np.float32):
-        for shape in ((3,), (2, 4)):
-            data = rng.uniform(-2, 2, shape).astype(dtype)
-            given = data.copy()
-            for y in _fork(cls, mc.Variable(data)):
-                if y.shape != shape or y.dtype != dtype:
-                    raise NotYet("each output must have the input's shape and "
-                                 "dtype, {} {}; got {} {}".format(
-                                     shape, np.dtype(dtype), y.shape, y.dtype))
-                if not np.array_equal(y.array, given):
-                    raise NotYet("forward: both outputs must equal the input")
-            if not np.array_equal(data, given):
-                raise NotYet("forward changed the input array in place")
-
-
 def _seed(rng, shape):
     """A random gradient that is never all ones, so every sum is visible."""
     return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _fork_inputs(case):
+    """The arrays of one case, the same wherever they are made: inputs for
+    the forward in both dtypes, then x, the seeds g1 and g2 and the weights
+    of the second derivative."""
+    rng = np.random.default_rng(case["seed"])
+    forward = [rng.uniform(-2, 2, shape).astype(dtype)
+               for dtype in (np.float64, np.float32) for shape in case["shapes"]]
+    shape = tuple(case["shape"])
+    data = rng.uniform(-2, 2, shape)
+    g1, g2 = _seed(rng, shape), _seed(rng, shape)
+    return forward, data, g1, g2, _seed(rng, shape)
 
 
 def _gradient(outputs, x, seeds, what):
@@ -101,15 +78,24 @@ def _gradient(outputs, x, seeds, what):
     return gx.array
 
 
-@EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """Fork: two copies of its input; backward adds the gradients that came."""
+@EXERCISES.probe(2, cases=[{"seed": 4, "shapes": [[3], [2, 4]], "shape": [2, 3]}])
+def probe_2(answer, case):
+    """Fork's outputs, and x's gradient when both outputs, y1 only or y2 only
+    are used, and for y1 * y2 differentiated twice."""
     cls = as_class(answer, mc.FunctionNode, "Fork")
-    rng = np.random.default_rng(4)
-    _check_fork_forward(cls, rng)
-    shape = (2, 3)
-    data = rng.uniform(-2, 2, shape)
-    g1, g2 = _seed(rng, shape), _seed(rng, shape)
+    forward, data, g1, g2, weights = _fork_inputs(case)
+    seen = {"forward": []}
+    for array in forward:
+        given = array.copy()
+        outputs = _fork(cls, mc.Variable(array))
+        for y in outputs:
+            if y.shape != array.shape or y.dtype != array.dtype:
+                raise NotYet("each output must have the input's shape and "
+                             "dtype, {} {}; got {} {}".format(
+                                 array.shape, array.dtype, y.shape, y.dtype))
+        if not np.array_equal(array, given):
+            raise NotYet("forward changed the input array in place")
+        seen["forward"].append([y.array for y in outputs])
 
     x = mc.Variable(data.copy())
     y1, y2 = _fork(cls, x)
@@ -123,126 +109,58 @@ def check_2(answer):
                      "(chapter 03): return a Variable".format(
                          "an array" if isinstance(returned[0], np.ndarray)
                          else type(returned[0]).__name__))
-    both = _gradient((y1, y2), x, (g1, g2), "both outputs are used")
-    if not close(both, g1 + g2):
+    seen["both"] = _gradient((y1, y2), x, (g1, g2), "both outputs are used")
+    _judge_both(seen["both"], g1, g2)
+    for used, seed, what in ((0, g1, "only y1 is used"),
+                             (1, g2, "only y2 is used")):
+        x = mc.Variable(data.copy())
+        outputs = _fork(cls, x)
+        seen[what] = _gradient((outputs[used],), x, (seed,), what)
+
+    x = mc.Variable(data.copy())          # y1 * y2 = x², differentiated twice
+    y1, y2 = _fork(cls, x)
+    gx, = mc.grad([y1 * y2], [x], grad_outputs=[g1], enable_double_backprop=True)
+    seen["square"] = gx.array
+    ggx, = mc.grad([F.sum(gx * weights)], [x])
+    seen["second"] = None if ggx is None else ggx.array
+    return seen
+
+
+def _judge_both(both, g1, g2):
+    if not close(both, g1 + g2) or np.shape(both) != np.shape(g1):
         if close(both, g1) or close(both, g2):
             raise NotYet("both outputs were used, and x got the gradient of one "
                          "of them only: the two gradients add up")
         raise NotYet("with gradients g1 and g2 arriving at y1 and y2, x's "
                      "gradient is wrong")
 
-    for used, seed, what in ((0, g1, "only y1 is used"),
-                             (1, g2, "only y2 is used")):
-        x = mc.Variable(data.copy())
-        outputs = _fork(cls, x)
-        if not close(_gradient((outputs[used],), x, (seed,), what), seed):
+
+def _same(value, expected):
+    return isinstance(value, np.ndarray) and value.shape == np.shape(expected) \
+        and close(value, expected)
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(seen, case):
+    """Fork: two copies of its input; backward adds the gradients that came."""
+    forward, data, g1, g2, weights = _fork_inputs(case)
+    if len(seen["forward"]) != len(forward) or not all(
+            len(outputs) == 2 and all(
+                _same(y, array) and y.dtype == array.dtype for y in outputs)
+            for array, outputs in zip(forward, seen["forward"])):
+        raise NotYet("forward: both outputs must equal the input")
+    _judge_both(seen["both"], g1, g2)
+    for seed, what in ((g1, "only y1 is used"), (g2, "only y2 is used")):
+        if not _same(seen[what], seed):
             raise NotYet("when {}, x's gradient must be that output's "
                          "gradient".format(what))
-
-    x = mc.Variable(data.copy())          # y1 * y2 = x², differentiated twice
-    y1, y2 = _fork(cls, x)
-    gx, = mc.grad([y1 * y2], [x], grad_outputs=[g1], enable_double_backprop=True)
-    if not close(gx.array, 2 * data * g1):
+    if not _same(seen["square"], 2 * data * g1):
         raise NotYet("for y1 * y2 (that is x²), x's gradient is wrong")
-    weights = _seed(rng, shape)
-    ggx, = mc.grad([F.sum(gx * weights)], [x])
-    if ggx is None or not close(ggx.array, 2 * g1 * weights):
+    if seen["second"] is None or not _same(seen["second"], 2 * g1 * weights):
         raise NotYet("the gradient your backward returns cannot be "
                      "differentiated again: compute it from the Variables in "
                      "grad_outputs, not from their arrays")
     return None
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    class Fork(mc.FunctionNode):
-        def forward(self, inputs):
-            x, = inputs
-            return x, x
-
-        def backward(self, target_input_indexes, grad_outputs):
-            gx = None
-            for gy in grad_outputs:       # None for an output nobody used
-                if gy is not None:
-                    gx = gy if gx is None else gx + gy
-            return gx,
-
-    return Fork
-
-
-def _fork_with(backward, forward=lambda x: (x, x)):
-    class Fork(mc.FunctionNode):
-        def forward(self, inputs):
-            return forward(inputs[0])
-
-        def backward(self, target_input_indexes, grad_outputs):
-            return backward(*grad_outputs)
-    return Fork
-
-
-@EXERCISES.mistake(2, "kept the first output's gradient only", "one of them only")
-def _():
-    return _fork_with(lambda gy1, gy2: (gy1 if gy1 is not None else gy2,))
-
-
-@EXERCISES.mistake(2, "added both, forgetting an unused output's None",
-                   "arrives as None")
-def _():
-    return _fork_with(lambda gy1, gy2: (gy1 + gy2,))
-
-
-@EXERCISES.mistake(2, "summed with sum(), which meets the None too",
-                   "arrives as None")
-def _():
-    return _fork_with(lambda *gys: (sum(gys),))
-
-
-@EXERCISES.mistake(2, "added the arrays and wrapped them in a new Variable",
-                   "cannot be differentiated again")
-def _():
-    def backward(gy1, gy2):
-        arrays = [g.array for g in (gy1, gy2) if g is not None]
-        return mc.Variable(sum(arrays[1:], arrays[0])),
-    return _fork_with(backward)
-
-
-@EXERCISES.mistake(2, "returned one gradient per output", "one gradient per input")
-def _():
-    return _fork_with(lambda gy1, gy2: (gy1, gy2))
-
-
-@EXERCISES.mistake(2, "forward gives one output", "two outputs")
-def _():
-    return _fork_with(lambda gy1, gy2: (gy1,), forward=lambda x: (x,))
-
-
-@EXERCISES.mistake(2, "returned the sum of the arrays", "return a Variable")
-def _():
-    def backward(gy1, gy2):
-        arrays = [g.array for g in (gy1, gy2) if g is not None]
-        return sum(arrays[1:], arrays[0]),
-    return _fork_with(backward)
-
-
-@EXERCISES.mistake(2, "returned the bare Variable, not a tuple", "a tuple of one")
-def _():
-    return _fork_with(lambda gy1, gy2: gy1 + gy2)
-
-
-@EXERCISES.mistake(2, "multiplied the gradients", "gradient is wrong")
-def _():
-    def backward(gy1, gy2):
-        if gy1 is None or gy2 is None:
-            return (gy2 if gy1 is None else gy1),
-        return gy1 * gy2,
-    return _fork_with(backward)
-
-
-EXERCISES.malformed(2, [
-    (0, "a number"),
-    (lambda x: (x, x), "a plain function"),
-    (dict, "a class that is not a FunctionNode"),
-])
 
 
 # ----- 3. two backward calls on a leaf ------------------------------------------------
@@ -266,50 +184,4 @@ def check_3(answer):
     raise NotYet("each call gives 2x, and a leaf adds it to what it already holds")
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    x = mc.Variable(np.array(5.0))
-    (x * x).backward()
-    (x * x).backward()
-    return x.grad
-
-
-EXERCISES.wrong(3, [
-    (10.0, "one call only", "after one call"),
-    (25.0, "the value x * x", "not a gradient"),
-    (0.0, "thought backward clears it", "nothing cleared"),
-    (40.0, "counted four contributions", "adds it to what it already holds"),
-])
-EXERCISES.malformed(3, [
-    ("twenty", "a string"),
-    ([10.0, 10.0], "a list of the two gradients"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-class _ForkByCases(mc.FunctionNode):
-    def forward(self, inputs):
-        return inputs[0].copy(), inputs[0].copy()
-
-    def backward(self, target_input_indexes, grad_outputs):
-        gy1, gy2 = grad_outputs
-        if gy1 is None:
-            return gy2,
-        if gy2 is None:
-            return gy1,
-        return gy1 + gy2,
-
-
-class _ForkWithFAdd(mc.FunctionNode):
-    def forward(self, inputs):
-        x, = inputs
-        return x, x
-
-    def backward(self, target_input_indexes, grad_outputs):
-        return [F.add(*[g for g in grad_outputs if g is not None])]
-
-
-EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array")])
-EXERCISES.right(2, [(_ForkByCases, "copies in forward, one case per None"),
-                    (_ForkWithFAdd, "F.add of the gradients there, in a list")])
-EXERCISES.right(3, [(20, "an int"), (mc.Variable(np.array(20.0)), "a Variable")])

@@ -62,24 +62,6 @@ def check_1(answer):
                      value, wrong, right))
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    return 0.0          # 2 = 2(1 + 4x) holds at x = 0 only
-
-
-EXERCISES.wrong(1, [
-    (-0.25, "where the right gradient is 0", "right gradient is 0"),
-    (2.0, "gave the pre-order engine's value, not an x", "solve for the x"),
-    (3.0, "the chapter's example point", "pre-order engine gives"),
-    (26.0, "gave the right gradient at x = 3", "solve for the x"),
-])
-EXERCISES.malformed(1, [
-    ("0", "a string"),
-    (float("nan"), "NaN"),
-    ([0.0], "a list"),
-])
-
-
 # ----- 2. the order of backward in exp(x) * sin(cos(x)) -------------------------------
 class _Order(mc.FunctionHook):
     """The labels of the functions whose backward runs, in the order they run."""
@@ -133,27 +115,6 @@ def check_2(answer):
     raise NotYet("among equal ranks, the function pushed first comes first")
 
 
-@EXERCISES.solution(2)
-def solution_2():
-    # ranks: exp 0, cos 0, sin 1 (its input came from cos), _ * _ 2
-    return ["_ * _", "sin", "exp", "cos"]
-
-
-EXERCISES.wrong(2, [
-    (["_ * _", "exp", "sin", "cos"], "the pre-order walk", "highest rank first"),
-    (["_ * _", "Sin", "Exp", "Cos"], "capitalised labels", "as the functions print"),
-    (["_ * _", "sin", "cos", "exp"], "ties broken the wrong way", "pushed first"),
-    (["cos", "exp", "sin", "_ * _"], "the forward order", "forward order"),
-    (["_ * _", "sin", "exp"], "left out a function", "exactly once"),
-    (["mul", "sin", "exp", "cos"], "a made-up label", "not a label"),
-])
-EXERCISES.malformed(2, [
-    ("_ * _, sin, exp, cos", "one string"),
-    ({"_ * _", "sin", "exp", "cos"}, "a set"),
-    ([1, 2, 3, 4], "numbers"),
-])
-
-
 # ----- 3. code: the heap key ----------------------------------------------------------
 def _popped(key, pushes):
     heap, order = [], []
@@ -194,65 +155,63 @@ def _heap_engine(key, value):
     return float(grads[id(x.node)].array)
 
 
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
-    first.
-    """
+def _key_trials(case):
+    """The rank lists pushed in each trial, and x for the heap engine."""
+    rng = np.random.default_rng(case["seed"])
+    trials = [[int(rank) for rank in rng.integers(0, case["top"], case["pushes"])]
+              for _ in range(case["trials"])]
+    return trials, float(rng.uniform(-1, 1))
+
+
+def _judge_order(ranks, order):
+    popped_ranks = [rank for rank, _ in order]
+    if popped_ranks == sorted(ranks) and popped_ranks != sorted(ranks, reverse=True):
+        raise NotYet("heapq pops the smallest key first: with this key the "
+                     "lowest rank comes out first")
+    if popped_ranks != sorted(ranks, reverse=True):
+        raise NotYet("the ranks do not come out highest first: popped ranks "
+                     "{}".format(popped_ranks[:8]))
+    for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
+        if rank == next_rank and count > next_count:
+            raise NotYet("the ranks come out right, but among equal ranks the "
+                         "function pushed first must come out first")
+    if sorted(count for _, count in order) != list(range(len(ranks))):
+        raise NotYet("not every pushed function came out once")
+
+
+@EXERCISES.probe(3, cases=[{"seed": 5, "trials": 5, "pushes": 24, "top": 12}])
+def probe_3(answer, case):
+    """The order heapq pops functions in with this key, in each trial, and
+    x.grad from the heap engine."""
     key = as_function_of(answer, "key", ("rank", "push_count"))
     if key(3, 0) is None:
         raise NotYet("key returned None: return something heapq can compare, "
                      "such as a number or a tuple")
-    rng = np.random.default_rng(5)
-    for trial in range(5):
-        ranks = [int(rank) for rank in rng.integers(0, 12, 24)]
+    trials, value = _key_trials(case)
+    orders = []
+    for ranks in trials:
         order = _popped(key, ranks)
-        popped_ranks = [rank for rank, _ in order]
-        if popped_ranks == sorted(ranks):
-            raise NotYet("heapq pops the smallest key first: with this key the "
-                         "lowest rank comes out first")
-        if popped_ranks != sorted(ranks, reverse=True):
-            raise NotYet("the ranks do not come out highest first: popped "
-                         "ranks {}".format(popped_ranks[:8]))
-        for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
-            if rank == next_rank and count > next_count:
-                raise NotYet("the ranks come out right, but among equal ranks "
-                             "the function pushed first must come out first")
-    value = float(rng.uniform(-1, 1))
-    if not close(_heap_engine(key, value), 2 * (1 + 4 * value)):
+        _judge_order(ranks, order)
+        orders.append([list(pair) for pair in order])
+    return {"orders": orders, "x.grad": _heap_engine(key, value)}
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
+    first.
+    """
+    trials, value = _key_trials(case)
+    if len(seen["orders"]) != len(trials):
+        raise NotYet("the key was not tried on every trial")
+    for ranks, order in zip(trials, seen["orders"]):
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in order):
+            raise NotYet("the pop order could not be read")
+        _judge_order(ranks, [tuple(pair) for pair in order])
+    if not isinstance(seen["x.grad"], float) or not close(
+            seen["x.grad"], 2 * (1 + 4 * value)):
         raise NotYet("the heap engine with this key gives a wrong x.grad")
     return None
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    def key(rank, push_count):
-        return (-rank, push_count)    # smallest first: highest rank, then oldest
-
-    return key
-
-
-EXERCISES.wrong(3, [
-    (lambda rank, count: (rank, count), "forgot that heapq pops the smallest",
-     "smallest key first"),
-    (lambda rank, count: -rank, "no tie-break", "pushed first must come out first"),
-    (lambda rank, count: (-rank, -count), "newest first among ties",
-     "pushed first must come out first"),
-    (lambda rank, count: "{}{}".format(99 - rank, count), "a string key",
-     "pushed first"),
-])
-EXERCISES.malformed(3, [
-    (3, "a number"),
-    (lambda rank: -rank, "a function of one argument"),
-    (lambda rank, count: None, "a key of None"),
-    (lambda rank, count: {"rank": rank}, "a key heapq cannot compare"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32")])
-EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),
-                    ([" _ * _", "sin ", "exp", "cos"], "with stray spaces"),
-                    (["_*_", "sin", "exp", "cos"], "the product without spaces")])
-EXERCISES.right(3, [(lambda rank, count: [-rank, count], "a list key"),
-                    (lambda rank, count: -rank * 10 ** 6 + count, "one number")])

@@ -42,26 +42,6 @@ def check_1(answer):
     raise NotYet("align the shapes on the right, then compare axis by axis")
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    return (np.zeros((5, 1, 3)) + np.zeros((4, 1))).shape
-
-
-EXERCISES.wrong(1, [
-    ((5, 1, 3), "x's shape: nothing stretched", "stretches"),
-    ((1, 4, 1), "b padded but not stretched", "stretches"),
-    ((5, 4), "dropped an axis", "as many axes"),
-    ((4, 5, 3), "aligned on the left", "align the shapes on the right"),
-])
-EXERCISES.malformed(1, [
-    ("(5, 4, 3)", "a string"),
-    ({5, 4, 3}, "a set"),
-    ((5, 4.5, 3), "a fractional length"),
-    (60, "the size"),
-    ((5, -4, 3), "a negative length"),
-])
-
-
 # ----- 2. the axes that sum_to sums ---------------------------------------------------
 @EXERCISES.check(2)
 def check_2(answer):
@@ -85,25 +65,6 @@ def check_2(answer):
                      "summed too")
     raise NotYet("b has length 1 where g has length 3: that axis was "
                  "broadcast, so its gradient is summed too")
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    return (0, 2)   # 0: the leading axis b lacks; 2: where b has length 1
-
-
-EXERCISES.wrong(2, [
-    ((0,), "only the leading axis", "summed too"),
-    ((2,), "only the length-1 axis", "extra leading axis"),
-    ((0, 1, 2), "every axis", "it is kept"),
-    ((1,), "the axis b keeps", "it is kept"),
-])
-EXERCISES.malformed(2, [
-    ("0, 2", "a string"),
-    ((0, 5), "an axis g does not have"),
-    ((0, 0, 2), "a repeated axis"),
-    (0.5, "a number"),
-])
 
 
 # ----- 3. code: the gradient of W in F.linear(x, W) = x @ W.T ------------------------
@@ -139,72 +100,58 @@ def _wrong_values(mine, x, gy, truth):
                  "gradient of W[h, d], as a sum over the rows n, and compare")
 
 
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D)."""
-    grad_W = as_function_of(answer, "grad_W", ("x", "gy"))
-    rng = np.random.default_rng(7)
+def _linear_trials(case):
+    """(x, W, gy, W's gradient by minichain) for each dtype and shape (N, D, H)."""
+    rng = np.random.default_rng(case["seed"])
     for dtype in (np.float64, np.float32):
-        for n, d, h in _SHAPES:
-            x, W, gy, truth = _linear_case(rng, n, d, h, dtype)
-            given_x, given_gy = x.copy(), gy.copy()
-            mine = grad_W(x, gy)
-            if mine is None:
-                raise NotYet("grad_W returned None; return the array")
-            if not (np.array_equal(x, given_x) and np.array_equal(gy, given_gy)):
-                raise NotYet("grad_W changed x or gy in place")
-            dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
-                                  else mine, "dtype", None)
-            mine = as_array(mine)
-            if mine.shape == truth.shape[::-1] and close(
-                    mine.T, truth, rtol=1e-4, atol=1e-5):
-                raise NotYet("that is the gradient for the x @ W layout, (D, H); "
-                             "this W is stored as (H, D), and its gradient has "
-                             "its shape")
-            if mine.shape != truth.shape:
-                raise NotYet("for W of shape (H, D) = {} your gradient has shape "
-                             "{}: read the shapes (N, D) and (N, H) to see what "
-                             "lines up".format(truth.shape, mine.shape))
-            if not close(mine, truth, rtol=1e-4, atol=1e-5):
-                _wrong_values(mine, x, gy, truth)
-            if dtype_given is not None and dtype_given != dtype:
-                raise NotYet("for {} x and gy the gradient is {}: a gradient "
-                             "keeps the dtype of its variable".format(
-                                 np.dtype(dtype), dtype_given))
+        for n, d, h in case["shapes"]:
+            yield _linear_case(rng, n, d, h, dtype)
+
+
+@EXERCISES.probe(3, cases=[{"seed": 7, "shapes": [list(s) for s in _SHAPES]}])
+def probe_3(answer, case):
+    """grad_W on each trial: what it returned, and in which dtype."""
+    grad_W = as_function_of(answer, "grad_W", ("x", "gy"))
+    seen = {"results": [], "dtypes": []}
+    for x, W, gy, truth in _linear_trials(case):
+        given_x, given_gy = x.copy(), gy.copy()
+        mine = grad_W(x, gy)
+        if mine is None:
+            raise NotYet("grad_W returned None; return the array")
+        if not (np.array_equal(x, given_x) and np.array_equal(gy, given_gy)):
+            raise NotYet("grad_W changed x or gy in place")
+        dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
+                              else mine, "dtype", None)
+        seen["results"].append(as_array(mine))
+        seen["dtypes"].append(None if dtype_given is None else str(dtype_given))
+    return seen
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D)."""
+    trials = list(_linear_trials(case))
+    if len(seen["results"]) != len(trials):
+        raise NotYet("grad_W was not run on every input")
+    for (x, W, gy, truth), mine, dtype_given in zip(
+            trials, seen["results"], seen["dtypes"]):
+        mine = as_array(mine)
+        if mine.shape == truth.shape[::-1] and close(
+                mine.T, truth, rtol=1e-4, atol=1e-5):
+            raise NotYet("that is the gradient for the x @ W layout, (D, H); "
+                         "this W is stored as (H, D), and its gradient has "
+                         "its shape")
+        if mine.shape != truth.shape:
+            raise NotYet("for W of shape (H, D) = {} your gradient has shape "
+                         "{}: read the shapes (N, D) and (N, H) to see what "
+                         "lines up".format(truth.shape, mine.shape))
+        if not close(mine, truth, rtol=1e-4, atol=1e-5):
+            _wrong_values(mine, x, gy, truth)
+        if dtype_given is not None and dtype_given != str(x.dtype):
+            raise NotYet("for {} x and gy the gradient is {}: a gradient "
+                         "keeps the dtype of its variable".format(
+                             x.dtype, dtype_given))
     return None
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    def grad_W(x, gy):
-        return gy.T @ x       # (H, N) @ (N, D) -> (H, D), the shape of W
-
-    return grad_W
-
-
-EXERCISES.wrong(3, [
-    (lambda x, gy: x.T @ gy, "the gradient of the x @ W layout", "x @ W layout"),
-    (lambda x, gy: gy @ x, "no transpose", "do not line up"),
-    (lambda x, gy: gy.T @ np.ones_like(x), "ignored x", "does not depend on x"),
-    (lambda x, gy: np.ones_like(gy).T @ x, "ignored gy", "does not depend on gy"),
-    (lambda x, gy: gy.T @ x / len(x), "averaged over the batch", "a mean"),
-    (lambda x, gy: -(gy.T @ x), "a sign slip", "write out one element"),
-    (lambda x, gy: (gy.T @ x).astype(np.float64), "returned float64 for float32",
-     "keeps the dtype"),
-])
-EXERCISES.malformed(3, [
-    ("gy.T @ x", "a string"),
-    (lambda gy: gy, "a function of one argument"),
-    (lambda x, gy: "gradient", "a function returning a string"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-EXERCISES.right(1, [([5, 4, 3], "a list"), (np.array([5, 4, 3]), "an array"),
-                    ((5.0, 4.0, 3.0), "floats")])
-EXERCISES.right(2, [([0, 2], "a list"), ((2, 0), "another order"),
-                    ((-3, -1), "negative axes")])
-EXERCISES.right(3, [(lambda x, gy: (x.T @ gy).T, "(xᵀ gy)ᵀ"),
-                    (lambda x, gy: np.einsum("nh,nd->hd", gy, x), "einsum"),
-                    (lambda x, gy: list(map(list, gy.T.dot(x))), "nested lists"),
-                    (lambda x, gy: mc.Variable(gy).T @ mc.Variable(x), "a Variable")])
