@@ -8,8 +8,8 @@ page loads is in the built folder, so the book reads without a network and
 can be copied or zipped as it is; docs/book.md says why these tools.
 
 Sphinx reads from one folder, so the build first gathers its sources in
-``_build/book-sources/``: the chapter notebooks and ``index.md`` (this
-folder's). That gathering, and the course map on the index page, are the
+``_build/book-sources/``: the chapter notebooks, ``index.md`` (this
+folder's) and the two pages of ``docs/`` listed in ``DOCS``. That gathering, and the course map on the index page, are the
 only things written here; the rest is configuration.
 """
 
@@ -20,6 +20,10 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 NOTEBOOKS = HERE.parent
 CHAPTERS = "[0-9][0-9]_*.ipynb"
+# Pages of docs/ that belong beside the chapters: the build-your-own-engine
+# assignment (for learners and teachers) and the teacher's page.
+DOCS = [NOTEBOOKS.parent / "docs" / name
+        for name in ("build-your-own-engine.md", "teaching.md")]
 
 sys.path.insert(0, str(NOTEBOOKS))
 import course_map  # noqa: E402  (notebooks/course_map.py, beside the chapters)
@@ -67,15 +71,15 @@ html_show_search_summary = False
 
 
 def gather_sources(app):
-    """Copy the chapters and index.md into Sphinx's source folder.
+    """Copy the chapters, index.md and DOCS into Sphinx's source folder.
 
     A file is copied only when its bytes changed (and then stamped now), so
     that Sphinx, which rebuilds what is newer than its last build, redoes
     only those pages; a chapter no longer in notebooks/ leaves the book.
     """
     sources = pathlib.Path(app.srcdir)
-    wanted = sorted(NOTEBOOKS.glob(CHAPTERS)) + [HERE / "index.md"]
-    if len(wanted) == 1:
+    wanted = sorted(NOTEBOOKS.glob(CHAPTERS)) + [HERE / "index.md"] + DOCS
+    if len(wanted) == 1 + len(DOCS):
         raise FileNotFoundError(
             f"book: no chapters ({CHAPTERS}) in {NOTEBOOKS}")
     for path in wanted:
