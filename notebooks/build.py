@@ -7,15 +7,25 @@ are comments. The text form keeps diffs readable; this script turns it into
 notebook top to bottom in a fresh kernel, and the outputs are committed so
 nbval can check that they still come out the same.
 
+A cell that raises on purpose carries the line ``# NBVAL_RAISES_EXCEPTION`` in
+the source. In the notebook that line becomes the cell's ``raises-exception``
+tag, the marking nbval, nbconvert and myst-nb all read: ``make notebooks``
+runs past such a cell (and stops at any other error), nbval checks that it
+raises. One marking only: with both the comment and the tag, nbval warns
+that the options overlap.
+
     python notebooks/build.py            # every chapter
     python notebooks/build.py 03 05      # only chapters 03 and 05
 """
 
 import pathlib
+import re
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 SOURCES = HERE / "src"
+RAISES = re.compile(r"^\s*#\s*NBVAL_RAISES_EXCEPTION\b.*$")
+RAISES_TAG = "raises-exception"
 
 
 def parse_cells(text):
@@ -41,6 +51,19 @@ def parse_cells(text):
     return cells
 
 
+def notebook_cell(kind, source):
+    """The (source, tags) a source cell has in the notebook.
+
+    The ``# NBVAL_RAISES_EXCEPTION`` line of a code cell is replaced by the
+    ``raises-exception`` tag; everything else is kept as written.
+    """
+    lines = source.split("\n")
+    kept = [line for line in lines if not RAISES.match(line)]
+    if kind != "code" or len(kept) == len(lines):
+        return source, []
+    return "\n".join(kept).strip("\n"), [RAISES_TAG]
+
+
 def make_notebook(cells):
     import nbformat  # only needed to write notebooks, not to parse sources
 
@@ -52,11 +75,10 @@ def make_notebook(cells):
         if kind == "markdown":
             nb.cells.append(nbformat.v4.new_markdown_cell(source))
         else:
+            source, tags = notebook_cell(kind, source)
             cell = nbformat.v4.new_code_cell(source)
-            if "NBVAL_RAISES_EXCEPTION" in source:
-                # nbval reads the comment; nbconvert (``make notebooks``)
-                # needs the tag to run past a cell that raises on purpose.
-                cell.metadata["tags"] = ["raises-exception"]
+            if tags:
+                cell.metadata["tags"] = tags
             nb.cells.append(cell)
     for index, cell in enumerate(nb.cells):
         cell["id"] = "cell-{:02d}".format(index)  # stable ids: clean diffs

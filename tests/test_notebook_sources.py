@@ -30,14 +30,31 @@ def test_parse_cells_splits_code_and_markdown():
                                        ("code", "x = 1\nx")]
 
 
+def test_a_raising_cell_is_marked_once_by_its_tag():
+    build = _build_module()
+    source = "# NBVAL_RAISES_EXCEPTION\nmc.Variable(volatile=True)"
+    assert build.notebook_cell("code", source) == (
+        "mc.Variable(volatile=True)", ["raises-exception"])
+    assert build.notebook_cell("code", "x = 1") == ("x = 1", [])
+    text = "Mark it `# NBVAL_RAISES_EXCEPTION`.\n# NBVAL_RAISES_EXCEPTION"
+    assert build.notebook_cell("markdown", text) == (text, [])
+
+
+def _tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_notebook_matches_its_source(source):
     build = _build_module()
-    expected = build.parse_cells(source.read_text())
+    expected = []
+    for kind, text in build.parse_cells(source.read_text()):
+        text, tags = build.notebook_cell(kind, text)
+        expected.append((kind, text, tags))
     notebook = ROOT / "notebooks" / (source.stem + ".ipynb")
     assert notebook.exists(), "run `make notebooks` to build " + notebook.name
     cells = json.loads(notebook.read_text())["cells"]
-    actual = [(c["cell_type"], "".join(c["source"])) for c in cells]
+    actual = [(c["cell_type"], "".join(c["source"]), _tags(c)) for c in cells]
     assert actual == expected, (
         notebook.name + " differs from its source; run `make notebooks`")
 
