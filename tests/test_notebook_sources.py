@@ -40,6 +40,26 @@ def test_a_raising_cell_is_marked_once_by_its_tag():
     assert build.notebook_cell("markdown", text) == (text, [])
 
 
+def test_a_marker_nbval_would_not_obey_is_refused():
+    build = _build_module()
+    assert build.misplaced_markers("# NBVAL_IGNORE_OUTPUT\nx") == []
+    cell = "# NBVAL_IGNORE_OUTPUT  (differs between machines)\nx"
+    assert build.misplaced_markers(cell) == [cell.splitlines()[0]]
+    assert build.misplaced_markers("#NBVAL_SKIPP\nx") == ["#NBVAL_SKIPP"]
+    with pytest.raises(ValueError, match="must stand alone on its line"):
+        build.make_notebook([("code", cell)])
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_nbval_markers_stand_alone_on_their_line(source):
+    """nbval silently ignores a marker with words after it on the line."""
+    build = _build_module()
+    wrong = [line for kind, text in build.parse_cells(source.read_text())
+             if kind == "code" for line in build.misplaced_markers(text)]
+    assert not wrong, (f"{source.name}: nbval does not obey {wrong}; write the "
+                       "marker alone on its line and the reason above it")
+
+
 def _tags(cell):
     return cell.get("metadata", {}).get("tags", [])
 
