@@ -232,3 +232,13 @@ def test_main_lists_configs_and_wants_pytest_arguments(capsys):
     with pytest.raises(SystemExit):
         matrix.main(["--only", "floor"])
     assert "give the pytest arguments after --" in capsys.readouterr().err
+
+
+def test_an_environment_is_rebuilt_when_what_it_is_built_from_changes():
+    floor = matrix.Environment("numpy-floor", packages=("numpy==1.24",))
+    same = matrix.Environment("numpy-floor", packages=("numpy==1.24",))
+    other = matrix.Environment("numpy-floor", packages=("numpy==1.25",))
+    assert matrix.stamp_text(floor) == matrix.stamp_text(same)
+    assert matrix.stamp_text(floor) != matrix.stamp_text(other)
+    assert matrix.Environment("installed").folder is None
+    assert floor.folder == ROOT / ".venv-portable" / "numpy-floor"

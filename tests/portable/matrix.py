@@ -12,7 +12,7 @@ How a machine is emulated on this one:
 
 - NumPy's dispatch: ``NPY_DISABLE_CPU_FEATURES`` turns off every feature NumPy
   would dispatch to that the emulated CPU lacks. The names differ between
-  NumPy 1.x (``AVX2``, ``AVX512F``, ``AVX512_SKX``...) and 2.4+ (``X86_V3``,
+  NumPy before 2.4 (``AVX2``, ``AVX512F``, ``AVX512_SKX``...) and 2.4+ (``X86_V3``,
   ``X86_V4``...), and only features this CPU has can be turned off, so the
   list is computed from each environment's NumPy, and what is really off is
   read back from NumPy afterwards.
@@ -52,7 +52,7 @@ TORCH = "torch==2.13.0"
 
 
 # ----- the machines -------------------------------------------------------------
-# NumPy feature names an emulated CPU keeps, NumPy 1.x and 2.4+ names together.
+# NumPy feature names an emulated CPU keeps, old (before 2.4) and 2.4+ together.
 # Every feature NumPy could dispatch to that is not listed is turned off.
 SSE4 = frozenset({"SSE", "SSE2", "SSE3", "SSSE3", "SSE41", "POPCNT", "SSE42",
                   "X86_V2"})
@@ -119,8 +119,8 @@ def environments() -> dict[str, Environment]:
 
 
 # Not the full product (4 kernels x 3 CPUs x 3 environments x torch = 72 runs
-# of 25 s): each kernel and each CPU once on NumPy 2, the floor on three
-# machines (NumPy 1.x's feature names differ, and its OpenBLAS has a real Zen
+# of 25 s): each kernel and each CPU once on the installed NumPy, the floor on
+# three machines (its feature names differ, and its OpenBLAS has a real Zen
 # kernel), torch once. docs/contributing.md says why this covers the risks.
 CONFIGS = (
     Config("avx512-skylakex", "installed", "avx512", "SkylakeX"),
@@ -190,8 +190,11 @@ def ensure(environment: Environment) -> None:
         if package.startswith("torch"):
             problem = torch_is_cpu_only(python, package)
             if problem:
-                raise SystemExit(f"test-portable: {problem}; put a CPU wheel of "
-                                 "torch where pip looks (pip's --find-links).")
+                raise SystemExit(
+                    f"test-portable: {problem}. Let pip find a CPU build (a "
+                    "wheel in PIP_FIND_LINKS, or PIP_EXTRA_INDEX_URL naming an "
+                    "index of CPU builds), or leave this config out with "
+                    'PORTABLE_ARGS="--only NAME ...".')
     pip(python, "install", "-qq", "-e", ".[dev]", *environment.packages,
         check=True)
     stamp.write_text(stamp_text(environment))
