@@ -88,8 +88,14 @@ PORTABLE := $(PY) tests/portable/matrix.py $(PORTABLE_ARGS) --
 test-portable: install ## every notebook under nbval on emulated machines, NumPy floor and newest, with torch
 	$(NB_RUN) $(PORTABLE) -q $(NBVAL_FLAGS) notebooks/
 
+# Left out: tests that compare no computed floats and take most of the time
+# (leak and depth tests, the browser, notebook files, make's own commands).
+PORTABLE_UNIT_SKIP := $(addprefix --ignore=tests/,browser robustness/test_leaks.py \
+	robustness/test_depth.py test_makefile.py test_notebook_structure.py \
+	test_notebook_sources.py)
+
 test-portable-unit: install ## the unit tests on the same emulated machines and NumPy versions
-	$(TEST_RUN) $(PORTABLE) -q -p no:cacheprovider tests -m "not gpu"
+	$(TEST_RUN) $(PORTABLE) -q -p no:cacheprovider tests -m "not gpu" $(PORTABLE_UNIT_SKIP)
 
 test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
 	@status=0; \
