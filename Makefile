@@ -47,12 +47,19 @@ $(PY):
 	python3 -m venv $(ENV)
 endif
 
-$(STAMP): pyproject.toml | $(PY)
+$(STAMP): pyproject.toml build_your_own/pyproject.toml | $(PY)
 	$(PIP) install -e '.[dev]'
-	$(PY) -m ipykernel install --sys-prefix --name python3
+	$(PIP) install -e build_your_own
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $@
 
-install: $(STAMP) ## install minichain, the dev tools, a python3 kernel and Graphviz's dot
+# JupyterLab reads its defaults from <prefix>/share/jupyter/lab/settings/: the
+# course's turn off the news and update pop-ups (they would fetch from the web).
+LAB_SETTINGS := $(ENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_SETTINGS): notebooks/lab/overrides.json | $(STAMP)
+	mkdir -p $(dir $@) && cp $< $@
+
+install: $(STAMP) $(LAB_SETTINGS) ## install minichain, the dev tools, mychain (build_your_own/), a python3 kernel, JupyterLab's settings and Graphviz's dot
 	@# Graphviz: a real `dot` wins; else graphviz-pure's program is linked as dot.
 	@export PATH="$(BIN):$$PATH"; \
 	if command -v dot >/dev/null 2>&1; then exit 0; fi; \
@@ -105,8 +112,16 @@ test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips withou
 	fi; \
 	exit $$status
 
+# The book: Sphinx + myst-nb + sphinx-book-theme, configured in notebooks/book/
+# (docs/book.md). Sphinx reads the chapters gathered in $(BOOK)-sources and
+# keeps its cache in $(BOOK)-doctrees, so a second build redoes only what
+# changed; a warning (a broken link, say) fails the build.
+BOOK := _build/book
 book: install ## the course as a static site in _build/book/ (open _build/book/index.html; offline)
-	$(RUN) $(PY) notebooks/build_book.py --out _build/book
+	@mkdir -p $(BOOK)-sources
+	$(RUN) $(PY) -m sphinx -b html -q -W --keep-going -c notebooks/book \
+		-d $(BOOK)-doctrees $(BOOK)-sources $(BOOK)
+	@echo "book: open $(abspath $(BOOK))/index.html"
 
 notebooks: install ## build chapters from notebooks/src, then execute each top to bottom in a fresh kernel (CHAPTERS="03 05" for some)
 	@$(PY) notebooks/build.py $(CHAPTERS)
@@ -121,6 +136,10 @@ notebooks: install ## build chapters from notebooks/src, then execute each top t
 		$(NB_RUN) $(PY) -m jupyter nbconvert $(NBCONVERT_FLAGS) "$$nb" || exit 1; \
 	done
 
+.PHONY: conformance
+conformance: install ## judge your engine in build_your_own/mychain task by task (docs/build-your-own-engine.md)
+	$(RUN) $(PY) -m minichain.conformance mychain --path build_your_own $(CONFORMANCE_ARGS)
+
 .PHONY: solutions
 solutions: install ## the teacher's key: chapters with every exercise answered and run, in _build/solutions/ (CHAPTERS="03 05" for some)
 	$(NB_RUN) $(PY) notebooks/exercises/key.py $(CHAPTERS)
@@ -133,15 +152,15 @@ bench-peers: install ## compare with Chainer, DeZero, PyTorch (builds its own en
 	@if [ -f benchmarks/peers.py ]; then $(RUN) $(PY) benchmarks/peers.py; \
 	else echo "bench-peers: benchmarks/peers.py does not exist yet."; fi
 
-lint: install ## ruff on the package, tests and benchmarks
-	$(PY) -m ruff check $(wildcard minichain tests benchmarks)
+lint: install ## ruff on the package, tests, benchmarks and build_your_own
+	$(PY) -m ruff check $(wildcard minichain tests benchmarks build_your_own)
 
-clean: ## remove caches and build artefacts (keeps the environment)
+clean: ## remove caches and build artefacts, _build/ included (keeps the environment)
 	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.venv-portable -prune \
 		-o -path ./.git -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) \
 		-type d -print -exec rm -rf {} +
-	rm -rf .pytest_cache .hypothesis .ruff_cache build dist
+	rm -rf .pytest_cache .hypothesis .ruff_cache build dist _build
 
 clean-env: ## remove .venv, .venv-peers and .venv-portable (a conda env is only marked for reinstall)
 	rm -rf .venv .venv-peers .venv-portable

@@ -9,7 +9,7 @@ import minichain.functions as F
 from minichain.computational_graph import build_computational_graph
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function, as_int, as_number, close)
+    Exercises, NotYet, as_array, as_function_of, as_int, as_number, close)
 
 EXERCISES = Exercises()
 
@@ -61,47 +61,55 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. how many functions in the graph of x ** 2 + 2 * x ---------------------------
+# ----- 2. how many functions in the graph of 2 * 3 * x + x * w ------------------------
 def _graph_counts():
+    """(functions, variables) in the graph of 2 * 3 * x + x * w."""
     x = mc.Variable(np.array(3.0))
-    nodes = build_computational_graph(x ** 2 + 2 * x).nodes
+    w = mc.Variable(np.array(2.0))
+    nodes = build_computational_graph(2 * 3 * x + x * w).nodes
     functions = sum(isinstance(node, mc.FunctionNode) for node in nodes)
-    return functions, len(nodes)
+    return functions, len(nodes) - functions
 
 
 @EXERCISES.check(2)
 def check_2(answer):
-    """The number of function nodes of x ** 2 + 2 * x."""
+    """The number of function nodes of 2 * 3 * x + x * w."""
     count = as_int(answer)
-    functions, nodes = _graph_counts()
+    functions, variables = _graph_counts()
     if count == functions:
         return None
-    if count == nodes:
+    if count == functions + variables:
         raise NotYet("that counts every node, variables too; count only the "
                      "function nodes (the boxes)")
-    if count == nodes - functions:
+    if count == variables:
         raise NotYet("that is the number of variables (ellipses); count the "
                      "functions (boxes)")
+    if count == functions + 1:
+        raise NotYet("one too many: Python computes 2 * 3 first, before any "
+                     "Variable is involved, and a product of two plain numbers "
+                     "records nothing")
     if count < functions:
-        raise NotYet("too few: every operator applied to a Variable is a "
-                     "function of its own; look at the formula again")
-    raise NotYet("too many: constants such as 2 make no function of their "
-                 "own; count the boxes of the picture")
+        raise NotYet("too few: every operator applied to a Variable records a "
+                     "function of its own")
+    raise NotYet("too many: constants make no function of their own; count "
+                 "the boxes of a picture of y")
 
 
 @EXERCISES.solution(2)
 def solution_2():
     from minichain.computational_graph import build_computational_graph
     x = mc.Variable(np.array(3.0))
-    graph = build_computational_graph(x ** 2 + 2 * x)
+    w = mc.Variable(np.array(2.0))
+    graph = build_computational_graph(2 * 3 * x + x * w)
     return sum(isinstance(node, mc.FunctionNode) for node in graph.nodes)
 
 
 EXERCISES.wrong(2, [
-    (7, "counted every node of the graph", "variables too"),
-    (4, "counted the variables", "number of variables"),
-    (2, "missed the ** (or another operator)", "too few"),
-    (5, "counted the constants 2 as functions", "too many"),
+    (8, "counted every node of the graph", "variables too"),
+    (5, "counted the variables", "number of variables"),
+    (4, "counted 2 * 3 as a function", "2 * 3 first"),
+    (2, "missed one operator", "too few"),
+    (7, "counted the constants too", "too many"),
 ])
 EXERCISES.malformed(2, [
     ("3", "a string"),
@@ -118,17 +126,38 @@ _FUNCTIONS = (  # (name, f on Variables, its derivative on arrays)
 )
 
 
+def _watched(f, calls):
+    """``f``, noting what each call was given (the check wants a Variable)."""
+    def watched(v):
+        calls.append(isinstance(v, mc.Variable))
+        return f(v)
+    return watched
+
+
+class _BackwardSeen(mc.FunctionHook):
+    """Notes whether any function's backward ran while it is registered."""
+
+    name = "exercises.ch01.backward_seen"
+
+    def __init__(self):
+        self.ran = False
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.ran = True
+
+
 @EXERCISES.check(3, writes_code=True)
 def check_3(answer):
     """derivative(f, x): df/dx at every element of the array x, by backward."""
-    derivative = as_function(answer, "derivative")
+    derivative = as_function_of(answer, "derivative", ("f", "x"))
     rng = np.random.default_rng(1)
     for name, f, df in _FUNCTIONS:
-        for shape in ((4,), (2, 3)):
+        for shape in ((4,), (2, 3), ()):
             for dtype in (np.float64, np.float32):
-                x = rng.uniform(-1.5, 1.5, shape).astype(dtype)
-                given = x.copy()
-                result = derivative(f, x)
+                x = np.asarray(rng.uniform(-1.5, 1.5, shape), dtype=dtype)
+                given, calls, seen = x.copy(), [], _BackwardSeen()
+                with seen:
+                    result = derivative(_watched(f, calls), x)
                 if result is None:
                     raise NotYet("derivative returned None; return the "
                                  "gradient array")
@@ -138,13 +167,21 @@ def check_3(answer):
                 if result.shape != x.shape:
                     raise NotYet("for x of shape {} derivative returned shape "
                                  "{}".format(x.shape, result.shape))
+                exact = df(given.astype(np.float64))
                 with mc.no_backprop_mode():
                     value = f(mc.Variable(given.astype(np.float64))).array
                 if close(result, value, rtol=1e-4, atol=1e-5) \
-                        and not close(value, df(given.astype(np.float64))):
+                        and not close(value, exact):
                     raise NotYet("that is f(x) itself, not its derivative")
-                if not close(result, df(given.astype(np.float64)),
-                             rtol=1e-4, atol=1e-5):
+                if not any(calls):
+                    raise NotYet("derivative never called f on a Variable: wrap "
+                                 "x in mc.Variable, apply f and let backward "
+                                 "find the derivative")
+                if not seen.ran:
+                    raise NotYet("no backward ran inside derivative: the "
+                                 "derivative must come from backward (or "
+                                 "mc.grad), not from another formula")
+                if not close(result, exact, rtol=1e-4, atol=1e-5):
                     raise NotYet("wrong for f = {} at x of shape {}".format(
                         name, x.shape))
     return None
@@ -177,10 +214,27 @@ def _():
     return derivative
 
 
-@EXERCISES.mistake(3, "wrote the derivative of x³ - 4x by hand", "wrong for f")
+@EXERCISES.mistake(3, "wrote the derivative of x³ - 4x by hand", "never called f")
 def _():
     def derivative(f, x):
         return 3 * x ** 2 - 4
+    return derivative
+
+
+@EXERCISES.mistake(3, "a central difference on arrays", "never called f")
+def _():
+    def derivative(f, x):
+        h = 1e-6
+        return (f(x + h) - f(x - h)) / (2 * h)
+    return derivative
+
+
+@EXERCISES.mistake(3, "a central difference on Variables", "no backward ran")
+def _():
+    def derivative(f, x):
+        h = 1e-6
+        x = x.astype(np.float64)
+        return ((f(mc.Variable(x + h)) - f(mc.Variable(x - h))) / (2 * h)).array
     return derivative
 
 
@@ -198,6 +252,7 @@ def _():
 EXERCISES.malformed(3, [
     (42, "a number"),
     (lambda f: f, "a function of one argument"),
+    (lambda f, x, h: x, "a function of three arguments"),
     (lambda f, x: "slope", "a function returning a string"),
 ])
 
@@ -218,4 +273,11 @@ def _seeded(f, x):
     return v.grad_var            # a Variable is accepted as well
 
 
-EXERCISES.right(3, [(_seeded, "y.grad seeded with ones, the gradient as a Variable")])
+def _by_grad(f, x):
+    v = mc.Variable(x.copy())
+    gx, = mc.grad([F.sum(f(v))], [v])
+    return gx.array
+
+
+EXERCISES.right(3, [(_seeded, "y.grad seeded with ones, the gradient as a Variable"),
+                    (_by_grad, "mc.grad of the sum, on a copy of x")])

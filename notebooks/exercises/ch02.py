@@ -1,5 +1,7 @@
 """Exercises of chapter 02: the arrow drawing, a FunctionNode of yours, ranks."""
 
+import re
+
 import numpy as np
 
 import minichain as mc
@@ -20,27 +22,39 @@ def _drawing():
     return draw(z)
 
 
-def _words(text):
-    return " ".join(text.split())
+_ARROW = re.compile(r"\s*<-+\s*")
 
 
 @EXERCISES.check(1)
 def check_1(answer):
     """The x <--- f <--- z drawing, as a string (spacing is free)."""
-    text = _words(as_text(answer, "the drawing as a string"))
-    expected = _words(_drawing())
-    if text == expected:
-        return None
-    parts = text.split()
-    if "-->" in parts or "--->" in parts:
+    text = as_text(answer, "the drawing as a string")
+    expected = _ARROW.split(_drawing())            # x, Identity, v1, Identity, z
+    if re.search(r"-+>|→", text):
         raise NotYet("the arrows point from a value to what it was computed "
                      "from: write them as ' <--- '")
-    if parts and parts[0] == "z":
-        raise NotYet("the drawing starts at the leaf, not at the output")
-    if parts.count("Identity") != expected.split().count("Identity"):
-        raise NotYet("one ' <--- Identity' per function: count the functions")
-    raise NotYet("the functions are right; look at how the variables are "
-                 "named (the unnamed one in the middle by its graph id)")
+    arrows = re.findall(r"<-+", text)
+    names = _ARROW.split(text)
+    if any(arrow != "<---" for arrow in arrows):
+        raise NotYet("write each arrow as draw prints it, '<---' (three "
+                     "dashes)")
+    if names == expected:
+        return None
+    if len(names) != len(expected):
+        raise NotYet("the drawing alternates variable and function: {} "
+                     "names for two functions, yours has {}".format(
+                         len(expected), len(names)))
+    if names[::-1] == expected or names[0] == expected[-1]:
+        raise NotYet("the drawing starts at the leaf x and ends at the output z")
+    if [n.lower() for n in names] == [n.lower() for n in expected]:
+        raise NotYet("names are case-sensitive: write them as draw prints them")
+    misspelt = [n for n, e in zip(names[1::2], expected[1::2]) if n != e]
+    if misspelt:
+        raise NotYet("a function is drawn by its label (the twice example "
+                     "above prints F.identity's); check {!r}".format(misspelt[0]))
+    if (names[0], names[-1]) != (expected[0], expected[-1]):
+        raise NotYet("the ends are the named variables, x and z")
+    raise NotYet("the unnamed variable in the middle is drawn by its graph id")
 
 
 @EXERCISES.solution(1)
@@ -52,10 +66,18 @@ EXERCISES.wrong(1, [
     ("z <--- Identity <--- v1 <--- Identity <--- x", "started at the output",
      "starts at the leaf"),
     ("x ---> Identity ---> v1 ---> Identity ---> z", "arrows the wrong way",
-     "arrows"),
-    ("x <--- Identity <--- z", "one function only", "one ' <--- Identity'"),
+     "arrows point"),
+    ("x <--- Identity <--- z", "one function only", "alternates"),
     ("x <--- Identity <--- y <--- Identity <--- z", "named the middle y",
      "graph id"),
+    ("x <--- identity <--- v1 <--- identity <--- z", "the function in lower case",
+     "case-sensitive"),
+    ("x <-- Identity <-- v1 <-- Identity <-- z", "arrows of two dashes",
+     "three dashes"),
+    ("x <--- F.identity <--- v1 <--- F.identity <--- z", "wrote the call, not "
+     "the label", "by its label"),
+    ("x <--- Identity <--- v1 <--- Identity <--- y", "called the output y",
+     "the ends"),
 ])
 EXERCISES.malformed(1, [
     (42, "a number"),
@@ -69,11 +91,26 @@ def check_2(answer):
     """AddOne: forward adds one, keeps shape and dtype, leaves its input alone."""
     add_one = as_class(answer, mc.FunctionNode, "AddOne")
     rng = np.random.default_rng(2)
+    try:
+        returned = add_one().forward((rng.uniform(-3, 3, 4),))
+    except NotImplementedError:
+        raise NotYet("AddOne has no forward: apply (which FunctionNode gives "
+                     "you) calls forward(inputs) to compute the output") from None
+    if not isinstance(returned, tuple):
+        raise NotYet("forward returns a tuple of arrays, even for one output "
+                     "(`return y,`), not {}".format(
+                         "an array" if isinstance(returned, np.ndarray)
+                         else type(returned).__name__))
     for dtype in (np.float32, np.float64):
         for shape in ((2,), (3, 4)):
             x = rng.uniform(-3, 3, shape).astype(dtype)
-            given = x.copy()
-            y = output_variable(add_one().apply((mc.Variable(x),)), "apply")
+            given, v = x.copy(), mc.Variable(x)
+            y = output_variable(add_one().apply((v,)), "apply")
+            node = y.creator_node
+            if not isinstance(node, add_one) or node.inputs[0] is not v.node:
+                raise NotYet("the output was not recorded as made by AddOne "
+                             "from its input: write forward only, and let the "
+                             "apply that FunctionNode gives you link the graph")
             if not np.array_equal(x, given):
                 raise NotYet("forward changed the caller's array in place; "
                              "return a new array")
@@ -87,8 +124,6 @@ def check_2(answer):
                 raise NotYet("forward should add one to every element: for "
                              "{} it gives {}".format(given.ravel()[:3],
                                                      y.array.ravel()[:3]))
-            if y.creator_node is None:
-                raise NotYet("the output has no creator: call it through apply")
     return None
 
 
@@ -130,11 +165,38 @@ def _():
     return AddOne
 
 
-@EXERCISES.mistake(2, "returned the array, not a tuple", "tuple")
+@EXERCISES.mistake(2, "wrote apply instead of forward", "has no forward")
+def _():
+    class AddOne(mc.FunctionNode):
+        def apply(self, inputs):
+            return mc.Variable(inputs[0].array + 1),
+    return AddOne
+
+
+@EXERCISES.mistake(2, "wrote forward, and an apply that links no graph", "recorded")
+def _():
+    class AddOne(mc.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] + 1,
+
+        def apply(self, inputs):
+            return mc.Variable(self.forward((inputs[0].array,))[0]),
+    return AddOne
+
+
+@EXERCISES.mistake(2, "returned the array, not a tuple", "not an array")
 def _():
     class AddOne(mc.FunctionNode):
         def forward(self, inputs):
             return inputs[0] + 1
+    return AddOne
+
+
+@EXERCISES.mistake(2, "returned a list", "not list")
+def _():
+    class AddOne(mc.FunctionNode):
+        def forward(self, inputs):
+            return [inputs[0] + 1]
     return AddOne
 
 
@@ -194,6 +256,7 @@ EXERCISES.malformed(3, [
 EXERCISES.right(1, [
     ("  x <--- Identity <--- v1 <--- Identity <--- z\n", "with spaces and a newline"),
     ("x  <---  Identity  <---  v1  <---  Identity  <---  z", "wider spacing"),
+    ("x<---Identity<---v1<---Identity<---z", "no spaces"),
 ])
 
 

@@ -1,14 +1,13 @@
 """Exercises of chapter 04:
-Paths that add up, the store that adds, leaves that keep adding.
+Paths that add up, a function whose outputs add up, leaves that keep adding.
 """
-
-import traceback
 
 import numpy as np
 
 import minichain as mc
+import minichain.functions as F
 
-from exercises.common import Exercises, NotYet, as_function, as_number, close
+from exercises.common import Exercises, NotYet, as_class, as_number, close
 
 EXERCISES = Exercises()
 
@@ -23,16 +22,17 @@ def check_1(answer):
     if close(value, x.grad):
         return None
     if close(value, 2.0 ** 2):
-        raise NotYet("that is only the direct path (through the last `*`); x "
-                     "reaches y along the paths through x * x too")
+        raise NotYet("that is what one path contributes; x reaches y along "
+                     "three paths, and their contributions add up")
     if close(value, 2 * 2.0 * 2.0):
-        raise NotYet("that adds the two paths through x * x but leaves out the "
-                     "direct one (or is y itself)")
+        raise NotYet("that adds two paths (or is y itself); x reaches y along "
+                     "three: twice through x * x, once directly")
     if close(value, 3 * 2.0):
-        raise NotYet("each path contributes a product of the derivatives along "
-                     "it, not 1 times x")
-    raise NotYet("x reaches y three times (twice through x * x, once "
-                  "directly); add what each path contributes")
+        raise NotYet("each path contributes the product of all the local "
+                     "derivatives along it, and a path through x * x passes "
+                     "two functions")
+    raise NotYet("x reaches y along three paths (twice through x * x, once "
+                 "directly); add what each path contributes")
 
 
 @EXERCISES.solution(1)
@@ -43,9 +43,10 @@ def solution_1():
 
 
 EXERCISES.wrong(1, [
-    (4.0, "only the direct path", "direct path"),
-    (8.0, "only the two paths through x * x", "leaves out the direct one"),
-    (6.0, "counted each path as x", "product of the derivatives"),
+    (4.0, "only the direct path", "one path contributes"),
+    (8.0, "only the two paths through x * x", "adds two paths"),
+    (6.0, "counted each path as x", "product of all the local derivatives"),
+    (3.0, "counted the paths", "add what each path contributes"),
 ])
 EXERCISES.malformed(1, [
     ("12", "a string"),
@@ -54,184 +55,193 @@ EXERCISES.malformed(1, [
 ])
 
 
-# ----- 2. code: store(x, gx), the line that adds --------------------------------------
-# A hand engine like the chapter's: functions run in the reverse of their
-# creation order; ``store`` is the learner's.
-class _Var:
-    def __init__(self, data):
-        self.data, self.creator, self.grad = data, None, None
+# ----- 2. code: Fork, one input and two outputs --------------------------------------
+def _fork(cls, x):
+    """``cls().apply((x,))`` as its two outputs, or a hint."""
+    outputs = cls().apply((x,))
+    if not isinstance(outputs, tuple) or len(outputs) != 2:
+        raise NotYet("Fork().apply((x,)) should give two outputs, y1 and y2; "
+                     "forward returns a tuple of two arrays")
+    return outputs
 
 
-class _Func:
-    created = 0
-
-    def __call__(self, *inputs):
-        self.inputs = inputs
-        self.output = _Var(self.forward(*[x.data for x in inputs]))
-        self.output.creator = self
-        _Func.created += 1
-        self.index = _Func.created
-        return self.output
-
-
-class _Add(_Func):
-    def forward(self, a, b):
-        return a + b
-
-    def backward(self, gy):
-        return gy, gy          # the same array to both inputs, as minichain does
+def _check_fork_forward(cls, rng):
+    for dtype in (np.float64, np.float32):
+        for shape in ((3,), (2, 4)):
+            data = rng.uniform(-2, 2, shape).astype(dtype)
+            given = data.copy()
+            for y in _fork(cls, mc.Variable(data)):
+                if y.shape != shape or y.dtype != dtype:
+                    raise NotYet("each output must have the input's shape and "
+                                 "dtype, {} {}; got {} {}".format(
+                                     shape, np.dtype(dtype), y.shape, y.dtype))
+                if not np.array_equal(y.array, given):
+                    raise NotYet("forward: both outputs must equal the input")
+            if not np.array_equal(data, given):
+                raise NotYet("forward changed the input array in place")
 
 
-class _Exp(_Func):
-    def forward(self, x):
-        return np.exp(x)
-
-    def backward(self, gy):
-        return gy * self.output.data,
+def _seed(rng, shape):
+    """A random gradient that is never all ones, so every sum is visible."""
+    return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
-class _Sin(_Func):
-    def forward(self, x):
-        return np.sin(x)
-
-    def backward(self, gy):
-        return gy * np.cos(self.inputs[0].data),
-
-
-class _Cos(_Func):
-    def forward(self, x):
-        return np.cos(x)
-
-    def backward(self, gy):
-        return -gy * np.sin(self.inputs[0].data),
-
-
-def _backward(store, y):
-    functions, stack = set(), [y.creator]
-    while stack:
-        f = stack.pop()
-        if f not in functions:
-            functions.add(f)
-            stack += [x.creator for x in f.inputs if x.creator]
-    for f in sorted(functions, key=lambda f: -f.index):
-        for x, gx in zip(f.inputs, f.backward(f.output.grad)):
-            store(x, gx)
-
-
-def _run(store, x, y, gy):
-    """Seed y with gy, run the engine, and check that gy itself was not changed."""
-    y.grad, seed = gy, gy.copy()
+def _gradient(outputs, x, seeds, what):
+    """x's gradient when only ``outputs`` are used, seeded with ``seeds``."""
     try:
-        _backward(store, y)
-    except TypeError as error:
-        if "NoneType" not in str(error):
-            raise
-        if traceback.extract_tb(error.__traceback__)[-1].name == "store":
-            raise NotYet("x.grad is None when the first gradient arrives, and "
-                         "None cannot be added to") from None
-        raise NotYet("a function found no gradient on its output: store must "
-                     "set x.grad, not return it") from None
-    if not np.array_equal(gy, seed):
-        raise NotYet("store changed, in place, an array that another variable "
-                     "holds as its gradient too (x.grad += gx writes into it); "
-                     "leave the arrays it receives as they are")
-    if x.grad is None:
-        raise NotYet("after backward x.grad is still None: store must set x.grad, "
-                     "not return it")
+        gx, = mc.grad(list(outputs), [x], grad_outputs=list(seeds))
+    except (TypeError, AttributeError) as error:
+        if "None" in str(error):
+            raise NotYet("when {}, the other output's gradient arrives as "
+                         "None: add only the gradients that are there".format(
+                             what)) from None
+        raise
+    if gx is None:
+        raise NotYet("when {}, x received no gradient".format(what))
+    return gx.array
 
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
-    """store(x, gx) adds every gradient x receives, and changes no array in place."""
-    store = as_function(answer, "store")
+    """Fork: two copies of its input; backward adds the gradients that came."""
+    cls = as_class(answer, mc.FunctionNode, "Fork")
     rng = np.random.default_rng(4)
-    values = rng.uniform(-1, 1, 3)
-    gy = rng.uniform(0.5, 2.0, 3)
+    _check_fork_forward(cls, rng)
+    shape = (2, 3)
+    data = rng.uniform(-2, 2, shape)
+    g1, g2 = _seed(rng, shape), _seed(rng, shape)
 
-    x = _Var(values.copy())              # the diamond: a receives two gradients
-    a = _Exp()(x)
-    _run(store, x, _Add()(_Sin()(a), _Cos()(a)), gy)
-    e = np.exp(values)
-    both = gy * (np.cos(e) - np.sin(e)) * e
-    if not close(x.grad, both):
-        if close(x.grad, gy * np.cos(e) * e) or close(x.grad, -gy * np.sin(e) * e):
-            raise NotYet("a receives two gradients; the second replaced the "
-                         "first instead of being added to it")
-        raise NotYet("on the diamond sin(exp(x)) + cos(exp(x)), x.grad is wrong")
+    x = mc.Variable(data.copy())
+    y1, y2 = _fork(cls, x)
+    returned = y1.creator_node.backward(
+        (0,), (mc.Variable(g1.copy()), mc.Variable(g2.copy())))
+    if not isinstance(returned, (tuple, list)) or len(returned) != 1:
+        raise NotYet("backward returns one gradient per input, and Fork has one "
+                     "input: a tuple of one Variable (`return gx,`)")
+    if not isinstance(returned[0], mc.Variable):
+        raise NotYet("backward gives x's gradient as {}; it works on Variables "
+                     "(chapter 03): return a Variable".format(
+                         "an array" if isinstance(returned[0], np.ndarray)
+                         else type(returned[0]).__name__))
+    both = _gradient((y1, y2), x, (g1, g2), "both outputs are used")
+    if not close(both, g1 + g2):
+        if close(both, g1) or close(both, g2):
+            raise NotYet("both outputs were used, and x got the gradient of one "
+                         "of them only: the two gradients add up")
+        raise NotYet("with gradients g1 and g2 arriving at y1 and y2, x's "
+                     "gradient is wrong")
 
-    x = _Var(values.copy())              # f(x, x): the same array twice
-    _run(store, x, _Add()(x, x), gy)
-    if not close(x.grad, 2 * gy):
-        raise NotYet("for y = x + x, x receives the gradient twice and must "
-                     "hold their sum")
+    for used, seed, what in ((0, g1, "only y1 is used"),
+                             (1, g2, "only y2 is used")):
+        x = mc.Variable(data.copy())
+        outputs = _fork(cls, x)
+        if not close(_gradient((outputs[used],), x, (seed,), what), seed):
+            raise NotYet("when {}, x's gradient must be that output's "
+                         "gradient".format(what))
 
-    x = _Var(values.copy())              # a leaf that already holds a gradient
-    earlier = rng.uniform(-1, 1, 3)
-    x.grad, kept = earlier, earlier.copy()
-    _run(store, x, _Sin()(x), gy)
-    if not np.array_equal(earlier, kept):
-        raise NotYet("store changed the array x.grad held before, in place; "
-                     "someone else may hold that array too")
-    if not close(x.grad, kept + gy * np.cos(values)):
-        raise NotYet("x already held a gradient from an earlier backward; the "
-                     "new one must be added to it")
+    x = mc.Variable(data.copy())          # y1 * y2 = x², differentiated twice
+    y1, y2 = _fork(cls, x)
+    gx, = mc.grad([y1 * y2], [x], grad_outputs=[g1], enable_double_backprop=True)
+    if not close(gx.array, 2 * data * g1):
+        raise NotYet("for y1 * y2 (that is x²), x's gradient is wrong")
+    weights = _seed(rng, shape)
+    ggx, = mc.grad([F.sum(gx * weights)], [x])
+    if ggx is None or not close(ggx.array, 2 * g1 * weights):
+        raise NotYet("the gradient your backward returns cannot be "
+                     "differentiated again: compute it from the Variables in "
+                     "grad_outputs, not from their arrays")
     return None
 
 
 @EXERCISES.solution(2)
 def solution_2():
-    def store(x, gx):
-        if x.grad is None:
-            x.grad = gx
-        else:
-            x.grad = x.grad + gx      # a new array: gx may be someone else's
+    class Fork(mc.FunctionNode):
+        def forward(self, inputs):
+            x, = inputs
+            return x, x
 
-    return store
+        def backward(self, target_input_indexes, grad_outputs):
+            gx = None
+            for gy in grad_outputs:       # None for an output nobody used
+                if gy is not None:
+                    gx = gy if gx is None else gx + gy
+            return gx,
+
+    return Fork
 
 
-@EXERCISES.mistake(2, "overwrote the gradient (x.grad = gx)", "replaced the first")
+def _fork_with(backward, forward=lambda x: (x, x)):
+    class Fork(mc.FunctionNode):
+        def forward(self, inputs):
+            return forward(inputs[0])
+
+        def backward(self, target_input_indexes, grad_outputs):
+            return backward(*grad_outputs)
+    return Fork
+
+
+@EXERCISES.mistake(2, "kept the first output's gradient only", "one of them only")
 def _():
-    def store(x, gx):
-        x.grad = gx
-    return store
+    return _fork_with(lambda gy1, gy2: (gy1 if gy1 is not None else gy2,))
 
 
-@EXERCISES.mistake(2, "added in place (x.grad += gx) after a None test", "in place")
+@EXERCISES.mistake(2, "added both, forgetting an unused output's None",
+                   "arrives as None")
 def _():
-    def store(x, gx):
-        if x.grad is None:
-            x.grad = gx
-        else:
-            x.grad += gx
-    return store
+    return _fork_with(lambda gy1, gy2: (gy1 + gy2,))
 
 
-@EXERCISES.mistake(2, "added in place without a None test", "None cannot be added")
+@EXERCISES.mistake(2, "summed with sum(), which meets the None too",
+                   "arrives as None")
 def _():
-    def store(x, gx):
-        x.grad += gx
-    return store
+    return _fork_with(lambda *gys: (sum(gys),))
 
 
-@EXERCISES.mistake(2, "tested `if x.grad` on an array", "condition")
+@EXERCISES.mistake(2, "added the arrays and wrapped them in a new Variable",
+                   "cannot be differentiated again")
 def _():
-    def store(x, gx):
-        x.grad = x.grad + gx if x.grad else gx
-    return store
+    def backward(gy1, gy2):
+        arrays = [g.array for g in (gy1, gy2) if g is not None]
+        return mc.Variable(sum(arrays[1:], arrays[0])),
+    return _fork_with(backward)
 
 
-@EXERCISES.mistake(2, "returned the sum instead of storing it",
-                   "store must set x.grad, not return it")
+@EXERCISES.mistake(2, "returned one gradient per output", "one gradient per input")
 def _():
-    def store(x, gx):
-        return gx if x.grad is None else x.grad + gx
-    return store
+    return _fork_with(lambda gy1, gy2: (gy1, gy2))
+
+
+@EXERCISES.mistake(2, "forward gives one output", "two outputs")
+def _():
+    return _fork_with(lambda gy1, gy2: (gy1,), forward=lambda x: (x,))
+
+
+@EXERCISES.mistake(2, "returned the sum of the arrays", "return a Variable")
+def _():
+    def backward(gy1, gy2):
+        arrays = [g.array for g in (gy1, gy2) if g is not None]
+        return sum(arrays[1:], arrays[0]),
+    return _fork_with(backward)
+
+
+@EXERCISES.mistake(2, "returned the bare Variable, not a tuple", "a tuple of one")
+def _():
+    return _fork_with(lambda gy1, gy2: gy1 + gy2)
+
+
+@EXERCISES.mistake(2, "multiplied the gradients", "gradient is wrong")
+def _():
+    def backward(gy1, gy2):
+        if gy1 is None or gy2 is None:
+            return (gy2 if gy1 is None else gy1),
+        return gy1 * gy2,
+    return _fork_with(backward)
 
 
 EXERCISES.malformed(2, [
     (0, "a number"),
-    (lambda x: None, "a function of one argument"),
-    (dict, "a class"),
+    (lambda x: (x, x), "a plain function"),
+    (dict, "a class that is not a FunctionNode"),
 ])
 
 
@@ -277,15 +287,29 @@ EXERCISES.malformed(3, [
 
 
 # ----- other legitimate forms of the right answers ------------------------------------
-def _store_with_copy(x, gx):
-    x.grad = gx.copy() if x.grad is None else x.grad + gx
+class _ForkByCases(mc.FunctionNode):
+    def forward(self, inputs):
+        return inputs[0].copy(), inputs[0].copy()
+
+    def backward(self, target_input_indexes, grad_outputs):
+        gy1, gy2 = grad_outputs
+        if gy1 is None:
+            return gy2,
+        if gy2 is None:
+            return gy1,
+        return gy1 + gy2,
 
 
-def _store_with_np_add(x, gx):
-    x.grad = gx if x.grad is None else np.add(x.grad, gx)
+class _ForkWithFAdd(mc.FunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return x, x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        return [F.add(*[g for g in grad_outputs if g is not None])]
 
 
 EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array")])
-EXERCISES.right(2, [(_store_with_copy, "copies the first gradient"),
-                    (_store_with_np_add, "np.add into a new array")])
+EXERCISES.right(2, [(_ForkByCases, "copies in forward, one case per None"),
+                    (_ForkWithFAdd, "F.add of the gradients there, in a list")])
 EXERCISES.right(3, [(20, "an int"), (mc.Variable(np.array(20.0)), "a Variable")])

@@ -3,41 +3,62 @@ Where a wrong order looks right, the order predicted, the heap key.
 """
 
 import heapq
+
 import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain import visualize
-from minichain.function_hooks import BackwardOrderHook
 
 from exercises.common import (
-    Exercises, NotYet, as_function, as_number, as_sequence, close)
+    Exercises, NotYet, as_function_of, as_number, as_sequence, close)
 
 EXERCISES = Exercises()
 
 
-# ----- 1. where depth-first happens to be right ---------------------------------------
-def _gradients(value):
-    """(depth-first's x.grad, the right x.grad) for y = h + h * h, h = 2x."""
-    wrong = float(visualize.wrong_order_example(value).depth_first_grad)
+# ----- 1. where the pre-order engine happens to be right ------------------------------
+def _preorder_grad(value):
+    """x.grad of y = h + h * h, h = 2x, by an engine that runs each function
+    the first time a depth-first search reaches it (the chapter's pre-order)."""
+    x = mc.Variable(np.array(value))
+    h = 2 * x
+    y = h + h * h
+    grads = {y.node: mc.Variable(np.array(1.0))}
+    stack, done = [y.creator_node], set()
+    with mc.no_backprop_mode():
+        while stack:
+            function = stack.pop()
+            if function in done:
+                continue
+            done.add(function)
+            gy = grads.get(function.outputs[0]())
+            indexes = tuple(range(len(function.inputs)))
+            for node, gx in zip(function.inputs,
+                                function.backward(indexes, (gy,))):
+                grads[node] = gx if node not in grads else grads[node] + gx
+            stack += [node.creator_node for node in reversed(function.inputs)
+                      if node.creator_node is not None]
+    return float(grads[x.node].array)
+
+
+def _right_grad(value):
     x = mc.Variable(np.array(value))
     h = 2 * x
     (h + h * h).backward()
-    return wrong, float(x.grad)
+    return float(x.grad)
 
 
 @EXERCISES.check(1)
 def check_1(answer):
-    """The x at which the depth-first engine's wrong gradient is right."""
+    """The x at which the pre-order engine's wrong gradient is right."""
     value = as_number(answer)
-    wrong, right = _gradients(value)
+    wrong, right = _preorder_grad(value), _right_grad(value)
     if close(wrong, right, atol=1e-6):
         return None
     if close(right, 0.0, atol=1e-6):
         raise NotYet("there the right gradient is 0; the question asks where "
-                     "depth-first's number and the right one are equal")
-    raise NotYet("at x = {:g} depth-first gives {:g}, the right gradient is "
-                 "{:g}; solve for the x where they are equal".format(
+                     "the pre-order engine's number and the right one are equal")
+    raise NotYet("at x = {:g} the pre-order engine gives {:g}, the right "
+                 "gradient is {:g}; solve for the x where they are equal".format(
                      value, wrong, right))
 
 
@@ -48,8 +69,9 @@ def solution_1():
 
 EXERCISES.wrong(1, [
     (-0.25, "where the right gradient is 0", "right gradient is 0"),
-    (2.0, "gave depth-first's value, not an x", "solve for the x"),
-    (3.0, "the chapter's example point", "depth-first gives"),
+    (2.0, "gave the pre-order engine's value, not an x", "solve for the x"),
+    (3.0, "the chapter's example point", "pre-order engine gives"),
+    (26.0, "gave the right gradient at x = 3", "solve for the x"),
 ])
 EXERCISES.malformed(1, [
     ("0", "a string"),
@@ -59,25 +81,43 @@ EXERCISES.malformed(1, [
 
 
 # ----- 2. the order of backward in exp(x) * sin(cos(x)) -------------------------------
+class _Order(mc.FunctionHook):
+    """The labels of the functions whose backward runs, in the order they run."""
+
+    name = "exercises.ch05.order"
+
+    def __init__(self):
+        self.labels = []
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.labels.append(function.label)
+
+
 def _order():
     x = mc.Variable(np.array(0.3))
     y = F.exp(x) * F.sin(F.cos(x))
-    hook = BackwardOrderHook()
+    hook = _Order()
     with hook:
         y.backward()
-    return [step.name for step in hook.steps]
+    return hook.labels
 
 
 @EXERCISES.check(2)
 def check_2(answer):
     """The labels of the functions in the order backward runs them."""
-    labels = [label.strip() if isinstance(label, str) else label
-              for label in as_sequence(answer, "labels")]
     truth = _order()
+    spaced = {"".join(label.split()): label for label in truth}   # '_*_' too
+    labels = [spaced.get("".join(label.split()), label)
+              if isinstance(label, str) else label
+              for label in as_sequence(answer, "labels")]
     unknown = [label for label in labels if label not in truth]
     if unknown:
+        label = unknown[0]
+        if isinstance(label, str) and label.lower() in truth:
+            raise NotYet("labels are written as the functions print them: "
+                         "{!r}, not {!r}".format(label.lower(), label))
         raise NotYet("{!r} is not a label of this graph; labels are strings "
-                     "such as '_ * _' (print a function's .label)".format(unknown[0]))
+                     "such as '_ * _' (print a function's .label)".format(label))
     if sorted(labels) != sorted(truth):
         raise NotYet("every function runs exactly once: list each of the {} "
                      "functions once".format(len(truth)))
@@ -89,7 +129,7 @@ def check_2(answer):
         raise NotYet("backward starts with the function that made y")
     if labels.index("exp") < labels.index("sin"):
         raise NotYet("exp has rank 0 and sin a higher one: the heap pops the "
-                     "highest rank first (depth-first would not)")
+                     "highest rank first (a pre-order walk would not)")
     raise NotYet("among equal ranks, the function pushed first comes first")
 
 
@@ -100,7 +140,8 @@ def solution_2():
 
 
 EXERCISES.wrong(2, [
-    (["_ * _", "exp", "sin", "cos"], "depth-first order", "highest rank first"),
+    (["_ * _", "exp", "sin", "cos"], "the pre-order walk", "highest rank first"),
+    (["_ * _", "Sin", "Exp", "Cos"], "capitalised labels", "as the functions print"),
     (["_ * _", "sin", "cos", "exp"], "ties broken the wrong way", "pushed first"),
     (["cos", "exp", "sin", "_ * _"], "the forward order", "forward order"),
     (["_ * _", "sin", "exp"], "left out a function", "exactly once"),
@@ -158,10 +199,13 @@ def check_3(answer):
     """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
     first.
     """
-    key = as_function(answer, "key")
+    key = as_function_of(answer, "key", ("rank", "push_count"))
+    if key(3, 0) is None:
+        raise NotYet("key returned None: return something heapq can compare, "
+                     "such as a number or a tuple")
     rng = np.random.default_rng(5)
     for trial in range(5):
-        ranks = list(rng.integers(0, 12, 24))
+        ranks = [int(rank) for rank in rng.integers(0, 12, 24)]
         order = _popped(key, ranks)
         popped_ranks = [rank for rank, _ in order]
         if popped_ranks == sorted(ranks):
@@ -201,12 +245,14 @@ EXERCISES.malformed(3, [
     (3, "a number"),
     (lambda rank: -rank, "a function of one argument"),
     (lambda rank, count: None, "a key of None"),
+    (lambda rank, count: {"rank": rank}, "a key heapq cannot compare"),
 ])
 
 
 # ----- other legitimate forms of the right answers ------------------------------------
 EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32")])
 EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),
-                    ([" _ * _", "sin ", "exp", "cos"], "with stray spaces")])
+                    ([" _ * _", "sin ", "exp", "cos"], "with stray spaces"),
+                    (["_*_", "sin", "exp", "cos"], "the product without spaces")])
 EXERCISES.right(3, [(lambda rank, count: [-rank, count], "a list key"),
                     (lambda rank, count: -rank * 10 ** 6 + count, "one number")])

@@ -1,14 +1,15 @@
 """Exercises of chapter 06:
-A broadcast shape, the axes sum_to sums, matmul's gradient by hand.
+A broadcast shape, the axes sum_to sums, F.linear's weight gradient by hand.
 """
 
 import numpy as np
 
 import minichain as mc
+import minichain.functions as F
 from minichain.utils import array as array_utils
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function, as_int, as_sequence, close)
+    Exercises, NotYet, as_array, as_function_of, as_int, as_sequence, close)
 
 EXERCISES = Exercises()
 
@@ -30,6 +31,8 @@ def check_1(answer):
     truth = _shape()
     if shape == truth:
         return None
+    if any(n < 1 for n in shape):
+        raise NotYet("an axis length is a positive whole number")
     if len(shape) != len(truth):
         raise NotYet("the result has as many axes as the operand with the most; "
                      "b is first padded with axes of length 1 on the left")
@@ -55,6 +58,7 @@ EXERCISES.malformed(1, [
     ({5, 4, 3}, "a set"),
     ((5, 4.5, 3), "a fractional length"),
     (60, "the size"),
+    ((5, -4, 3), "a negative length"),
 ])
 
 
@@ -102,62 +106,96 @@ EXERCISES.malformed(2, [
 ])
 
 
-# ----- 3. code: the gradient of x in x @ W --------------------------------------------
-_SHAPES = ((4, 3, 2), (3, 3, 3), (1, 5, 4))    # (N, D, H)
+# ----- 3. code: the gradient of W in F.linear(x, W) = x @ W.T ------------------------
+_SHAPES = ((4, 3, 2), (3, 3, 3), (1, 5, 4), (6, 2, 2))    # (N, D, H)
+
+
+def _linear_case(rng, n, d, h, dtype):
+    """x, W (F.linear's layout, (H, D)), gy, and minichain's gradient of W."""
+    x = rng.standard_normal((n, d)).astype(dtype)
+    W = mc.Variable(rng.standard_normal((h, d)).astype(dtype))
+    gy = rng.standard_normal((n, h)).astype(dtype)
+    y = F.linear(mc.Variable(x), W)
+    y.grad = gy.copy()
+    y.backward()
+    return x, W, gy, W.grad
+
+
+def _wrong_values(mine, x, gy, truth):
+    """Name what a gradient of the right shape but wrong values left out."""
+    def same(other):
+        return close(mine, other, rtol=1e-4, atol=1e-5)
+
+    if same(np.ones_like(gy).T @ x):
+        raise NotYet("the result does not depend on gy: the incoming gradient "
+                     "must enter the product")
+    if same(gy.T @ np.ones_like(x)):
+        raise NotYet("the result does not depend on x: W's gradient is made of "
+                     "what W multiplied, x, and the incoming gradient")
+    if same(truth / len(x)):
+        raise NotYet("that is a mean over the N rows; each row adds its share "
+                     "to W's gradient, so they are summed")
+    raise NotYet("right shape, wrong values: write out one element, the "
+                 "gradient of W[h, d], as a sum over the rows n, and compare")
 
 
 @EXERCISES.check(3, writes_code=True)
 def check_3(answer):
-    """grad_x(gy, W) for y = x @ W, compared with minichain's backward."""
-    grad_x = as_function(answer, "grad_x")
+    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D)."""
+    grad_W = as_function_of(answer, "grad_W", ("x", "gy"))
     rng = np.random.default_rng(7)
     for dtype in (np.float64, np.float32):
         for n, d, h in _SHAPES:
-            x = mc.Variable(rng.standard_normal((n, d)).astype(dtype))
-            W = mc.Variable(rng.standard_normal((d, h)).astype(dtype))
-            gy = rng.standard_normal((n, h)).astype(dtype)
-            given_gy, given_W = gy.copy(), W.array.copy()
-            y = x @ W
-            y.grad = gy.copy()
-            y.backward()
-            mine = grad_x(gy, W.array)
+            x, W, gy, truth = _linear_case(rng, n, d, h, dtype)
+            given_x, given_gy = x.copy(), gy.copy()
+            mine = grad_W(x, gy)
             if mine is None:
-                raise NotYet("grad_x returned None; return the array")
-            if not (np.array_equal(gy, given_gy) and np.array_equal(W.array, given_W)):
-                raise NotYet("grad_x changed gy or W in place")
+                raise NotYet("grad_W returned None; return the array")
+            if not (np.array_equal(x, given_x) and np.array_equal(gy, given_gy)):
+                raise NotYet("grad_W changed x or gy in place")
+            dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
+                                  else mine, "dtype", None)
             mine = as_array(mine)
-            if mine.shape != x.shape:
-                raise NotYet("for x of shape {} your gradient has shape {}: read "
-                             "the shapes (N, H) and (D, H) to see what lines up"
-                             .format(x.shape, mine.shape))
-            if not close(mine, x.grad, rtol=1e-4, atol=1e-5):
-                if close(mine, np.ones_like(gy) @ W.array.T, rtol=1e-4, atol=1e-5):
-                    raise NotYet("the result does not depend on gy: the "
-                                 "incoming gradient must enter the product")
-                raise NotYet("right shape, wrong values: which operand needs "
-                             "transposing?")
+            if mine.shape == truth.shape[::-1] and close(
+                    mine.T, truth, rtol=1e-4, atol=1e-5):
+                raise NotYet("that is the gradient for the x @ W layout, (D, H); "
+                             "this W is stored as (H, D), and its gradient has "
+                             "its shape")
+            if mine.shape != truth.shape:
+                raise NotYet("for W of shape (H, D) = {} your gradient has shape "
+                             "{}: read the shapes (N, D) and (N, H) to see what "
+                             "lines up".format(truth.shape, mine.shape))
+            if not close(mine, truth, rtol=1e-4, atol=1e-5):
+                _wrong_values(mine, x, gy, truth)
+            if dtype_given is not None and dtype_given != dtype:
+                raise NotYet("for {} x and gy the gradient is {}: a gradient "
+                             "keeps the dtype of its variable".format(
+                                 np.dtype(dtype), dtype_given))
     return None
 
 
 @EXERCISES.solution(3)
 def solution_3():
-    def grad_x(gy, W):
-        return gy @ W.T       # (N, H) @ (H, D) -> (N, D), the shape of x
+    def grad_W(x, gy):
+        return gy.T @ x       # (H, N) @ (N, D) -> (H, D), the shape of W
 
-    return grad_x
+    return grad_W
 
 
 EXERCISES.wrong(3, [
-    (lambda gy, W: gy @ W, "forgot the transpose", "do not line up"),
-    (lambda gy, W: W @ gy.T, "the transpose of the gradient",
-     "your gradient has shape"),
-    (lambda gy, W: np.ones_like(gy) @ W.T, "ignored gy", "does not depend on gy"),
-    (lambda gy, W: W.T @ gy, "multiplied in the wrong order", "do not line up"),
+    (lambda x, gy: x.T @ gy, "the gradient of the x @ W layout", "x @ W layout"),
+    (lambda x, gy: gy @ x, "no transpose", "do not line up"),
+    (lambda x, gy: gy.T @ np.ones_like(x), "ignored x", "does not depend on x"),
+    (lambda x, gy: np.ones_like(gy).T @ x, "ignored gy", "does not depend on gy"),
+    (lambda x, gy: gy.T @ x / len(x), "averaged over the batch", "a mean"),
+    (lambda x, gy: -(gy.T @ x), "a sign slip", "write out one element"),
+    (lambda x, gy: (gy.T @ x).astype(np.float64), "returned float64 for float32",
+     "keeps the dtype"),
 ])
 EXERCISES.malformed(3, [
-    ("gy @ W.T", "a string"),
+    ("gy.T @ x", "a string"),
     (lambda gy: gy, "a function of one argument"),
-    (lambda gy, W: "gradient", "a function returning a string"),
+    (lambda x, gy: "gradient", "a function returning a string"),
 ])
 
 
@@ -166,5 +204,7 @@ EXERCISES.right(1, [([5, 4, 3], "a list"), (np.array([5, 4, 3]), "an array"),
                     ((5.0, 4.0, 3.0), "floats")])
 EXERCISES.right(2, [([0, 2], "a list"), ((2, 0), "another order"),
                     ((-3, -1), "negative axes")])
-EXERCISES.right(3, [(lambda gy, W: (W @ gy.T).T, "(W gyᵀ)ᵀ"),
-                    (lambda gy, W: mc.Variable(gy) @ mc.Variable(W).T, "a Variable")])
+EXERCISES.right(3, [(lambda x, gy: (x.T @ gy).T, "(xᵀ gy)ᵀ"),
+                    (lambda x, gy: np.einsum("nh,nd->hd", gy, x), "einsum"),
+                    (lambda x, gy: list(map(list, gy.T.dot(x))), "nested lists"),
+                    (lambda x, gy: mc.Variable(gy).T @ mc.Variable(x), "a Variable")])

@@ -86,46 +86,85 @@ class Scale(mc.Function):
         return grad_outputs[0] * self.factor,
 
 
+class Affine(mc.Function):
+    """Another template, with other settings: ``weight * x + shift``."""
+
+    def __init__(self, weight, shift):
+        self.weight, self.shift = weight, shift
+
+    def forward(self, inputs):
+        self.retain_inputs(())
+        self.forward_calls = getattr(self, "forward_calls", 0) + 1  # for the check
+        return inputs[0] * self.weight + self.shift,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * self.weight,
+
+
+_TEMPLATES = (   # (make a template, its slope, its output for x)
+    (lambda: Scale(1.5), 1.5, lambda x: 1.5 * x),
+    (lambda: Scale(-0.75), -0.75, lambda x: -0.75 * x),
+    (lambda: Affine(2.0, 0.5), 2.0, lambda x: 2.0 * x + 0.5),
+)
+_NOT_RETURNED = object()
+
+
 @EXERCISES.check(2, writes_code=True)
 def check_2(answer):
     """scale_all(template, xs): the template applied to each x, the template never
     called.
+
+    Tried with templates of two classes and several settings; every output
+    must have been made by the template's own class (so arithmetic that
+    merely gives the same numbers is caught), each by a different instance.
     """
     scale_all = as_function(answer, "scale_all")
     rng = np.random.default_rng(11)
-    factor = 1.5
-    template = Scale(factor)
-    xs = [mc.Variable(rng.standard_normal(shape)) for shape in ((2,), (3,), (2, 2))]
+    for make, slope, expected in _TEMPLATES:
+        template = make()
+        xs = [mc.Variable(rng.standard_normal(shape))
+              for shape in ((2,), (3,), (2, 2))]
+        _check_scale_all_once(scale_all, template, xs, slope, expected, rng)
+    return None
+
+
+def _check_scale_all_once(scale_all, template, xs, slope, expected, rng):
+    name = type(template).__name__
     try:
         ys = scale_all(template, xs)
     except RuntimeError as error:
         if "cannot be called twice" not in str(error):
             raise
-        ys = None
+        ys = _NOT_RETURNED
     if getattr(template, "forward_calls", 0):
         raise NotYet("the template itself was called, so it now belongs to one "
                      "graph and cannot be called again")
-    if ys is None:
+    if ys is _NOT_RETURNED:
         raise NotYet("one Function instance was called twice; an old-style "
                      "Function serves a single call")
+    if ys is None:
+        raise NotYet("scale_all returned None: return the list of outputs")
     ys = as_sequence(ys, "output Variables")
     if len(ys) != len(xs):
         raise NotYet("{} inputs gave {} outputs".format(len(xs), len(ys)))
     for x, y in zip(xs, ys):
         y = output_variable(y, "each output")
-        if y.shape != x.shape or not close(y.array, factor * x.array):
-            raise NotYet("the outputs are not what the template computes: use the "
-                         "template's own settings (here a factor {})".format(factor))
         if y.creator is None:
             raise NotYet("an output has no creator: nothing was recorded")
+        if not isinstance(y.creator, type(template)):
+            raise NotYet("an output was made by {}, not by the template's "
+                         "function ({}): apply the template rather than redo "
+                         "its arithmetic".format(y.creator.label, name))
+        if y.shape != x.shape or not close(y.array, expected(x.array)):
+            raise NotYet("the outputs are not what the template computes: use the "
+                         "template's own settings")
     if len({id(y.creator) for y in ys}) != len(ys):
         raise NotYet("two outputs share one function")
     gys = [rng.standard_normal(x.shape) for x in xs]
     F.sum(F.add(*[F.sum(y * gy) for y, gy in zip(ys, gys)])).backward()
     for x, gy in zip(xs, gys):
-        if x.grad is None or not close(x.grad, factor * gy):
+        if x.grad is None or not close(x.grad, slope * gy):
             raise NotYet("backward through the outputs gives wrong gradients")
-    return None
 
 
 @EXERCISES.solution(2)
@@ -157,6 +196,26 @@ def _():
                    "template's own settings")
 def _():
     return lambda template, xs: [Scale(2.0)(x) for x in xs]
+
+
+@EXERCISES.mistake(2, "multiplied by the factor instead of applying the template",
+                   "redo its arithmetic")
+def _():
+    return lambda template, xs: [x * template.factor for x in xs]
+
+
+@EXERCISES.mistake(2, "forgot to return the list", "returned None")
+def _():
+    import copy
+
+    def scale_all(template, xs):
+        [copy.copy(template)(x) for x in xs]
+    return scale_all
+
+
+@EXERCISES.mistake(2, "rebuilt a Scale from the template's factor", "factor")
+def _():
+    return lambda template, xs: [type(template)(template.factor)(x) for x in xs]
 
 
 @EXERCISES.mistake(2, "returned a map, not a list", "list or tuple")

@@ -16,7 +16,7 @@ EXERCISES = Exercises()
 
 
 def bound(n_blocks, segments):
-    """Activations held with ``segments`` segments: s + ⌈L/s⌉ (the chapter's estimate)."""
+    """Activations held with ``segments`` segments: s + ⌈L/s⌉ (the estimate)."""
     return segments + math.ceil(n_blocks / segments)
 
 
@@ -107,37 +107,78 @@ EXERCISES.malformed(2, [
 calls = {"n": 0}    # the notebook's `calls` is this dict; the check resets it
 
 
+def _counts(counted, run, rng):
+    """Run ``run(counted, x)`` and say how ``calls["n"]`` moved.
+
+    The count starts from a value that is not 0, so an answer that sets it
+    (``calls["n"] = 1``) instead of adding one is seen. Returns the counts
+    added after the forward and after the backward, and the trial's x and y.
+    """
+    start = int(rng.integers(3, 50))
+    calls["n"] = start
+    x = mc.Variable(rng.uniform(-1, 1, (2, 3)))
+    y = output_variable(run(counted, x), "counted(h)")
+    after_forward = calls["n"]
+    y.grad = rng.uniform(0.5, 2.0, y.shape) * rng.choice([-1.0, 1.0], y.shape)
+    y.backward()
+    after_backward = calls["n"]
+    if min(after_forward, after_backward) < start:
+        raise NotYet('calls["n"] went from {} down to {}: add one to it, do not '
+                     'set it'.format(start, min(after_forward, after_backward)))
+    return after_forward - start, after_backward - start, x, y
+
+
+def _with_mode(enable_backprop):
+    def run(counted, x):
+        with mc.using_config("enable_backprop", enable_backprop):
+            return counted(x)
+    return run
+
+
+_RUNS = (   # (what, how counted is run, the count expected after forward)
+    ("F.forget(counted, x)", lambda counted, x: F.forget(counted, x), 1),
+    ("a plain call counted(x)", _with_mode(True), 1),
+    ("counted(x) inside no_backprop_mode", _with_mode(False), 1),
+    ("F.forget(counted, F.forget(counted, x))",
+     lambda counted, x: F.forget(counted, F.forget(counted, x)), 2),
+)
+
+
 @EXERCISES.check(3, writes_code=True)
 def check_3(answer):
-    """counted(h): tanh(h), and calls["n"] + 1 on the real forward only."""
+    """counted(h): tanh(h), and calls["n"] + 1 on every run but forget's recomputation.
+
+    Tried inside forget, twice nested in forget, and outside it with
+    recording on and off: only a test of the recomputation itself counts
+    right in all four (recording happens to be off in forget's first run).
+    """
     counted = as_function(answer, "counted")
     rng = np.random.default_rng(12)
-    for dtype in (np.float64, np.float32):
-        for shape in ((2,), (2, 3)):
-            calls["n"] = 0
-            x = mc.Variable(rng.uniform(-1, 1, shape).astype(dtype))
-            gy = rng.uniform(0.5, 2.0, shape).astype(dtype)
-            y = output_variable(F.forget(counted, x), "F.forget(counted, x)")
-            after_forward = calls["n"]
-            y.grad = gy
-            y.backward()
-            after_backward = calls["n"]
-            if (after_forward, after_backward) == (0, 1):
-                raise NotYet("it counted during the recomputation and not on the "
-                             "first run: the test is the wrong way round")
-            if after_backward == 2 * after_forward > 0:
-                raise NotYet("counted twice: once more during forget's "
-                             "recomputation in backward")
-            if after_backward == 0:
-                raise NotYet('nothing was counted in ch10.calls["n"] (the dict '
-                             'that `calls` names in the exercise cell)')
-            if (after_forward, after_backward) != (1, 1):
-                raise NotYet("counted {} times in forward and {} in all; expected "
-                             "one count".format(after_forward, after_backward))
-            expected = gy * (1 - np.tanh(x.array.astype(np.float64)) ** 2)
-            if not close(y.array, np.tanh(x.array), rtol=1e-5, atol=1e-6) \
-                    or not close(x.grad, expected, rtol=1e-4, atol=1e-6):
-                raise NotYet("the function should return F.tanh(h)")
+    for what, run, expected in _RUNS:
+        added_forward, added, x, y = _counts(counted, run, rng)
+        if added == 0 and what.startswith("a plain call"):
+            raise NotYet("a plain call with recording on was not counted: "
+                         "recording is off in forget's first run, but also in "
+                         "many ordinary runs and on in others, so test for the "
+                         "recomputation itself")
+        if added == 0:
+            raise NotYet('after {} nothing was counted in ch10.calls["n"] (the '
+                         'dict that `calls` names in the exercise cell)'.format(what))
+        if (added_forward, added) == (0, expected):
+            raise NotYet("it counted during the recomputation and not on the "
+                         "first run: the test is the wrong way round")
+        if added == 2 * added_forward == 2 * expected:
+            raise NotYet("counted twice: once more during forget's "
+                         "recomputation in backward")
+        if (added_forward, added) != (expected, expected):
+            raise NotYet("after {}, {} was counted in forward and {} in all; "
+                         "expected {}".format(what, added_forward, added, expected))
+        if y.creator is not None and x.grad is None:
+            raise NotYet("no gradient reached x: return F.tanh(h), a Variable "
+                         "made from h")
+        expected_y = np.tanh(np.tanh(x.array)) if expected == 2 else np.tanh(x.array)
+        if not close(y.array, expected_y, rtol=1e-5, atol=1e-6):
+            raise NotYet("the function should return F.tanh(h)")
     return None
 
 
@@ -164,9 +205,31 @@ EXERCISES.wrong(3, [
     (_counted(lambda: mc.config.in_recomputing), "the test inverted",
      "wrong way round"),
     (_counted(lambda: False), "never counted", "nothing was counted"),
+    (_counted(lambda: not mc.config.enable_backprop),
+     "recording off taken for 'not recomputing'", "plain call with recording on"),
     (lambda h: (calls.update(n=calls["n"] + (not mc.config.in_recomputing))
                 or np.tanh(h.array)), "returned an array", "Variable"),
 ])
+
+
+@EXERCISES.mistake(3, 'set calls["n"] = 1 instead of adding one', "do not set it")
+def _():
+    def counted(h):
+        if not mc.config.in_recomputing:
+            calls["n"] = 1
+        return F.tanh(h)
+    return counted
+
+
+@EXERCISES.mistake(3, "returned F.tanh of the bare array", "no gradient reached x")
+def _():
+    def counted(h):
+        if not mc.config.in_recomputing:
+            calls["n"] += 1
+        return F.tanh(h.array)
+    return counted
+
+
 EXERCISES.malformed(3, [
     (F.tanh(mc.Variable(np.zeros(2))), "a Variable, not a function"),
     (lambda: None, "a function of no argument"),
@@ -177,3 +240,14 @@ EXERCISES.malformed(3, [
 EXERCISES.right(1, [([6, 12], "a list"), ((6.0, 12.0), "floats"),
                     (np.array([6, 12]), "an array")])
 EXERCISES.right(2, [(8.0, "a float"), (np.int64(8), "a NumPy int")])
+
+
+def _counted_early_return(h):
+    y = F.tanh(h)
+    if mc.config.in_recomputing:
+        return y
+    calls["n"] = calls["n"] + 1
+    return y
+
+
+EXERCISES.right(3, [(_counted_early_return, "counts after computing, returns early")])

@@ -27,14 +27,28 @@ _NONE_HINT = ("a gradient came back None: a gradient can be differentiated "
               "its options)")
 
 
+def _watched(f, points):
+    """``f``, noting the value of every x it is called with."""
+    def watched(x):
+        points.append(np.array(getattr(x, "array", x), dtype=np.float64))
+        return f(x)
+    return watched
+
+
 @EXERCISES.check(1, writes_code=True)
 def check_1(answer):
-    """third_derivative(f, x0): d³f/dx³ at the number x0, by double backprop."""
+    """third_derivative(f, x0): d³f/dx³ at the number x0, by double backprop.
+
+    Besides the value, the check notes where f was evaluated: a finite
+    difference (f at points around x0) can come close to the right number
+    without differentiating anything.
+    """
     third = as_function(answer, "third_derivative")
     for name, f, d1, d2, d3 in _FUNCTIONS:
         for x0 in (1.5, -0.7):
+            points = []
             try:
-                result = third(f, x0)
+                result = third(_watched(f, points), x0)
             except (AttributeError, TypeError) as error:
                 if "NoneType" in str(error):
                     raise NotYet(_NONE_HINT) from None
@@ -42,6 +56,10 @@ def check_1(answer):
             if result is None:
                 raise NotYet("third_derivative returned None; " + _NONE_HINT)
             value = as_number(result)
+            if any(not np.all(point == x0) for point in points):
+                raise NotYet("f was evaluated at points other than x0: that is a "
+                             "finite difference, not double backprop; evaluate f "
+                             "once at x0 and differentiate with mc.grad")
             if close(value, d3(x0)):
                 continue
             if close(value, d2(x0)):
@@ -81,6 +99,20 @@ EXERCISES.wrong(1, [
     (_third((True, False), calls=2), "two grad calls", "second derivative"),
     (lambda f, x0: 24 * x0, "the formula of x⁴ only", "wrong for f"),
 ])
+
+
+@EXERCISES.mistake(1, "a finite difference of the second derivative",
+                   "finite difference")
+def _():
+    def second(f, x0):
+        x = mc.Variable(np.array(x0))
+        g, = mc.grad([f(x)], [x], enable_double_backprop=True)
+        gg, = mc.grad([g], [x])
+        return gg.array
+
+    def third_derivative(f, x0, eps=1e-4):
+        return (second(f, x0 + eps) - second(f, x0 - eps)) / (2 * eps)
+    return third_derivative
 EXERCISES.malformed(1, [
     (36.0, "a number, not a function"),
     (lambda f: f, "a function of one argument"),
@@ -109,8 +141,10 @@ def check_2(answer):
                 call, x, gy, ggx, dtype=np.float64, atol=1e-3, rtol=1e-2)
         except AssertionError:
             raise NotYet("the second derivative is wrong: a backward computed on "
-                         "arrays records no graph, so it cannot be differentiated; "
-                         "compute it with Variables") from None
+                         "bare arrays, or on new Variables made from them, "
+                         "records no path back to x, so it cannot be "
+                         "differentiated; compute it with the Variables that "
+                         "get_retained_inputs() gives") from None
     return None
 
 
@@ -145,6 +179,8 @@ def _square(backward):
 EXERCISES.wrong(2, [
     (_square(lambda x, gy: mc.Variable(2 * x.array * gy.array)),
      "backward on arrays", "cannot be differentiated"),
+    (_square(lambda x, gy: mc.Variable(x.array) * 2 * gy),
+     "x rewrapped as a new Variable: the path to x is cut", "second derivative"),
     (_square(lambda x, gy: 2 * x), "backward ignores gy",
      "ignores the incoming gradient gy"),
     (_square(lambda x, gy: x * gy), "derivative x instead of 2x", "wrong gradient"),

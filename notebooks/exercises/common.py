@@ -62,13 +62,15 @@ def verdict(judge, answer):
     ``right:``, and raises ``NotYet`` for a hint. Any other exception, from
     the learner's code or the judge, becomes a ``not yet:`` that says what it
     was and where. The configuration (``enable_backprop``, ``debug``, ...)
-    is put back afterwards: a learner's code that switched recording off
-    must not break the cells that follow.
+    is put back afterwards, and so are the registered function hooks: a
+    learner's code that switched recording off, or a hook of theirs whose
+    ``__exit__`` never unregisters it, must not break the cells (and the
+    checks) that follow.
     """
     if answer is None:
         return NOT_ANSWERED
     try:
-        with _restored_config(), _quiet():
+        with _restored_config(), _restored_hooks(), _quiet():
             remark = judge(answer)
     except NotYet as hint:
         return NOT_YET + str(hint)
@@ -133,7 +135,19 @@ def _place(frame):
     if path.startswith(_HERE):
         return "in {}, exercises/{} line {}".format(
             frame.name, os.path.basename(path), frame.lineno)
+    if not _is_yours(frame.filename):   # NumPy, the standard library...
+        return "in {}, {} line {}".format(frame.name, _library_path(path),
+                                          frame.lineno)
     return "in {}, line {} of your code".format(frame.name, frame.lineno)
+
+
+def _library_path(path):
+    """``numpy/_core/numeric.py`` for a file of an installed package."""
+    parts = path.split(os.sep)
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return "/".join(parts[parts.index(marker) + 1:])
+    return os.path.basename(path)
 
 
 @contextlib.contextmanager
@@ -145,6 +159,23 @@ def _restored_config():
     finally:
         for name, value in saved.items():
             setattr(mc.config, name, value)
+
+
+@contextlib.contextmanager
+def _restored_hooks():
+    """Unregister every global hook the block left behind; put back any it removed."""
+    hooks = mc.get_function_hooks()
+    saved = dict(hooks)
+    try:
+        yield
+    finally:
+        for name in [name for name in hooks if saved.get(name) is not hooks[name]]:
+            left = hooks.pop(name)
+            try:
+                left.deleted(None)
+            except Exception:  # noqa: BLE001 -- a learner's deleted() may fail
+                pass
+        hooks.update(saved)
 
 
 @contextlib.contextmanager
@@ -347,8 +378,8 @@ def as_class(answer, base, name):
     """The class ``answer`` if it subclasses ``base``; a hint naming the slip if not."""
     if isinstance(answer, type):
         if not issubclass(answer, base):
-            raise NotYet("{} should be a subclass of {}.{}".format(
-                name, base.__module__.split(".")[0], base.__name__))
+            raise NotYet("{} should be a subclass of {}".format(
+                name, _public_name(base)))
         return answer
     if isinstance(answer, base):
         raise NotYet("give the class {} itself, not an instance of it (no "
@@ -357,11 +388,39 @@ def as_class(answer, base, name):
         base.__name__, _kind(answer)))
 
 
+def _public_name(cls):
+    """``mc.FunctionHook`` where minichain exports the class, else its module path."""
+    if getattr(mc, cls.__name__, None) is cls:
+        return "mc." + cls.__name__
+    return "{}.{}".format(cls.__module__, cls.__name__)
+
+
 def as_function(answer, name):
     if isinstance(answer, type) or not callable(answer):
         raise NotYet("give the function {} (defined with def), not {}".format(
             name, _kind(answer)))
     return answer
+
+
+def as_function_of(answer, name, parameters):
+    """``answer`` if it is a function that can be called with ``parameters``.
+
+    ``parameters`` are the names the exercise gives them, e.g. ``("f", "x")``:
+    a function defined with another number of arguments stops here with a
+    hint that says which, instead of a TypeError from inside the check.
+    """
+    function = as_function(answer, name)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return function               # a builtin: let the call decide
+    try:
+        signature.bind(*parameters)
+    except TypeError:
+        raise NotYet("{} should take {} argument{} ({}); yours takes ({})".format(
+            name, len(parameters), "" if len(parameters) == 1 else "s",
+            ", ".join(parameters), ", ".join(signature.parameters))) from None
+    return function
 
 
 def close(a, b, rtol=1e-5, atol=1e-8):
