@@ -242,3 +242,23 @@ def test_an_environment_is_rebuilt_when_what_it_is_built_from_changes():
     assert matrix.stamp_text(floor) != matrix.stamp_text(other)
     assert matrix.Environment("installed").folder is None
     assert floor.folder == ROOT / ".venv-portable" / "numpy-floor"
+
+
+def test_failures_are_listed_once_with_the_configs_they_failed_in():
+    def result(config, *failures):
+        return matrix.Result(config, outcome=matrix.Outcome(
+            passed=5, failed=len(failures), failures=list(failures)))
+
+    a, b, c = matrix.CONFIGS[:3]
+    slope = ("notebooks.03.ipynb::Cell 4", "committed '-1.0', got '-1.1'")
+    stale = ("notebooks.05.ipynb::Cell 10", "committed '', got 'heap'")
+    results = [result(a, slope, stale), result(b, stale),
+               result(c, stale, (slope[0], "committed '-1.0', got '-0.9'")),
+               matrix.Result(matrix.CONFIGS[3], skipped="this CPU has no AVX2")]
+    assert matrix.failures_text(results).splitlines() == [
+        f"- notebooks.03.ipynb::Cell 4 ({a.name}, {c.name})",
+        f"    {a.name}: committed '-1.0', got '-1.1'",
+        f"    {c.name}: committed '-1.0', got '-0.9'",
+        "- notebooks.05.ipynb::Cell 10 (every config)",
+        "    committed '', got 'heap'",
+    ]

@@ -384,8 +384,9 @@ def run_config(config: Config, environment: Environment, pytest_args: list) -> R
     with tempfile.TemporaryDirectory() as scratch:
         junit = pathlib.Path(scratch) / "junit.xml"
         with log.open("w") as out:
-            # -vv: a failing output's whole lines in the diff, not "...".
-            subprocess.run([str(python), "-m", "pytest", *pytest_args, "-vv",
+            # A failing output's whole lines in the diff, not "...".
+            subprocess.run([str(python), "-m", "pytest", *pytest_args,
+                            "-o", "verbosity_assertions=2",
                             f"--junitxml={junit}"], cwd=ROOT, env=env,
                            stdout=out, stderr=subprocess.STDOUT)
         if not junit.exists():
@@ -417,10 +418,24 @@ def table(results: list[Result]) -> str:
 
 
 def failures_text(results: list[Result]) -> str:
-    lines = []
+    """Each failing test once, with the configs it failed in and what differed.
+
+    A test that failed in every config that ran fails on this machine as it
+    is, so it points at the notebook, not at the machine.
+    """
+    ran = [r.config.name for r in results if r.outcome is not None]
+    failed: dict[str, dict[str, list[str]]] = {}  # test -> what differed -> configs
     for r in results:
         for test, differed in (r.outcome.failures if r.outcome else []):
-            lines.append(f"- {r.config.name}: {test}: {differed}")
+            failed.setdefault(test, {}).setdefault(differed, []).append(r.config.name)
+    lines = []
+    for test, differences in failed.items():
+        configs = [name for names in differences.values() for name in names]
+        every = len(configs) == len(ran) > 1
+        lines.append(f"- {test} ({'every config' if every else ', '.join(configs)})")
+        for differed, names in differences.items():
+            where = f"{', '.join(names)}: " if len(differences) > 1 else ""
+            lines.append(f"    {where}{differed}")
     return "\n".join(lines)
 
 
@@ -459,7 +474,8 @@ def main(argv: list[str]) -> int:
     print(table(results))
     failed = failures_text(results)
     if failed:
-        print("\nFailing tests (committed output vs this run; logs in "
+        print("\nFailing tests, with the configs they failed in (\"committed\" is "
+              "the committed output, \"got\" this run's; whole logs in "
               f"{LOGS.relative_to(ROOT)}/):\n" + failed)
     ok = all(r.ok for r in results)
     print("\ntest-portable:", "every config passed" if ok else "FAILED")
