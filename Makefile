@@ -35,12 +35,12 @@ NBCONVERT_FLAGS := --to notebook --execute --inplace \
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: help install lab test test-unit test-notebooks test-gpu notebooks book \
-	bench bench-peers lint clean clean-env
+	bench bench-peers lint clean clean-env test-portable test-portable-unit
 
 help: ## list the targets
 	@echo "minichain: make <target>   (environment: $(ENV))"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk 'BEGIN {FS = ":.*## "} {printf "  %-15s %s\n", $$1, $$2}'
+		awk 'BEGIN {FS = ":.*## "} {printf "  %-19s %s\n", $$1, $$2}'
 
 ifndef CONDA_PREFIX
 $(PY):
@@ -86,6 +86,23 @@ test-notebooks: install ## run every notebook and compare its outputs (nbval)
 	fi; \
 	echo "$(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/"; \
 	$(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
+
+# The same tests under other machines: NumPy's dispatch narrowed, OpenBLAS's
+# kernel forced, NumPy's floor and newest release, torch (docs/contributing.md).
+# Its own environments live in .venv-portable/. PORTABLE_ARGS="--only NAME".
+PORTABLE := $(PY) tests/portable/matrix.py $(PORTABLE_ARGS) --
+
+test-portable: install ## every notebook under nbval on emulated machines, NumPy floor and newest, with torch
+	$(NB_RUN) $(PORTABLE) -q $(NBVAL_FLAGS) notebooks/
+
+# Left out: tests that compare no computed floats and take most of the time
+# (leak and depth tests, the browser, notebook files, make's own commands).
+PORTABLE_UNIT_SKIP := $(addprefix --ignore=tests/,browser robustness/test_leaks.py \
+	robustness/test_depth.py test_makefile.py test_notebook_structure.py \
+	test_notebook_sources.py)
+
+test-portable-unit: install ## the unit tests on the same emulated machines and NumPy versions
+	$(TEST_RUN) $(PORTABLE) -q -p no:cacheprovider tests -m "not gpu" $(PORTABLE_UNIT_SKIP)
 
 test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
 	@status=0; \
@@ -149,11 +166,12 @@ lint: install ## ruff on the package, tests, benchmarks and build_your_own
 	$(PY) -m ruff check $(wildcard minichain tests benchmarks build_your_own)
 
 clean: ## remove caches and build artefacts, _build/ included (keeps the environment)
-	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.git -prune -o \
+	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.venv-portable -prune \
+		-o -path ./.git -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) \
 		-type d -print -exec rm -rf {} +
 	rm -rf .pytest_cache .hypothesis .ruff_cache build dist _build
 
-clean-env: ## remove .venv and .venv-peers (a conda env is only marked for reinstall)
-	rm -rf .venv .venv-peers
+clean-env: ## remove .venv, .venv-peers and .venv-portable (a conda env is only marked for reinstall)
+	rm -rf .venv .venv-peers .venv-portable
 	rm -f $(STAMP)

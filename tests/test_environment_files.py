@@ -16,14 +16,8 @@ comments (`# - cupy`), which must match pyproject's `[gpu]` extra.
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
-
-import pytest
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: tomllib arrived in 3.11
-    tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
 
