@@ -169,11 +169,17 @@ def torch_is_cpu_only(python: pathlib.Path, requirement: str) -> str | None:
     return None
 
 
-def ensure(environment: Environment) -> None:
-    """Create or update a virtual environment of ours; reuse it when current."""
+def ensure(environment: Environment) -> str | None:
+    """Create or update a virtual environment of ours; reuse it when current.
+
+    Returns None when the environment is ready, or why it cannot be built on
+    this machine (no CPU build of torch where pip looks): the configs on it
+    are then reported as not run, which is a fact about the machine, not a
+    failure of the course.
+    """
     folder = environment.folder
     if folder is None:
-        return
+        return None
     stamp = folder / ".minichain-portable"
     python = environment.python()
     if stamp.exists() and stamp.read_text() == stamp_text(environment):
@@ -181,7 +187,7 @@ def ensure(environment: Environment) -> None:
             if pip(python, "install", "-qq", "--upgrade", package).returncode:
                 print(f"  (could not ask pip for a newer {package}; "
                       "using the installed one)")
-        return
+        return None
     print(f"building {folder.relative_to(ROOT)} "
           f"({' '.join(environment.packages)})", flush=True)
     if not python.exists():
@@ -190,14 +196,13 @@ def ensure(environment: Environment) -> None:
         if package.startswith("torch"):
             problem = torch_is_cpu_only(python, package)
             if problem:
-                raise SystemExit(
-                    f"test-portable: {problem}. Let pip find a CPU build (a "
-                    "wheel in PIP_FIND_LINKS, or PIP_EXTRA_INDEX_URL naming an "
-                    "index of CPU builds), or leave this config out with "
-                    'PORTABLE_ARGS="--only NAME ...".')
+                return (f"NOT RUN: {problem}. Let pip find a CPU build (a "
+                        "wheel in PIP_FIND_LINKS, or PIP_EXTRA_INDEX_URL naming "
+                        "an index of CPU builds) to run it")
     pip(python, "install", "-qq", "-e", ".[dev]", *environment.packages,
         check=True)
     stamp.write_text(stamp_text(environment))
+    return None
 
 
 # ----- what is active -------------------------------------------------------------
@@ -458,13 +463,16 @@ def main(argv: list[str]) -> int:
         parser.error("give the pytest arguments after --, e.g. -- --nbval notebooks/")
     configs = [c for c in CONFIGS if not options.only or c.name in options.only]
     envs = environments()
-    for name in dict.fromkeys(c.environment for c in configs):
-        ensure(envs[name])
+    unavailable = {name: ensure(envs[name])
+                   for name in dict.fromkeys(c.environment for c in configs)}
     results = []
     for number, config in enumerate(configs, start=1):
         print(f"[{number}/{len(configs)}] {config.name} ...", end=" ", flush=True)
         start = time.monotonic()
-        result = run_config(config, envs[config.environment], pytest_args)
+        if unavailable[config.environment]:
+            result = Result(config, skipped=unavailable[config.environment])
+        else:
+            result = run_config(config, envs[config.environment], pytest_args)
         results.append(result)
         o = result.outcome
         print(result.skipped or (f"{o.passed} passed, {o.failed} failed"
