@@ -229,7 +229,8 @@ mc.visualize.to_digraph(loss, rankdir="LR")
 # needs, so minichain refuses (on purpose, below). Chainer 7 does not: its
 # documentation says an instance cannot be used twice, but a second call
 # goes through, reusing the instance's node and corrupting the first
-# call's graph without a word. minichain turns that rule into an error.
+# call's graph, which shows only later, as a bare `AssertionError` in a
+# backward through it. minichain turns that rule into an error at the call.
 
 # %%
 # NBVAL_RAISES_EXCEPTION
