@@ -268,12 +268,13 @@ plt.show()
 # backward at once, then rebuilds the other segments one at a time and frees
 # each as it goes, which is where the humps come from. The measured peak is
 # one activation above the estimate (the cell above prints both). The
-# estimate counts the chain's output twice (one less: the step holds
-# `s - 1 + ⌈L/s⌉` activations, the input `x_batch` being the caller's and
-# not measured), and it leaves out the two arrays in flight at the worst
-# moment, while a segment is rebuilt or walked back: the gradient waiting at
-# the segment's output, and the array being made (a block's output, or a new
-# gradient while the one it comes from is still read; two more). The
+# estimate counts the chain's output twice, so the step really holds
+# `s - 1 + ⌈L/s⌉` activations (one less; the input `x_batch` is the
+# caller's and not measured). And it leaves out the two arrays in flight at
+# the worst moment, while a segment is rebuilt or walked back: the gradient
+# waiting at the segment's output, and the array being made (a block's
+# output, or a new gradient while the one it comes from is still read; two
+# more). The
 # repository's `docs/forget.md` counts them array by array, and gives the
 # figures for the 64-block net of the benchmarks (`make bench`).
 #
