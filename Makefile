@@ -35,24 +35,31 @@ NBCONVERT_FLAGS := --to notebook --execute --inplace \
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: help install lab test test-unit test-notebooks test-gpu notebooks book \
-	bench bench-peers lint clean clean-env
+	bench bench-peers lint clean clean-env test-portable test-portable-unit
 
 help: ## list the targets
 	@echo "minichain: make <target>   (environment: $(ENV))"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk 'BEGIN {FS = ":.*## "} {printf "  %-15s %s\n", $$1, $$2}'
+		awk 'BEGIN {FS = ":.*## "} {printf "  %-19s %s\n", $$1, $$2}'
 
 ifndef CONDA_PREFIX
 $(PY):
 	python3 -m venv $(ENV)
 endif
 
-$(STAMP): pyproject.toml | $(PY)
+$(STAMP): pyproject.toml build_your_own/pyproject.toml | $(PY)
 	$(PIP) install -e '.[dev]'
-	$(PY) -m ipykernel install --sys-prefix --name python3
+	$(PIP) install -e build_your_own
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $@
 
-install: $(STAMP) ## install minichain, the dev tools, a python3 kernel and Graphviz's dot
+# JupyterLab reads its defaults from <prefix>/share/jupyter/lab/settings/: the
+# course's turn off the news and update pop-ups (they would fetch from the web).
+LAB_SETTINGS := $(ENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_SETTINGS): notebooks/lab/overrides.json | $(STAMP)
+	mkdir -p $(dir $@) && cp $< $@
+
+install: $(STAMP) $(LAB_SETTINGS) ## install minichain, the dev tools, mychain (build_your_own/), a python3 kernel, JupyterLab's settings and Graphviz's dot
 	@# Graphviz: a real `dot` wins; else graphviz-pure's program is linked as dot.
 	@export PATH="$(BIN):$$PATH"; \
 	if command -v dot >/dev/null 2>&1; then exit 0; fi; \
@@ -80,6 +87,23 @@ test-notebooks: install ## run every notebook and compare its outputs (nbval)
 	echo "$(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/"; \
 	$(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
 
+# The same tests under other machines: NumPy's dispatch narrowed, OpenBLAS's
+# kernel forced, NumPy's floor and newest release, torch (docs/contributing.md).
+# Its own environments live in .venv-portable/. PORTABLE_ARGS="--only NAME".
+PORTABLE := $(PY) tests/portable/matrix.py $(PORTABLE_ARGS) --
+
+test-portable: install ## every notebook under nbval on emulated machines, NumPy floor and newest, with torch
+	$(NB_RUN) $(PORTABLE) -q $(NBVAL_FLAGS) notebooks/
+
+# Left out: tests that compare no computed floats and take most of the time
+# (leak and depth tests, the browser, notebook files, make's own commands).
+PORTABLE_UNIT_SKIP := $(addprefix --ignore=tests/,browser robustness/test_leaks.py \
+	robustness/test_depth.py test_makefile.py test_notebook_structure.py \
+	test_notebook_sources.py)
+
+test-portable-unit: install ## the unit tests on the same emulated machines and NumPy versions
+	$(TEST_RUN) $(PORTABLE) -q -p no:cacheprovider tests -m "not gpu" $(PORTABLE_UNIT_SKIP)
+
 test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
 	@status=0; \
 	$(TEST_RUN) $(PY) -m pytest -q -rs -p no:cacheprovider tests -m gpu || status=$$?; \
@@ -88,10 +112,20 @@ test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips withou
 	fi; \
 	exit $$status
 
+# The book: Sphinx + myst-nb + sphinx-book-theme, configured in notebooks/book/
+# (docs/book.md). Sphinx reads the chapters gathered in $(BOOK)-sources and
+# keeps its cache in $(BOOK)-doctrees, so a second build redoes only what
+# changed; a warning (a broken link, say) fails the build.
+BOOK := _build/book
 book: install ## the course as a static site in _build/book/ (open _build/book/index.html; offline)
-	$(RUN) $(PY) notebooks/build_book.py --out _build/book
+	@mkdir -p $(BOOK)-sources
+	$(RUN) $(PY) -m sphinx -b html -q -W --keep-going -c notebooks/book \
+		-d $(BOOK)-doctrees $(BOOK)-sources $(BOOK)
+	@echo "book: open $(abspath $(BOOK))/index.html"
 
 notebooks: install ## build chapters from notebooks/src, then execute each top to bottom in a fresh kernel (CHAPTERS="03 05" for some)
+	@# After execution, each cell's consecutive prints are joined into one output
+	@# (a cell's print can arrive in pieces), as nbval and the book read them.
 	@$(PY) notebooks/build.py $(CHAPTERS)
 	@shopt -s nullglob; chapters=(notebooks/[0-9][0-9]_*.ipynb); \
 	if [ $${#chapters[@]} -eq 0 ]; then \
@@ -102,11 +136,26 @@ notebooks: install ## build chapters from notebooks/src, then execute each top t
 		if [ -n "$(CHAPTERS)" ] && ! echo " $(CHAPTERS) " | grep -q " $$num "; then continue; fi; \
 		echo "executing $$nb"; \
 		$(NB_RUN) $(PY) -m jupyter nbconvert $(NBCONVERT_FLAGS) "$$nb" || exit 1; \
+		$(PY) -m jupyter nbconvert --coalesce-streams --inplace --log-level=WARN "$$nb" || exit 1; \
 	done
+
+.PHONY: conformance
+conformance: install ## judge your engine in build_your_own/mychain task by task (docs/build-your-own-engine.md)
+	$(RUN) $(PY) -m minichain.conformance mychain --path build_your_own $(CONFORMANCE_ARGS)
+
+.PHONY: release grade
+release: install ## the student edition in _build/release/ (no key, no hidden case) and an nbgrader course in _build/nbgrader/ (CHAPTERS="03 05" for some)
+	$(NB_RUN) $(PY) -m grading release $(CHAPTERS)
+
+grade: install ## grade a class: SUBMISSIONS=folder (one folder per learner) -> _build/grades/gradebook.csv and feedback/ (GRADE_ARGS for more)
+	@if [ -z "$(SUBMISSIONS)" ]; then \
+		echo "grade: say which folder, e.g. make grade SUBMISSIONS=submissions/ (one folder per learner)"; exit 2; \
+	fi
+	$(RUN) $(PY) -m grading grade "$(SUBMISSIONS)" $(GRADE_ARGS)
 
 .PHONY: solutions
 solutions: install ## the teacher's key: chapters with every exercise answered and run, in _build/solutions/ (CHAPTERS="03 05" for some)
-	$(NB_RUN) $(PY) notebooks/exercises/key.py $(CHAPTERS)
+	$(NB_RUN) $(PY) -m grading.solutions $(CHAPTERS)
 
 bench: install ## the benchmark suite (benchmarks/run.py)
 	@if [ -f benchmarks/run.py ]; then $(RUN) $(PY) benchmarks/run.py; \
@@ -116,15 +165,16 @@ bench-peers: install ## compare with Chainer, DeZero, PyTorch (builds its own en
 	@if [ -f benchmarks/peers.py ]; then $(RUN) $(PY) benchmarks/peers.py; \
 	else echo "bench-peers: benchmarks/peers.py does not exist yet."; fi
 
-lint: install ## ruff on the package, tests and benchmarks
-	$(PY) -m ruff check $(wildcard minichain tests benchmarks)
+lint: install ## ruff on the package, tests, benchmarks and build_your_own
+	$(PY) -m ruff check $(wildcard minichain tests benchmarks build_your_own)
 
-clean: ## remove caches and build artefacts (keeps the environment)
-	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.git -prune -o \
+clean: ## remove caches and build artefacts, _build/ included (keeps the environment)
+	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.venv-portable -prune \
+		-o -path ./.git -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) \
 		-type d -print -exec rm -rf {} +
-	rm -rf .pytest_cache .hypothesis .ruff_cache build dist
+	rm -rf .pytest_cache .hypothesis .ruff_cache build dist _build
 
-clean-env: ## remove .venv and .venv-peers (a conda env is only marked for reinstall)
-	rm -rf .venv .venv-peers
+clean-env: ## remove .venv, .venv-peers and .venv-portable (a conda env is only marked for reinstall)
+	rm -rf .venv .venv-peers .venv-portable
 	rm -f $(STAMP)

@@ -1,4 +1,4 @@
-"""Issue 17: optimal (Revolve) checkpointing measured against its cost model.
+"""Optimal checkpoint schedules (checkpoint_revolve) measured against their cost model.
 
 The net is forget_net's: ``h <- tanh(linear(h, W_i, b_i))`` for ``L`` blocks
 on a ``(batch, width)`` float32 input, loss ``sum(h)``; one step is forward

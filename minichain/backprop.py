@@ -35,7 +35,7 @@ import numpy
 from minichain import backend
 from minichain import function_hook
 from minichain.configuration import config, using_config
-from minichain.function_node import FunctionNode
+from minichain.function_node import FunctionNode, _check_nan
 from minichain.utils.array import force_array
 from minichain.variable import (
     Parameter, Variable, _check_grad_type, _make_output)
@@ -124,7 +124,7 @@ def _walk(run, seeds):
     """Backpropagate from ``seeds``: pop the function of highest rank, hand
     its backward the gradients of its outputs, add what it returns to its
     inputs' gradients, and push the functions that made those inputs."""
-    heap, pushed = run.heap, run.pushed
+    heap, pushed, debug = run.heap, run.pushed, run.debug
     for node, g in seeds:
         _add_gradient(run, node, g)
         _push(run, node)
@@ -144,8 +144,9 @@ def _walk(run, seeds):
                 continue
             x = inputs[i]
             if (type(gx) is not _ndarray or gx.shape != x.shape
-                    or gx.dtype is not x.dtype):
-                _check_gradient(run, func, i, gx)  # raises if it does not fit
+                    or gx.dtype is not x.dtype or debug):
+                # raises if it does not fit (in debug mode: or holds a NaN)
+                _check_gradient(run, func, i, gx)
             _add_gradient(run, x, gx)
             creator = x.creator_node
             if creator is not None and creator not in pushed:
@@ -156,8 +157,6 @@ def _walk(run, seeds):
         grad_outputs = grad_inputs = gx = None
         for hook in hooks:
             hook.backward_postprocess(func, *seen)
-        if run.debug:
-            _check_nan_gradients(run, func, targets)
 
 
 def _add_gradient(run, node, gx):
@@ -442,33 +441,29 @@ def _note_in_place(error, written):
 # ----- checks --------------------------------------------------------------------
 def _check_gradient(run, func, index, gx):
     """Raise, naming ``func`` (and in debug mode the line that applied it),
-    unless ``gx`` fits input ``index``."""
-    data = _as_array(gx)
+    unless ``gx`` fits input ``index``; in debug mode also if it has a NaN."""
+    data, node = _as_array(gx), func.inputs[index]
     try:
         if not isinstance(data, backend.array_types):  # backward_arrays did
             raise TypeError(
                 "{} ({}): backward_arrays returned {} for a gradient; an "
                 "array (or None) is expected".format(
                     type(func).__name__, func.label, type(data)))
-        _check_grad_type(func, func.inputs[index], data)
+        _check_grad_type(func, node, data)
     except (TypeError, ValueError) as error:
-        if run.debug and isinstance(data, backend.array_types):
+        arrays = isinstance(data, backend.array_types)
+        what = "shape" if arrays and data.shape != node.shape else "dtype"
+        if run.debug and arrays and getattr(data, what) != getattr(node, what):
             error = ValueError(  # Chainer's words in debug mode, then ours
-                "shape/dtype of gradients returned from backward is "
-                "incorrect: input-index={}\n{}".format(index, error))
+                "{} of gradients returned from backward is incorrect: "
+                "input-index={}, actual {} != expected {}\n{}".format(
+                    what, index, getattr(data, what), getattr(node, what),
+                    error))
         if func.stack is not None:  # recorded by a debug-mode forward
             _attach_stack(error, func)
         raise error from None
-
-
-def _check_nan_gradients(run, func, targets):
-    for i in targets:
-        g = _current_gradient(run, func.inputs[i])
-        data = None if g is None else g._data
-        if data is not None and data.dtype.kind == "f" and bool(
-                backend.get_array_module(data).isnan(data).any()):
-            raise RuntimeError("NaN is detected on backward computation of {}"
-                               .format(func.label))
+    if run.debug:
+        _check_nan(func, (data,), "backward")
 
 
 def _attach_stack(error, func):

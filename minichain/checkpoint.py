@@ -23,9 +23,9 @@ from minichain import backend
 from minichain.configuration import (config, force_backprop_mode,
                                      no_backprop_mode, using_config)
 from minichain.function_node import FunctionNode
-from minichain.functions.util.forget import (_GradientSeed, _Recomputation,
-                                             _forget, _random,
-                                             _replayed_random)
+from minichain.functions.util.forget import (
+    _double_backward, _forget, _GradientSeed, _random, _Recomputation,
+    _replayed_random)
 from minichain.variable import Variable
 
 
@@ -99,10 +99,12 @@ class _Segment:
 
 # ----- optimal schedules (Revolve) -------------------------------------------
 #
-# ``checkpoint_sequential`` is one point of a family. Griewank and Walther's
-# Revolve (binomial checkpointing) gives, for any number ``budget`` of
-# activations held at once, the schedule with the fewest calls of the
-# blocks. The cost model (issue 17): a chain ``h_i = f_i(h_{i-1})``,
+# ``checkpoint_sequential`` is one point of a family. For any number
+# ``budget`` of activations held at once, the schedule below makes the
+# fewest calls of the blocks. The game is a variant of the one Griewank and
+# Walther's Revolve solves (ACM TOMS 26(1), 2000, Algorithm 799): here a
+# taped block shares the slots with the checkpoints (chapter 14 compares the
+# two). The cost model: a chain ``h_i = f_i(h_{i-1})``,
 # i = 1..n, from an input the caller holds. A stored checkpoint takes one
 # slot, and so does each block run with its graph ("taped": its graph keeps
 # its output). Every call of a block counts one. With ``M`` slots,
@@ -348,7 +350,9 @@ class _Revolve(FunctionNode):
         x = self.get_retained_inputs()[0]
         if config.enable_backprop:  # double backprop: the whole chain, taped
             self._run = None
-            gx = _double_backward(self.functions, x, gy, self._random_state)
+            gx, = _double_backward(functools.partial(_call_chain,
+                                                     self.functions),
+                                   [x], (gy,), self._random_state)
         else:
             run, self._run = self._run, None
             if run is None:  # a second backward: redo the forward sweep
@@ -438,19 +442,3 @@ def _call_chain(functions, h):
                                "Variable, but {} returned {}".format(
                                    getattr(f, "__name__", f), type(h)))
     return h
-
-
-def _double_backward(functions, x, gy, random_state):
-    """Backward that the gradients' own graph can go through (see forget)."""
-    from minichain.functions.array.identity import IdentityNode
-    x_link = IdentityNode().apply((x,))[0]
-    creator = x_link.creator_node
-    x_link.unchain()  # the inner pass stops here; joined again below
-    with force_backprop_mode(), using_config("in_recomputing", True), \
-            _replayed_random(random_state):
-        h = _call_chain(functions, x_link)
-    with force_backprop_mode():
-        _GradientSeed((gy,)).apply((h,))[0].backward(
-            enable_double_backprop=True)
-    x_link.node.set_creator_node(creator)
-    return x_link.grad_var

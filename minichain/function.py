@@ -15,7 +15,7 @@ import warnings
 import weakref
 
 from minichain import backend
-from minichain.function_node import FunctionNode
+from minichain.function_node import _NO_TYPE_CHECK, FunctionNode, _FunctionBase
 from minichain.variable import Variable, _check_grad_type
 
 
@@ -33,9 +33,6 @@ class FunctionAdapter(FunctionNode):
     def label(self):
         return self._function.label
 
-    def check_type_forward(self, in_types):
-        self._function.check_type_forward(in_types)
-
     def forward(self, inputs):
         # Old-style functions get their inputs back in backward unless they
         # release them with ``self.retain_inputs(())``.
@@ -44,7 +41,9 @@ class FunctionAdapter(FunctionNode):
                          self.label)
 
     def backward(self, target_input_indexes, grad_outputs):
-        in_data = tuple([node.data for node in self.inputs])
+        kept = self._input_indexes_to_retain  # the others are None
+        in_data = tuple([node.data if i in kept else None
+                         for i, node in enumerate(self.inputs)])
         gys = tuple([None if g is None else g._data for g in grad_outputs])
         gxs = _as_tuple(self._function.backward(in_data, gys), "backward",
                         self.label)
@@ -73,7 +72,7 @@ def _as_tuple(value, method, label):
     return value
 
 
-class Function:
+class Function(_FunctionBase):
     """Base class of old-style functions; call an instance as ``f(x, ...)``.
 
     Override ``forward``/``backward`` (arrays in, tuple of arrays out), or
@@ -94,6 +93,11 @@ class Function:
                 "{}: an old-style Function instance cannot be called twice. "
                 "Keep a template that is never called and call a copy "
                 "each time: copy.copy(template)(x)".format(self.label))
+        if (type(self).check_type_forward is not _NO_TYPE_CHECK
+                or "check_type_forward" in self.__dict__):
+            # Only a function that checks types is shown the input types
+            # (so a None among the inputs passes when nothing checks them).
+            node.check_type_forward = self.check_type_forward
         outputs = node.apply(inputs)
         self._called = True
         # The graph now owns the adapter (and through it, this Function).
@@ -111,10 +115,6 @@ class Function:
         if self._node is None:
             self._node = FunctionAdapter(self)
         return self._node
-
-    @property
-    def label(self):
-        return type(self).__name__
 
     @property
     def inputs(self):
@@ -144,22 +144,6 @@ class Function:
 
     def unchain(self):
         self.node.unchain()
-
-    def check_type_forward(self, in_types):
-        """Check input types with ``type_check.expect``; default: no check."""
-
-    def forward(self, inputs):
-        if any(backend.is_gpu_array(x) for x in inputs):
-            return self.forward_gpu(inputs)
-        return self.forward_cpu(inputs)
-
-    def forward_cpu(self, inputs):
-        raise NotImplementedError(
-            "{} implements neither forward nor forward_cpu".format(self.label))
-
-    def forward_gpu(self, inputs):
-        raise NotImplementedError(
-            "{} implements neither forward nor forward_gpu".format(self.label))
 
     def backward(self, inputs, grad_outputs):
         arrays = tuple(inputs) + tuple(grad_outputs)

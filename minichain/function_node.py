@@ -24,7 +24,36 @@ from minichain.variable import Variable, _make_output
 _ndarray = numpy.ndarray  # the usual output type, tested by identity first
 
 
-class FunctionNode:
+class _FunctionBase:
+    """What both kinds of function share, the old-style ``Function`` and
+    ``FunctionNode``: a label, no type check unless a subclass writes one,
+    and ``forward`` on arrays, sent to ``forward_gpu`` when an input is a
+    CuPy array and to ``forward_cpu`` otherwise."""
+
+    @property
+    def label(self):
+        """Short text naming the function in graphs, hooks and errors."""
+        return type(self).__name__
+
+    def check_type_forward(self, in_types):
+        """Check input types with ``type_check.expect``; default: no check."""
+
+    def forward(self, inputs):
+        """Compute output arrays from input arrays; returns a tuple."""
+        if any(backend.is_gpu_array(x) for x in inputs):
+            return self.forward_gpu(inputs)
+        return self.forward_cpu(inputs)
+
+    def forward_cpu(self, inputs):
+        raise NotImplementedError(
+            "{} implements neither forward nor forward_cpu".format(self.label))
+
+    def forward_gpu(self, inputs):
+        raise NotImplementedError(
+            "{} implements neither forward nor forward_gpu".format(self.label))
+
+
+class FunctionNode(_FunctionBase):
     """Base class of every differentiable function.
 
     Attributes:
@@ -51,11 +80,6 @@ class FunctionNode:
             "A function class object ({}) which is derived from "
             "minichain.FunctionNode has been called as if it were a callable. "
             "Use apply() method instead.".format(type(self).__name__))
-
-    @property
-    def label(self):
-        """Short text naming the function in graphs, hooks and errors."""
-        return type(self).__name__
 
     @property
     def local_function_hooks(self):
@@ -174,28 +198,6 @@ class FunctionNode:
             retained.append(outputs[index])
         self._retained_output_data = tuple(retained)
 
-    def forward(self, inputs):
-        """Compute output arrays from input arrays; returns a tuple.
-
-        The default sends CuPy inputs to ``forward_gpu`` and anything else to
-        ``forward_cpu`` (deciding on the first input).
-        """
-        assert len(inputs) > 0, "forward needs at least one input"
-        if backend.is_gpu_array(inputs[0]):
-            return self.forward_gpu(inputs)
-        return self.forward_cpu(inputs)
-
-    def forward_cpu(self, inputs):
-        raise NotImplementedError(
-            "{} implements neither forward nor forward_cpu".format(self.label))
-
-    def forward_gpu(self, inputs):
-        raise NotImplementedError(
-            "{} implements neither forward nor forward_gpu".format(self.label))
-
-    def check_type_forward(self, in_types):
-        """Check input types with ``type_check.expect``; default: no check."""
-
     def retain_inputs(self, indexes):
         """Inside ``forward``: keep these inputs' arrays for backward."""
         self._input_indexes_to_retain = tuple(indexes)
@@ -209,13 +211,12 @@ class FunctionNode:
         indexes = self._input_indexes_to_retain
         if indexes is None or self.inputs is None:
             return ()
-        return tuple([self.inputs[i].get_variable() if
-                      self.inputs[i].data is not None or
-                      self.inputs[i].get_variable_or_none() is not None
-                      else None for i in indexes])
+        return tuple([None if self.inputs[i].data is None
+                      else self.inputs[i].get_variable() for i in indexes])
 
     def get_retained_outputs(self):
-        """Variables of the retained outputs.
+        """Variables of the retained outputs (None for an output that
+        ``forward`` gave no array).
 
         If an output Variable was dropped, a new one is made around the
         retained array, with this node as its creator, so backward still
@@ -240,7 +241,7 @@ class FunctionNode:
                 outputs[index] = weakref.ref(var._node)
             else:
                 var = node.get_variable()
-            ret.append(var)
+            ret.append(None if var._data is None else var)
         self.outputs = tuple(outputs)
         return tuple(ret)
 
@@ -435,4 +436,4 @@ def _check_nan(function, arrays, phase):
                 phase, function.label))
 
 
-_NO_TYPE_CHECK = FunctionNode.check_type_forward  # the default does nothing
+_NO_TYPE_CHECK = _FunctionBase.check_type_forward  # the default does nothing

@@ -7,6 +7,8 @@
     m.final     # bytes still held at the end, above the level at entry
     m.timeline  # [("start", 0), ("forward:Linear", 1048576), ...]
 
+    mc.memory.kept_bytes(loss)  # bytes the graph behind loss keeps, counted
+
 NumPy reports every array buffer it allocates to Python's ``tracemalloc``,
 so on the CPU the count is exact and the same code gives the same bytes on
 every run (which is why tests may assert memory, but never time). The count
@@ -225,3 +227,45 @@ class measure:
                          + [("end", self.final)])
         self._counter.release()
         del self._hook, self._interval, self._counter
+
+
+def kept_bytes(*outputs):
+    """Bytes of the arrays the graph behind ``outputs`` keeps for backward.
+
+    Counted, not measured: walks from the outputs through their creators
+    and adds up the arrays the graph holds, each once (an array two nodes
+    hold counts once): the arrays functions retained for their backward
+    (``retain_inputs``, kept on the input nodes, and ``retain_outputs``, kept
+    by the function even when the output Variable is gone). Arrays a
+    function keeps in attributes of its own (a dropout mask) are not seen;
+    ``measure`` sees those too. Chapter 07 counts the same bytes by hand.
+
+    >>> y = F.exp(x)                 # exp keeps its output for backward
+    >>> kept_bytes(y) == y.array.nbytes
+    True
+    """
+    from minichain.variable import Variable
+    for i, y in enumerate(outputs):
+        if not isinstance(y, Variable):
+            raise TypeError("kept_bytes: outputs must be Variables; output {} "
+                            "is {}".format(i, type(y)))
+    arrays, seen = {}, set()
+    stack = [y.node.creator_node for y in outputs]
+    for y in outputs:
+        _note(arrays, y.node.data)
+    while stack:
+        function = stack.pop()
+        if function is None or function in seen or function.inputs is None:
+            continue
+        seen.add(function)
+        for array in function._retained_output_data or ():
+            _note(arrays, array)
+        for node in function.inputs:
+            _note(arrays, node.data)
+            stack.append(node.creator_node)
+    return sum(array.nbytes for array in arrays.values())
+
+
+def _note(arrays, array):
+    if array is not None:
+        arrays[id(array)] = array

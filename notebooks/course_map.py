@@ -7,7 +7,8 @@ heading and that paragraph are the chapter's entry in the course map, so the
 map shown in chapter 01, on the book's index page and in the README cannot
 drift from the chapters: change a chapter's opening and every map follows.
 
-    python notebooks/course_map.py          # the README's list, to paste
+    python notebooks/course_map.py            # the map as a Markdown list
+    python notebooks/course_map.py --readme   # write it into README.md
 """
 
 import dataclasses
@@ -86,5 +87,29 @@ def markdown_table(link_prefix="", suffix=".ipynb"):
     return "\n".join(rows)
 
 
+README = HERE.parent / "README.md"
+
+
+def with_readme_map(text):
+    """README text whose "## Course map" list is the one made here.
+
+    The list is the run of ``- [`` lines in that section; the prose around
+    it is the README's own.
+    """
+    lines = text.splitlines()
+    start = lines.index("## Course map")
+    first = next(i for i in range(start, len(lines)) if lines[i].startswith("- ["))
+    last = first
+    while last < len(lines) and lines[last].startswith("- ["):
+        last += 1
+    lines[first:last] = markdown_list().splitlines()
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
-    print(markdown_list() if len(sys.argv) < 2 else markdown_table(sys.argv[1]))
+    if sys.argv[1:] == ["--readme"]:
+        README.write_text(with_readme_map(README.read_text(encoding="utf-8")),
+                          encoding="utf-8")
+        print("README.md: course map rewritten from the chapters")
+    else:
+        print(markdown_list())

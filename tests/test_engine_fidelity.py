@@ -1,9 +1,12 @@
-"""Chainer's behaviour in the engine's public entry points (issue 16).
+"""Chainer's behaviour in the engine's public entry points (issues 16, 27).
 
 Each test states one behaviour of Chainer 7.8.1 that minichain now shares:
 ``grad``'s default gradients and ``grad_inputs``, ``None`` among the inputs
-and outputs of ``apply``, the checks of a backward's results in debug mode,
-and a type check set on one instance.
+and outputs of ``apply`` and of an old-style ``Function``, what
+``get_retained_inputs``/``get_retained_outputs`` give for them, the checks
+of a backward's results in debug mode, and a type check set on one instance.
+(Chainer's own tests of these areas are ported whole in
+``tests/chainer_ports``.)
 """
 
 import numpy
@@ -121,6 +124,102 @@ def test_forward_may_return_none_and_backward_gets_none_for_it():
     numpy.testing.assert_array_equal(x.grad, [2, 2])
 
 
+class OldStyleTakesNones(mc.Function):
+    """``y = 3 * x`` called as ``f(None, x, None)``, as Chainer allows."""
+
+    def forward(self, inputs):
+        self.forward_inputs = inputs
+        return inputs[1] * 3,
+
+    def backward(self, inputs, grad_outputs):
+        self.backward_inputs = inputs
+        return None, grad_outputs[0] * 3, None
+
+
+def test_an_old_style_function_passes_none_inputs_through():
+    x = Variable(f64(1, 2))
+    f = OldStyleTakesNones()
+    y = f(None, x, None)
+    assert f.forward_inputs[0] is None and f.forward_inputs[2] is None
+    y.grad = f64(1, 1)
+    y.backward()
+    assert f.backward_inputs[0] is None and f.backward_inputs[2] is None
+    numpy.testing.assert_array_equal(f.backward_inputs[1], [1, 2])
+    numpy.testing.assert_array_equal(x.grad, [3, 3])
+
+
+def test_a_none_input_to_a_type_checked_old_style_function_is_named():
+    class Checked(OldStyleTakesNones):
+        def check_type_forward(self, in_types):
+            mc.type_check.expect(in_types[0].ndim == 1)
+
+    with pytest.raises(TypeError, match="Checked: inputs must be Variables"):
+        Checked()(None, Variable(f64(1, 2)), None)
+
+
+class RetainsAMissingOutput(FunctionNode):
+    def forward(self, inputs):
+        self.retain_outputs((0, 1))
+        return inputs[0] * 2, None
+
+    def backward(self, indexes, grad_outputs):
+        self.retained = self.get_retained_outputs()
+        return grad_outputs[0] * 2,
+
+
+@pytest.mark.parametrize("keep_outputs", [True, False])
+def test_a_retained_output_without_an_array_comes_back_as_none(keep_outputs):
+    x = Variable(f64(1, 2))
+    node = RetainsAMissingOutput()
+    y, empty = node.apply((x,))
+    y.grad = f64(1, 1)
+    if not keep_outputs:
+        del empty  # the node is rebuilt from what was retained
+    y.backward()
+    assert node.retained[1] is None
+    numpy.testing.assert_array_equal(node.retained[0].array, [2, 4])
+
+
+class RetainsInputs(FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        self.retained = self.get_retained_inputs()
+        return grad_outputs[0] * 2, None
+
+
+def test_a_retained_input_without_an_array_comes_back_as_none():
+    x, empty = Variable(f64(1, 2)), Variable()
+    node = RetainsInputs()
+    y, = node.apply((x, empty))
+    y.grad = f64(1, 1)
+    y.backward()
+    assert node.retained[0] is x and node.retained[1] is None
+
+
+class ReleasesItsInput(mc.Function):
+    def forward(self, inputs):
+        self.retain_inputs(())
+        return inputs[0] * 2,
+
+    def backward(self, inputs, grad_outputs):
+        self.backward_inputs = inputs
+        return grad_outputs[0] * 2,
+
+
+def test_an_old_style_backward_gets_only_the_inputs_it_retained():
+    # x * x keeps x's array on its node; the old-style function let it go,
+    # so its backward is given None, as in Chainer.
+    x = Variable(f64(1, 2))
+    f = ReleasesItsInput()
+    y, z = f(x), x * x
+    mc.backward([y, z], [Variable(f64(1, 1)), Variable(f64(1, 1))])
+    assert f.backward_inputs == (None,)
+    numpy.testing.assert_array_equal(x.grad, [4, 6])
+
+
 def test_a_none_input_to_a_type_checked_function_is_named():
     with pytest.raises(TypeError, match="exp: inputs must be Variables"):
         F.exp(None)
@@ -156,24 +255,56 @@ class ReturnsAnArray(FunctionNode):
         return numpy.ones(2)
 
 
-@pytest.mark.parametrize("node", [WrongShape, WrongDtype])
-def test_debug_mode_names_a_gradient_of_the_wrong_shape_or_dtype(node):
+@pytest.mark.parametrize("node, start", [
+    (WrongShape, "shape of gradients returned from backward is incorrect: "
+                 "input-index=0, actual (3,) != expected (2,)\n"),
+    (WrongDtype, "dtype of gradients returned from backward is incorrect: "
+                 "input-index=0, actual float32 != expected float64\n"),
+])
+def test_debug_mode_starts_with_chainers_words_then_explains(node, start):
     x = Variable(f64(1, 2))
     with mc.using_config("debug", True):
         y, = node().apply((x,))
         y.grad = f64(1, 1)
-        with pytest.raises(ValueError, match="shape/dtype of gradients "
-                           "returned from backward is incorrect"):
+        with pytest.raises(ValueError) as info:
             y.backward()
+    message = str(info.value)
+    assert message.startswith(start)
+    # then the longer explanation, naming the function and what it got
+    assert "Function `{}` ({}) has a bug.".format(
+        node.__name__, node.__name__) in message
     assert x.grad is None  # the failed pass changed nothing
 
 
-def test_outside_debug_mode_the_wrong_shape_still_names_the_function():
+class NaNIntoDroppedInput(FunctionNode):
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return Variable(numpy.full(2, numpy.nan)),
+
+
+def test_debug_mode_finds_a_nan_gradient_for_an_input_nobody_holds():
+    # Chainer checks what backward returned, whether or not a Variable is
+    # left to receive it.
+    with mc.using_config("debug", True):
+        y, = NaNIntoDroppedInput().apply((Variable(f64(1, 2)),))
+        y.grad = f64(1, 1)
+        with pytest.raises(RuntimeError, match="NaN is detected on backward "
+                           "computation of NaNIntoDroppedInput"):
+            y.backward()
+
+
+@pytest.mark.parametrize("entry", ["backward", "grad"])
+def test_outside_debug_mode_the_wrong_shape_still_names_the_function(entry):
     x = Variable(f64(1, 2))
     y, = WrongShape().apply((x,))
     y.grad = f64(1, 1)
     with pytest.raises(ValueError, match="WrongShape"):
-        y.backward()
+        if entry == "backward":
+            y.backward()
+        else:
+            mc.grad([y], [x], [Variable(f64(1, 1))])
 
 
 def test_a_bare_array_instead_of_a_tuple_gets_chainers_words():

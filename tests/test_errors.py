@@ -542,6 +542,11 @@ ROWS = [
         lambda: backward_of(GradWrongShape), ValueError,
         r"Function `GradWrongShape` \(GradWrongShape\) has a bug.*Shape of "
         r"data and grad mismatch\ngrad: \(3,\) != data: \(2, 3\)"),
+    row("FunctionNode.backward", "a gradient of the wrong shape (debug mode)",
+        with_debug(lambda: backward_of(GradWrongShape)), ValueError,
+        r"shape of gradients returned from backward is incorrect: "
+        r"input-index=0, actual \(3,\) != expected \(2, 3\)\n"
+        r"Function `GradWrongShape` \(GradWrongShape\) has a bug"),
     row("FunctionNode.backward", "a gradient of the wrong dtype",
         lambda: backward_of(GradWrongDtype), TypeError,
         r"`GradWrongDtype` \(GradWrongDtype\) has a bug.*grad: float64 != "

@@ -1,8 +1,9 @@
 """The exercise checkers of the course, tested like any other code.
 
 Each chapter module ``notebooks/exercises/chNN.py`` keeps a registry,
-``EXERCISES``, with every exercise's checker, its solution, typical mistakes
-and malformed answers. The tests walk that registry: the solution must come
+``EXERCISES``, with every exercise's checker (a judge, and for code a probe);
+its key ``grading/key/chNN.py`` adds the solution, typical mistakes,
+malformed answers and hidden cases. The tests walk that registry: the solution must come
 out ``right``, every mistake ``not yet:`` with its hint, every malformed
 answer ``not yet:`` without an exception escaping, and an exercise with too
 few such cases fails here. The notebooks must call the same checkers and
@@ -17,12 +18,14 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-if str(NOTEBOOKS) not in sys.path:
-    sys.path.insert(0, str(NOTEBOOKS))
+for _folder in (str(NOTEBOOKS), str(ROOT)):
+    if _folder not in sys.path:
+        sys.path.insert(0, _folder)
 
 from exercises import common  # noqa: E402
 
@@ -34,6 +37,7 @@ CHAPTERS = sorted(path.name[:2] for path in (NOTEBOOKS / "src").glob("[0-9][0-9]
 def _exercises():
     for name in MODULES:
         module = importlib.import_module("exercises." + name)
+        importlib.import_module("grading.key." + name)
         for number, exercise in sorted(module.EXERCISES.items()):
             yield pytest.param(exercise, id="{}-{}".format(name, number))
 
@@ -95,7 +99,7 @@ def test_a_checker_prints_one_line(capsys):
     ch01 = importlib.import_module("exercises.ch01")
     ch01.check_1(None)
     ch01.check_1("eight")
-    ch01.check_1(ch01.solution_1())
+    ch01.check_1(importlib.import_module("grading.key.ch01").solution_1())
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "not answered yet"
     assert lines[1].startswith("not yet: give a number")
@@ -107,7 +111,7 @@ def test_an_exception_says_what_and_where():
         raise KeyError("oops")
 
     ch01 = importlib.import_module("exercises.ch01")
-    verdict = common.verdict(ch01.EXERCISES[3].judge, derivative)
+    verdict = ch01.check_3.verdict(derivative)
     assert verdict.startswith("not yet: running it raised KeyError: 'oops'")
     assert "in derivative, line" in verdict   # the learner's line, not ours
 
@@ -181,8 +185,8 @@ def test_the_key_builds_and_every_check_is_right(tmp_path):
     env = dict(os.environ, JUPYTER_PREFER_ENV_PATH="1", PATH=os.pathsep.join(
         [str(pathlib.Path(sys.executable).parent), os.environ.get("PATH", "")]))
     result = subprocess.run(
-        [sys.executable, str(NOTEBOOKS / "exercises" / "key.py"), "--out",
-         str(tmp_path), "01"], capture_output=True, text=True, timeout=300, env=env)
+        [sys.executable, "-m", "grading.solutions", "--out", str(tmp_path), "01"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     notebook = json.loads(next(tmp_path.glob("01_*.ipynb")).read_text())
     outputs = ["".join(out.get("text", "")) for cell in notebook["cells"]
@@ -218,7 +222,45 @@ def test_hints_do_not_spell_a_numeric_answer(exercise):
 
 
 def test_make_solutions_runs_the_key_builder():
-    """The test above runs key.py; this one holds the Makefile target to it."""
+    """The test above runs grading.solutions; this one holds the Makefile target
+    to it."""
     makefile = (ROOT / "Makefile").read_text()
     recipe = makefile[makefile.index("\nsolutions:"):].split("\n\n")[0]
-    assert "notebooks/exercises/key.py $(CHAPTERS)" in recipe
+    assert "-m grading.solutions $(CHAPTERS)" in recipe
+
+
+# ----- grading: probes, judges and hidden cases --------------------------------------
+CODE = [param for param in EXERCISES if param.values[0].writes_code]
+
+
+@pytest.mark.parametrize("exercise", CODE)
+def test_code_is_probed_in_its_process_and_judged_on_data(exercise):
+    """A code exercise has a probe, visible cases and hidden ones, all plain data."""
+    import json as json_module
+
+    assert exercise.probe is not None, "a code exercise needs a probe and a judge"
+    assert exercise.cases and exercise.hidden
+    for case in exercise.cases + exercise.hidden:
+        assert json_module.loads(json_module.dumps(case)) == case
+
+
+@pytest.mark.parametrize("exercise", CODE)
+def test_hidden_cases_accept_every_right_answer_and_no_mistake(exercise):
+    for make in [exercise.solution] + [case.make for case in exercise.also_right]:
+        verdict = exercise.verdict(make(), hidden=exercise.hidden)
+        assert verdict.startswith("right"), verdict
+    for case in exercise.mistakes:
+        verdict = exercise.verdict(case.make(), hidden=exercise.hidden)
+        assert verdict.startswith("not yet: "), (case.what, verdict)
+
+
+def test_a_probe_cannot_make_a_wrong_answer_right():
+    """The judge decides from the data alone: a probe that reports made-up
+    values for a wrong answer is still refused, and NotYet from a probe can
+    only refuse."""
+    ch06 = importlib.import_module("exercises.ch06")
+    exercise = ch06.EXERCISES[3]
+    forged = {"results": [np.zeros((2, 3))], "dtypes": ["float64"]}
+    verdict = common.verdict(lambda seen: exercise.judge(seen, exercise.cases[0]),
+                             forged)
+    assert verdict.startswith("not yet: ")

@@ -15,16 +15,16 @@ import minichain as mc
 import minichain.functions as F
 from minichain import Variable
 
-MB = 1_000_000
+MiB = 1 << 20
 
 
 def test_an_array_kept_and_a_temporary_freed():
     with mc.memory.measure() as m:
-        kept = numpy.ones(MB // 8)           # 1 MB, still alive at the end
-        temporary = numpy.ones(3 * MB // 8)  # 3 MB, freed inside the block
+        kept = numpy.ones(MiB // 8)           # 1 MiB, still alive at the end
+        temporary = numpy.ones(3 * MiB // 8)  # 3 MiB, freed inside the block
         del temporary
-    assert MB <= m.final < MB + 2048
-    assert 4 * MB <= m.peak < 4 * MB + 4096
+    assert MiB <= m.final < MiB + 2048
+    assert 4 * MiB <= m.peak < 4 * MiB + 4096
     assert m.timeline[0] == ("start", 0)
     assert m.timeline[-1] == ("end", m.final)
     del kept
@@ -32,10 +32,10 @@ def test_an_array_kept_and_a_temporary_freed():
 
 def test_bytes_are_relative_to_the_level_at_entry():
     with mc.memory.measure():  # traced from here on
-        before = numpy.ones(MB // 8)
+        before = numpy.ones(MiB // 8)
         with mc.memory.measure() as m:
             del before  # freeing what existed before counts as negative
-    assert -MB - 2048 < m.final <= -MB + 2048
+    assert -MiB - 2048 < m.final <= -MiB + 2048
     assert m.peak < 2048
 
 
@@ -136,13 +136,13 @@ def test_tracemalloc_is_stopped_only_if_measure_started_it():
 
 def test_nested_blocks_each_see_their_own_peak():
     with mc.memory.measure() as outer:
-        big = numpy.ones(2 * MB // 8)
+        big = numpy.ones(2 * MiB // 8)
         del big
         with mc.memory.measure() as inner:
-            small = numpy.ones(MB // 8)
+            small = numpy.ones(MiB // 8)
         del small
-    assert MB <= inner.peak < MB + 4096
-    assert 2 * MB <= outer.peak < 2 * MB + 4096  # the inner peak was lower
+    assert MiB <= inner.peak < MiB + 4096
+    assert 2 * MiB <= outer.peak < 2 * MiB + 4096  # the inner peak was lower
 
 
 def test_a_users_memory_hook_keeps_working_inside():
@@ -165,9 +165,41 @@ def test_bad_device():
 def test_gpu_arrays_are_counted_through_the_pool():
     cupy = mc.backend.cupy
     with mc.memory.measure(device="gpu") as m:
-        kept = cupy.ones(MB // 8)
-        temporary = cupy.ones(3 * MB // 8)
+        kept = cupy.ones(MiB // 8)
+        temporary = cupy.ones(3 * MiB // 8)
         del temporary
-    assert MB <= m.final < MB + 1024  # the pool rounds up to 512 bytes
-    assert 4 * MB <= m.peak < 4 * MB + 2048
+    assert MiB <= m.final < MiB + 1024  # the pool rounds up to 512 bytes
+    assert 4 * MiB <= m.peak < 4 * MiB + 2048
     del kept
+
+
+# ----- kept_bytes: the bytes a graph keeps, counted -----------------------------
+def test_kept_bytes_counts_what_the_functions_retained():
+    x = mc.Variable(numpy.ones(1000, numpy.float32))
+    assert mc.memory.kept_bytes(F.exp(x)) == 4000  # exp keeps its output
+    y = x * x  # keeps x (once, though it is both inputs)
+    assert mc.memory.kept_bytes(y) == 4000
+    z = F.exp(y) + x  # exp keeps its output; x * x keeps x; + keeps nothing
+    assert mc.memory.kept_bytes(z) == 8000
+    with mc.no_backprop_mode():
+        assert mc.memory.kept_bytes(F.exp(x) * x) == 0  # no graph
+
+
+def test_kept_bytes_sees_a_retained_output_whose_variable_is_gone():
+    x = mc.Variable(numpy.ones((2, 500), numpy.float32))
+    a, b = F.split_axis(F.exp(x), 2, axis=0)  # exp keeps its 4000 bytes
+    del b
+    assert mc.memory.kept_bytes(a) == 4000
+    assert mc.memory.kept_bytes(a, F.tanh(a)) == 4000 + 2000
+
+
+def test_kept_bytes_of_several_outputs_counts_a_shared_array_once():
+    x = mc.Variable(numpy.ones(10, numpy.float64))
+    h = F.exp(x)
+    assert mc.memory.kept_bytes(h * 2, h * 3) == 80
+
+
+def test_kept_bytes_refuses_what_is_not_a_variable():
+    with pytest.raises(TypeError, match="kept_bytes: outputs must be "
+                       "Variables; output 0 is <class 'numpy.ndarray'>"):
+        mc.memory.kept_bytes(numpy.ones(3))

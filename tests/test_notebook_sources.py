@@ -30,14 +30,51 @@ def test_parse_cells_splits_code_and_markdown():
                                        ("code", "x = 1\nx")]
 
 
+def test_a_raising_cell_is_marked_once_by_its_tag():
+    build = _build_module()
+    source = "# NBVAL_RAISES_EXCEPTION\nmc.Variable(volatile=True)"
+    assert build.notebook_cell("code", source) == (
+        "mc.Variable(volatile=True)", ["raises-exception"])
+    assert build.notebook_cell("code", "x = 1") == ("x = 1", [])
+    text = "Mark it `# NBVAL_RAISES_EXCEPTION`.\n# NBVAL_RAISES_EXCEPTION"
+    assert build.notebook_cell("markdown", text) == (text, [])
+
+
+def test_a_marker_nbval_would_not_obey_is_refused():
+    build = _build_module()
+    assert build.misplaced_markers("# NBVAL_IGNORE_OUTPUT\nx") == []
+    cell = "# NBVAL_IGNORE_OUTPUT  (differs between machines)\nx"
+    assert build.misplaced_markers(cell) == [cell.splitlines()[0]]
+    assert build.misplaced_markers("#NBVAL_SKIPP\nx") == ["#NBVAL_SKIPP"]
+    with pytest.raises(ValueError, match="must stand alone on its line"):
+        build.make_notebook([("code", cell)])
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_nbval_markers_stand_alone_on_their_line(source):
+    """nbval silently ignores a marker with words after it on the line."""
+    build = _build_module()
+    wrong = [line for kind, text in build.parse_cells(source.read_text())
+             if kind == "code" for line in build.misplaced_markers(text)]
+    assert not wrong, (f"{source.name}: nbval does not obey {wrong}; write the "
+                       "marker alone on its line and the reason above it")
+
+
+def _tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_notebook_matches_its_source(source):
     build = _build_module()
-    expected = build.parse_cells(source.read_text())
+    expected = []
+    for kind, text in build.parse_cells(source.read_text()):
+        text, tags = build.notebook_cell(kind, text)
+        expected.append((kind, text, tags))
     notebook = ROOT / "notebooks" / (source.stem + ".ipynb")
     assert notebook.exists(), "run `make notebooks` to build " + notebook.name
     cells = json.loads(notebook.read_text())["cells"]
-    actual = [(c["cell_type"], "".join(c["source"])) for c in cells]
+    actual = [(c["cell_type"], "".join(c["source"]), _tags(c)) for c in cells]
     assert actual == expected, (
         notebook.name + " differs from its source; run `make notebooks`")
 

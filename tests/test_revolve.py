@@ -1,7 +1,7 @@
-"""mc.checkpoint_revolve and its schedule: optimal (binomial) checkpointing.
+"""mc.checkpoint_revolve and its schedule: optimal in a variant of Revolve's game.
 
-The cost model is issue 17's: a stored checkpoint and each taped block take
-one slot, the input ``x`` none, every block call counts one. The recursion
+The cost model is minichain.checkpoint's: a stored checkpoint and each taped
+block take one slot, the input ``x`` none, every block call counts one. The recursion
 in ``minichain.checkpoint`` is checked against a search over that game
 written here from its rules alone, and the schedules it makes are replayed
 by a small simulator that counts slots and calls without minichain.
@@ -24,7 +24,8 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule,
 def brute_force_cost(length, budget):
     """Fewest calls to reverse ``length`` blocks with ``budget`` slots.
 
-    Dijkstra over the states of the game (Revolve's, Griewank and Walther):
+    Dijkstra over the states of the game (a variant of Griewank and
+    Walther's Revolve, where a taped block takes a slot):
     ``k`` blocks still to reverse, the set of checkpoints (a bit mask of
     positions 1..k-1; ``x`` at 0 is always there and free) and the running
     value ``p`` (free; -1 when there is none). Moves:

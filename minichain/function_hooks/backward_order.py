@@ -1,20 +1,14 @@
 """A hook that records the order in which backward visits functions.
 
-The engine keeps its heap of waiting functions private: pictures are no
-business of the engine. The hook does not need it. It sees every function
-the engine pops (``backward_preprocess``) and knows the engine's rule, so it
-keeps its own copy of the heap:
-
-- after a function's backward, the creators of its inputs that need a
-  gradient are pushed, each once per pass, keyed by ``(-rank, push order)``;
-- the function popped next is the one with the highest rank.
-
-Each time the engine pops a function, the hook takes it out of its copy and
-writes down what is left: that is the heap "after the pop". If the engine
-pops something the copy did not predict, the step is marked
-``predicted=False`` (this happens for the second and later outputs of
-``mc.backward([y0, y1])``, whose creators the hook cannot see until they are
-popped).
+The order recorded is the engine's own, not a recomputation of it. The hook
+writes a function down when the engine is about to run its backward
+(``backward_preprocess``), in the sequence the engine makes those calls,
+together with what the engine's heap holds at that moment: the functions
+still waiting after the pop (``backprop.current_pass().heap``). There is no
+second copy of the heap to keep in step with the engine, so the table and
+the pictures drawn from it cannot drift from what backward does, whatever
+the graph (a backward that returns no gradient for an input, ``mc.grad``
+walking only part of a graph, several outputs given to ``mc.backward``).
 
     hook = BackwardOrderHook()
     with hook:
@@ -22,10 +16,9 @@ popped).
     print(hook.table())   # step, function, rank, heap after the pop
 """
 
-import heapq
-import itertools
 import weakref
 
+from minichain import backprop
 from minichain.function_hook import FunctionHook
 
 
@@ -37,23 +30,22 @@ class BackwardStep:
         name: the function's display name (label, and its output's name).
         rank: the function's rank.
         heap: display names of the functions still waiting after the pop,
-            highest rank first (the order they would pop in).
-        heap_ranks: their ranks, in the same order.
-        predicted: whether the hook's copy of the heap had this function on
-            top (False for a function it had not seen pushed).
+            highest rank first (the order they will pop in); None if the
+            backward was not run by minichain's engine.
+        heap_ranks: their ranks, in the same order (None likewise).
     """
 
-    __slots__ = ("step", "name", "rank", "heap", "heap_ranks", "predicted",
-                 "_function")
+    __slots__ = ("step", "name", "rank", "heap", "heap_ranks", "_function")
 
-    def __init__(self, step, function, name, heap, heap_ranks, predicted):
+    def __init__(self, step, function, waiting):
         self.step = step
         self._function = weakref.ref(function)
-        self.name = name
+        self.name = display_name(function)
         self.rank = function.rank
-        self.heap = heap
-        self.heap_ranks = heap_ranks
-        self.predicted = predicted
+        self.heap = self.heap_ranks = None
+        if waiting is not None:
+            self.heap = tuple(display_name(f) for f in waiting)
+            self.heap_ranks = tuple(f.rank for f in waiting)
 
     @property
     def function(self):
@@ -62,7 +54,8 @@ class BackwardStep:
 
     def __repr__(self):
         return "BackwardStep({}, {!r}, rank={}, heap={})".format(
-            self.step, self.name, self.rank, list(self.heap))
+            self.step, self.name, self.rank,
+            None if self.heap is None else list(self.heap))
 
 
 def display_name(function):
@@ -93,14 +86,11 @@ class BackwardOrderHook(FunctionHook):
 
     def __init__(self):
         self.steps = []
-        self._heap = []  # (-rank, push order, id, function), like the engine
-        self._pushed = set()  # ids pushed in the current pass
-        self._order = itertools.count()
         self._depth = 0  # > 0 while inside some function's backward
 
     def added(self, function=None):
         # A backward that raised left its step unfinished: start clean.
-        self._heap, self._pushed, self._depth = [], set(), 0
+        self._depth = 0
 
     @property
     def order(self):
@@ -118,45 +108,14 @@ class BackwardOrderHook(FunctionHook):
         self._depth += 1
         if self._depth > 1:
             return
-        predicted = self._pop(function)
-        waiting = sorted(self._heap)
-        self.steps.append(BackwardStep(
-            len(self.steps) + 1, function, display_name(function),
-            tuple(display_name(f) for _, _, _, f in waiting),
-            tuple(-key for key, _, _, _ in waiting), predicted))
+        # The engine's entries are (-rank, push order, function): sorted,
+        # they are in the order the heap will pop them.
+        run = backprop.current_pass()
+        waiting = None if run is None else [f for _, _, f in sorted(run.heap)]
+        self.steps.append(BackwardStep(len(self.steps) + 1, function, waiting))
 
     def backward_postprocess(self, function, in_data, out_grad):
         self._depth -= 1
-        if self._depth > 0:
-            return
-        # What the engine does after a step: push the creators of the
-        # inputs that need a gradient, once each.
-        for node in function.inputs or ():
-            creator = node.creator_node
-            if (node.requires_grad and creator is not None
-                    and id(creator) not in self._pushed):
-                self._pushed.add(id(creator))
-                heapq.heappush(self._heap, (-creator.rank, next(self._order),
-                                            id(creator), creator))
-
-    def _pop(self, function):
-        """Take ``function`` out of the copy; True if it was on top.
-
-        Functions the copy would have popped first had nothing to
-        differentiate (the engine pops them silently): drop them too.
-        """
-        if not self._heap:  # a new pass starts
-            self._pushed = set()
-        if id(function) not in self._pushed:
-            self._pushed.add(id(function))
-            return False
-        top = True
-        while self._heap:
-            entry = heapq.heappop(self._heap)
-            if entry[3] is function:
-                return top
-            top = False
-        return False
 
     def table(self):
         """The steps as text; see ``minichain.visualize.backward_order``."""

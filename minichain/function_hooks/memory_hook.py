@@ -90,8 +90,10 @@ class MemoryHook(FunctionHook):
     def _record(self, function, phase):
         counter = self._counter
         interval = self._open.pop()
-        peak = counter.close_interval(interval)
+        # The level first: closing the interval allocates a few bytes of its
+        # own, which would put the level above the peak the interval saw.
         now = counter.current()
+        peak = max(counter.close_interval(interval), now)
         key = (phase, function.label)
         number = self._event_numbers.get(key)
         if number is None:
@@ -119,10 +121,13 @@ class MemoryHook(FunctionHook):
     def print_report(self, unit="auto", file=sys.stdout):
         """Print one row per event: allocated, peak, occurrence.
 
-        ``unit`` is one of ``B``, ``KB``, ``MB``, ``GB`` (powers of 1024),
-        ``auto`` (the largest unit in which the biggest figure is >= 1) or
-        ``auto_foreach`` (a unit per figure).
+        ``unit`` is one of ``B``, ``KiB``, ``MiB``, ``GiB``, ``TiB`` (powers
+        of 1024, the unit used across minichain), ``auto`` (the largest unit
+        in which the biggest figure is >= 1) or ``auto_foreach`` (a unit per
+        figure). Chainer's names for the same units (``KB``, ``MB``...) are
+        accepted and printed as KiB, MiB...
         """
+        unit = _CHAINER_UNITS.get(unit, unit)
         rows = [("Event", "AllocatedBytes", "PeakBytes", "Occurrence")]
         summary = self.summary()
         if unit == "auto":
@@ -139,7 +144,10 @@ class MemoryHook(FunctionHook):
                        + "\n")
 
 
-_UNITS = ("B", "KB", "MB", "GB", "TB")
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+# Chainer's spelling of the same powers of 1024, accepted for code written
+# against its memory hook.
+_CHAINER_UNITS = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB"}
 
 
 def _choose_unit(n):

@@ -11,6 +11,10 @@ One idea per module:
 - ``memory_plot``: bytes held over a forward and backward, plain vs forget.
 - ``animate``: backward step by step, as an HTML player (graph, gradients,
   heap, bytes held), recorded by a hook from what the engine did.
+- ``record``: the order an engine really ran its backwards, for an engine
+  with no hooks (a learner's own).
+- ``engine_api``: how the pictures reach the graph of any engine with
+  minichain's public API (``docs/build-your-own-engine.md``).
 
 The figure modules import matplotlib and graphviz only when called.
 """
@@ -24,5 +28,6 @@ from minichain.visualize.backward_order import (  # NOQA
     plot_order_comparison, wrong_order_example)
 from minichain.visualize.dot import GraphvizNotFoundError  # NOQA
 from minichain.visualize.graphviz_render import to_digraph, to_svg  # NOQA
+from minichain.visualize.record import record_backward  # NOQA
 from minichain.visualize.memory_plot import (  # NOQA
     checkpoint_bound, plot_memory, plot_plain_vs_forget)

@@ -28,6 +28,14 @@ A frame shows:
 A backward pass run *inside* a function's backward, such as the
 recomputation of ``F.forget``, gets its own graph and its own frames.
 
+Any engine with minichain's public API is animated, a learner's own too
+(``docs/build-your-own-engine.md``). Such an engine has no function hooks:
+the player then watches each function's ``backward`` (``record.watching``)
+and shows what it can see: the gradients handed to the running function
+(*arriving*), the gradients on Variables (*held*), those already passed on
+(*used*: the engine's own table is not visible), and the heap only when the
+engine exposes it (``current_heap()``).
+
 The player is plain HTML, CSS and JavaScript in one piece: no network, no
 widget server. Its ids come from a hash of its content and nodes are named
 by ``build_computational_graph``'s counters (``v0``, ``f1``), so the same code
@@ -42,12 +50,13 @@ import re
 import weakref
 
 from minichain import backprop
-from minichain.computational_graph import build_computational_graph
 from minichain.function_hook import FunctionHook
-from minichain.function_hooks.backward_order import display_name
-from minichain.variable import Variable, VariableNode
+from minichain.variable import Variable
 from minichain.visualize import dot as _dot
+from minichain.visualize import engine_api
 from minichain.visualize import graphviz_render as _render
+from minichain.visualize import record as _record
+from minichain.visualize.engine_api import display_name
 
 GRAD_PREFIX = "grad: "
 
@@ -70,25 +79,37 @@ def animate_backward(y, *, retain_grad=False, enable_double_backprop=False,
         the player as one HTML file; ``.frames`` and ``.table()`` give the
         recorded frames as data and as text.
     """
-    if not isinstance(y, Variable):
+    engine_api.require(y, ("backward",), "animate_backward")
+    entry = engine_api.entry_of(y, "animate_backward")
+    if engine_api.is_function(entry):
         raise TypeError("animate_backward: expected a Variable, got {}".format(
             type(y)))
-    if y.creator_node is None:
+    if engine_api.creator_of(entry) is None:
         raise ValueError("animate_backward: y has no creator, so its backward "
-                         "has no step to show (got a leaf {!r})".format(y.name))
-    outer = _Graph.from_starts([y.node], "backward from {}".format(
-        y.name or "y"), rankdir)
+                         "has no step to show (got a leaf {!r})".format(
+                             getattr(y, "name", None)))
+    outer = _Graph.from_starts([y], "backward from {}".format(
+        getattr(y, "name", None) or "y"), rankdir)
     if outer.function_count > max_functions:
         raise ValueError(
             "animate_backward: the graph has {} functions, more than "
             "max_functions={}; animate a smaller graph or raise the limit"
             .format(outer.function_count, max_functions))
-    recorder = _Recorder(outer, rankdir)
-    with recorder:
+    if isinstance(y, Variable):  # minichain: its hooks see every pass
+        recorder = _Recorder(outer, rankdir)
+        watch = recorder
+    else:
+        recorder = _Watcher(outer, y)
+        watch = _record.watching(
+            _record.functions_behind(y, "animate_backward"),
+            recorder.before, recorder.after)
+    with watch:
         y.backward(retain_grad=retain_grad,
                    enable_double_backprop=enable_double_backprop)
     recorder.finish()
-    return BackwardAnimation(recorder.frames, recorder.graphs)
+    return BackwardAnimation(recorder.frames, recorder.graphs,
+                             recorder.heap_shown,
+                             watched=isinstance(recorder, _Watcher))
 
 
 # ----- what was recorded --------------------------------------------------------
@@ -105,11 +126,16 @@ class BackwardAnimation:
             ``grads`` (node id -> ``[text, state]``, state ``'arriving'``,
             ``'held'`` or ``'freed'``), ``grad_bytes`` and ``kept_bytes``.
         graph_titles: one title per graph (the outer graph first).
+        heap_shown: False for an engine that does not expose its heap (its
+            frames' heaps are then empty, and the player says so).
+        watched: True for an engine without hooks, whose backwards were
+            watched: a gradient passed on is then *used*, not *freed*.
     """
 
-    def __init__(self, frames, graphs):
+    def __init__(self, frames, graphs, heap_shown=True, watched=False):
         self.frames = frames
         self.graph_titles = [g.title for g in graphs]
+        self.heap_shown, self.watched = heap_shown, watched
         self._svgs = [g.svg() for g in graphs]
 
     def __repr__(self):
@@ -122,6 +148,8 @@ class BackwardAnimation:
         lines = []
         for i, frame in enumerate(self.frames, 1):
             heap = ", ".join("{} ({})".format(n, r) for n, r in frame["heap"])
+            if not self.heap_shown:
+                heap = "(not exposed by this engine)"
             lines.append("{:>3}  {}\n     heap: {}\n     bytes: {} in gradients,"
                          " {} kept for backward".format(
                              i, frame["caption"], heap or "(empty)",
@@ -130,7 +158,8 @@ class BackwardAnimation:
 
     def html(self):
         """The player as an HTML fragment (style, markup and script)."""
-        data = {"frames": self.frames, "titles": self.graph_titles}
+        data = {"frames": self.frames, "titles": self.graph_titles,
+                "heap_shown": self.heap_shown}
         payload = json.dumps(data, sort_keys=True)
         digest = hashlib.sha1((payload + "".join(self._svgs)).encode(
             "utf-8")).hexdigest()[:12]
@@ -141,6 +170,7 @@ class BackwardAnimation:
         return _PLAYER_HTML.format(
             id=player_id, css=_PLAYER_CSS, graphs=graphs,
             last=len(self.frames) - 1, count=len(self.frames),
+            last_state="used" if self.watched else "freed",
             data=payload.replace("</", "<\\/"),
             script=_PLAYER_JS.replace("PLAYER_ID", player_id))
 
@@ -168,7 +198,7 @@ class _Graph:
     def __init__(self, graph, title, rankdir):
         self.title = title
         self.rankdir = rankdir
-        self.ids = weakref.WeakKeyDictionary()
+        self._ids = {}  # id(node) -> (DOT id, weak reference to the node)
         self.nodes = []  # (id, weak reference), in the walk's order
         self.labels = {}  # id -> label lines (the gradient line comes later)
         self.kinds = {}  # id -> 'variable', 'function' or 'forget'
@@ -176,8 +206,9 @@ class _Graph:
                       for a, b in graph.edges]
         for node in graph.nodes:
             node_id = graph.node_id(node)
-            self.ids[node] = node_id
-            self.nodes.append((node_id, weakref.ref(node)))
+            ref = engine_api.weak(node)
+            self._ids[id(node)] = (node_id, ref)
+            self.nodes.append((node_id, ref))
             self.labels[node_id], self.kinds[node_id] = _describe(graph, node)
         self.function_count = sum(k != "variable" for k in self.kinds.values())
         self.done = []  # ids of the functions whose backward has finished
@@ -186,14 +217,23 @@ class _Graph:
 
     @classmethod
     def from_starts(cls, starts, title, rankdir):
-        return cls(build_computational_graph(starts, rankdir=rankdir), title,
+        return cls(engine_api.collect(starts, "animate_backward"), title,
                    rankdir)
 
+    def id_of(self, node):
+        """The DOT id of ``node`` if it is (still) in this graph, else None.
+
+        Keyed by ``id`` (an engine's nodes may refuse ``hash``), and checked
+        against the weak reference, since a freed node's id can be reused.
+        """
+        found = self._ids.get(id(node))
+        return found[0] if found is not None and found[1]() is node else None
+
     def live_variables(self):
-        """``(id, VariableNode)`` of the variable nodes still alive."""
+        """``(id, node)`` of the variable nodes still alive."""
         for node_id, ref in self.nodes:
             node = ref()
-            if isinstance(node, VariableNode):
+            if node is not None and not engine_api.is_function(node):
                 yield node_id, node
 
     def dot_source(self):
@@ -225,11 +265,12 @@ class _Graph:
 
 
 def _describe(graph, node):
-    if isinstance(node, VariableNode):
-        name = node.name if node.name is not None else graph.node_id(node)
-        shape = "no array" if node.shape is None else "{} {}".format(
-            node.shape, node.dtype)
-        return [name, shape], "variable"
+    if graph.is_variable(node):
+        name = getattr(node, "name", None)
+        shape, dtype = engine_api.shape_dtype(node)
+        shape = "no array" if shape is None else "{} {}".format(shape, dtype)
+        return [graph.node_id(node) if name is None else name, shape], \
+            "variable"
     kind = "forget" if _render.is_forget(node) else "function"
     return [display_name(node), "rank {}".format(node.rank)], kind
 
@@ -262,6 +303,7 @@ class _Recorder(FunctionHook):
     """
 
     name = "BackwardAnimation"
+    heap_shown = True
 
     def __init__(self, outer_graph, rankdir):
         self.frames = []
@@ -284,7 +326,7 @@ class _Recorder(FunctionHook):
         if not self._running or self._running[-1].function is not function:
             return
         graph = self.graphs[self._running.pop().graph]
-        node_id = graph.ids.get(function)
+        node_id = graph.id_of(function)
         if node_id is not None:
             graph.done.append(node_id)
 
@@ -329,14 +371,8 @@ class _Recorder(FunctionHook):
                 sum(1 for f in self.frames if f["graph"] == graph_index) + 1,
                 display_name(function), function.rank)
         grads, grad_bytes = self._gradients(graph, current, function)
-        return {
-            "caption": caption, "level": level, "graph": graph_index,
-            "running": None if function is None else graph.ids.get(function),
-            "done": list(graph.done),
-            "waiting": [graph.ids[f] for f in heap if f in graph.ids],
-            "heap": [[display_name(f), f.rank] for f in heap],
-            "grads": grads, "grad_bytes": grad_bytes,
-            "kept_bytes": self._kept_bytes()}
+        return _frame_data(caption, level, graph_index, graph, function, heap,
+                           grads, grad_bytes, _kept_bytes(self.graphs))
 
     def _gradients(self, graph, current, function):
         """Texts of the gradients on ``graph``'s variables, and the bytes of
@@ -360,11 +396,7 @@ class _Recorder(FunctionHook):
                 value = None if variable is None else variable.grad
                 state = "held"
             if value is not None:
-                text = _render._short(_array_of(value))
-                graph.last_grad[node_id] = text
-                if len(text) > len(graph.widest_grad.get(node_id, "")):
-                    graph.widest_grad[node_id] = text
-                grads[node_id] = [text, state]
+                _show_gradient(graph, grads, node_id, _array_of(value), state)
             elif node_id in graph.last_grad:
                 grads[node_id] = [graph.last_grad[node_id], "freed"]
         return grads, self._grad_bytes(current)
@@ -393,22 +425,98 @@ class _Recorder(FunctionHook):
             passes.append(current)
         return passes
 
-    def _kept_bytes(self):
-        """Bytes of the arrays that graphs retain for backward (``node.data``)."""
-        arrays = {}
-        for graph in self.graphs:
-            for _, node in graph.live_variables():
-                _collect(arrays, node.data)
-        return sum(a.nbytes for a in arrays.values())
+
+
+class _Watcher:
+    """Frames for an engine without hooks, from watching its backwards.
+
+    ``before`` and ``after`` are called by ``record.watching`` around each
+    backward of the outer graph's functions. Passes run inside a function's
+    backward (``forget``) are not seen: their functions are made then.
+    """
+
+    def __init__(self, graph, y):
+        self.frames, self.graphs, self.y = [], [graph], y
+        self.heap_shown = engine_api.exposes_heap(y)
+
+    def before(self, function, grad_outputs):
+        self.frames.append(self._frame(function, grad_outputs))
+
+    def after(self, function):
+        node_id = self.graphs[0].id_of(function)
+        if node_id is not None:
+            self.graphs[0].done.append(node_id)
+
+    def finish(self):
+        self.frames.append(self._frame(None, ()))
+
+    def _frame(self, function, grad_outputs):
+        graph = self.graphs[0]
+        if function is None:
+            caption, heap = "backward done: the leaves hold their gradients", []
+        else:
+            caption = "step {}: {} (rank {})".format(
+                len(self.frames) + 1, display_name(function), function.rank)
+            heap = engine_api.current_heap(self.y) or []
+        arriving = {}
+        if function is not None:
+            for output, g in zip(function.outputs or (), grad_outputs):
+                entry = output() if isinstance(output, weakref.ref) else output
+                if entry is not None and g is not None:
+                    arriving[id(entry)] = g
+        grads, arrays = {}, {}
+        for node_id, node in graph.live_variables():
+            state, value = "arriving", arriving.get(id(node))
+            if value is None:
+                state, value = "held", engine_api.grad_of(node)
+            if value is not None:
+                _collect(arrays, value)
+                _show_gradient(graph, grads, node_id, _array_of(value), state)
+            elif node_id in graph.last_grad:
+                grads[node_id] = [graph.last_grad[node_id], "used"]
+        return _frame_data(caption, 0, 0, graph, function, heap, grads,
+                           sum(a.nbytes for a in arrays.values()),
+                           _kept_bytes(self.graphs))
+
+
+def _frame_data(caption, level, graph_index, graph, function, heap, grads,
+                grad_bytes, kept_bytes):
+    """One frame, as the player reads it (see ``BackwardAnimation``)."""
+    waiting = [graph.id_of(f) for f in heap]
+    return {
+        "caption": caption, "level": level, "graph": graph_index,
+        "running": None if function is None else graph.id_of(function),
+        "done": list(graph.done),
+        "waiting": [w for w in waiting if w is not None],
+        "heap": [[display_name(f), f.rank] for f in heap],
+        "grads": grads, "grad_bytes": grad_bytes, "kept_bytes": kept_bytes}
+
+
+def _show_gradient(graph, grads, node_id, array, state):
+    """Put ``array``'s text on ``node_id`` in this frame, in ``state``."""
+    text = _render._short(array)
+    graph.last_grad[node_id] = text
+    if len(text) > len(graph.widest_grad.get(node_id, "")):
+        graph.widest_grad[node_id] = text
+    grads[node_id] = [text, state]
+
+
+def _kept_bytes(graphs):
+    """Bytes of the arrays that graphs retain for backward (``node.data``)."""
+    arrays = {}
+    for graph in graphs:
+        for _, node in graph.live_variables():
+            _collect(arrays, engine_api.retained_of(node))
+    return sum(a.nbytes for a in arrays.values())
 
 
 def _array_of(value):
-    """A gradient as the engine may hold it: array, Variable, or a list of
-    either waiting to be summed (``lazy_grad_sum``)."""
+    """A gradient as the engine may hold it: array, Variable (of any
+    engine), or a list of either waiting to be summed (``lazy_grad_sum``)."""
     if isinstance(value, list):
         parts = [_array_of(v) for v in value if v is not None]
         return sum(parts[1:], parts[0]) if parts else None
-    if isinstance(value, Variable):
+    if not hasattr(value, "nbytes") and hasattr(value, "array"):
         return value.array
     return value
 
@@ -421,8 +529,7 @@ def _collect(arrays, value):
         for v in value:
             _collect(arrays, v)
         return
-    if isinstance(value, Variable):
-        value = value.array
+    value = _array_of(value)
     if hasattr(value, "nbytes"):
         arrays[id(value)] = value
 
@@ -450,7 +557,7 @@ _PLAYER_HTML = """<div class="mc-player" id="{id}">
 <span class="mc-key mc-key-done">done</span><br>
 gradients: <span class="mc-grad-arriving">arriving</span>,
 <span class="mc-grad-held">held</span>,
-<span class="mc-grad-freed">freed</span></div>
+<span class="mc-grad-freed">{last_state}</span></div>
 </div>
 </div>
 <script type="application/json" class="mc-data">{data}</script>
@@ -526,9 +633,10 @@ _PLAYER_JS = """(function () {
       }
       if (g.getAttribute("data-gradline") === "1") {
         var line = texts[texts.length - 1];
+        var gone = !!grad && (grad[1] === "freed" || grad[1] === "used");
         line.textContent = grad ? "GRAD_PREFIX" + grad[0] +
-          (grad[1] === "freed" ? " (freed)" : "") : "";
-        line.classList.toggle("mc-gradline-freed", !!grad && grad[1] === "freed");
+          (gone ? " (" + grad[1] + ")" : "") : "";
+        line.classList.toggle("mc-gradline-freed", gone);
       }
     });
   }
@@ -553,7 +661,11 @@ _PLAYER_JS = """(function () {
       item.textContent = entry[0] + " (rank " + entry[1] + ")";
       heap.appendChild(item);
     });
-    if (!frame.heap.length) { heap.innerHTML = '<li class="mc-empty">(empty)</li>'; }
+    if (!frame.heap.length) {
+      heap.innerHTML = data.heap_shown === false ?
+        '<li class="mc-empty">(not exposed by this engine)</li>' :
+        '<li class="mc-empty">(empty)</li>';
+    }
     root.querySelector(".mc-bytes").textContent = frame.grad_bytes +
       " B in gradients, " + frame.kept_bytes + " B kept for backward";
   }

@@ -14,39 +14,46 @@ branch of a tree: it is drawn in full under its first input and tagged
 ``[1]``; its other inputs point to the tag (``x2 <--- [1]``). Unnamed
 variables are shown by their graph id (``v3``), the same id the DOT text of
 ``build_computational_graph`` uses. The text depends only on the graph, so
-it is the same in every run (safe to check under nbval).
+it is the same in every run (safe to check under nbval). Any engine with
+minichain's public API is drawn (see ``engine_api``).
 """
 
-from minichain.computational_graph import build_computational_graph
-from minichain.variable import VariableNode
+from minichain.visualize import engine_api
 
 ARROW = " <--- "
 
 
 def draw(outputs):
     """Text drawing of the graph behind ``outputs`` (Variable or list)."""
-    graph = build_computational_graph(outputs)
+    graph = engine_api.collect(outputs, "draw")
     return _TreeDrawing(graph).text()
 
 
 class _TreeDrawing:
-    """Lays the graph out as trees rooted at the leaf variables."""
+    """Lays the graph out as trees rooted at the leaf variables.
+
+    Nodes are keyed by ``id``: an engine's Variables may refuse ``hash``.
+    """
 
     def __init__(self, graph):
         self.graph = graph
-        self.children = {node: [] for node in graph.nodes}
-        self.parents = {node: [] for node in graph.nodes}
+        self.children = {id(node): [] for node in graph.nodes}
+        self.parents = {id(node): [] for node in graph.nodes}
         for tail, head in graph.edges:
-            if head not in self.children[tail]:
-                self.children[tail].append(head)
-            if tail not in self.parents[head]:
-                self.parents[head].append(tail)
+            if all(h is not head for h in self.children[id(tail)]):
+                self.children[id(tail)].append(head)
+            if all(t is not tail for t in self.parents[id(head)]):
+                self.parents[id(head)].append(tail)
         order = _reading_order(graph.nodes, self.children)
+
+        def position(node):
+            return order[id(node)]
+
         for nodes in self.children.values():
-            nodes.sort(key=order.__getitem__)
-        self.roots = sorted([n for n in graph.nodes if not self.parents[n]],
-                            key=order.__getitem__)
-        self.tags = {}  # shared function -> its tag number, once drawn
+            nodes.sort(key=position)
+        self.roots = sorted(
+            [n for n in graph.nodes if not self.parents[id(n)]], key=position)
+        self.tags = {}  # id of a shared function -> its tag number, once drawn
 
     def text(self):
         lines = []
@@ -55,8 +62,9 @@ class _TreeDrawing:
         return "\n".join(line.rstrip() for line in lines)
 
     def _name(self, node):
-        if isinstance(node, VariableNode):
-            return node.name if node.name is not None else self.graph.node_id(node)
+        if self.graph.is_variable(node):
+            name = getattr(node, "name", None)
+            return name if name is not None else self.graph.node_id(node)
         return node.label
 
     def _enter(self, node):
@@ -65,14 +73,14 @@ class _TreeDrawing:
         A frame is ``[name, children, next child, children's drawings]``.
         """
         name = self._name(node)
-        if len(self.parents[node]) > 1:  # several inputs: draw once, tag it
-            if node in self.tags:
-                return ["[{}]".format(self.tags[node])], 0
-            self.tags[node] = len(self.tags) + 1
-            name = "{} [{}]".format(name, self.tags[node])
-        if not self.children[node]:
+        if len(self.parents[id(node)]) > 1:  # several inputs: draw once, tag it
+            if id(node) in self.tags:
+                return ["[{}]".format(self.tags[id(node)])], 0
+            self.tags[id(node)] = len(self.tags) + 1
+            name = "{} [{}]".format(name, self.tags[id(node)])
+        if not self.children[id(node)]:
             return [name], 0
-        return [name, self.children[node], 0, []]
+        return [name, self.children[id(node)], 0, []]
 
     def _draw(self, root):
         """Lines of the tree at ``root`` and the row the root sits on.
@@ -141,25 +149,26 @@ def _branch(name, children):
 
 
 def _reading_order(nodes, children):
-    """Index of each node in a depth-first walk from the outputs.
+    """Index of each node (by id) in a depth-first walk from the outputs.
 
     Inputs are visited in argument order, so for ``0.3*(x1+x2)+x3`` the
     leaves come out ``x1, x2, x3``: the order a reader meets them.
     """
-    members = set(nodes)
-    starts = [n for n in nodes if not children[n]]  # nothing computed from it
+    members = {id(n) for n in nodes}
+    starts = [n for n in nodes if not children[id(n)]]  # nothing computed from it
     order = {}
     stack = list(reversed(starts))
     while stack:
         node = stack.pop()
-        if node in order or node not in members:
+        if id(node) in order or id(node) not in members:
             continue
-        order[node] = len(order)
-        if isinstance(node, VariableNode):
-            before = [node.creator_node] if node.creator_node is not None else []
+        order[id(node)] = len(order)
+        if engine_api.is_function(node):
+            before = list(engine_api.inputs_of(node))
         else:
-            before = list(node.inputs or ())
+            creator = engine_api.creator_of(node)
+            before = [creator] if creator is not None else []
         stack.extend(reversed(before))
     for node in nodes:  # not reached from an output: keep the visiting order
-        order.setdefault(node, len(order))
+        order.setdefault(id(node), len(order))
     return order

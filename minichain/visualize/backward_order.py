@@ -24,23 +24,33 @@ from minichain.variable import Variable
 
 # ----- the table ----------------------------------------------------------------
 def order_rows(hook):
-    """``(step, function, rank, heap after the pop)`` per step, as plain values."""
+    """``(step, function, rank, heap after the pop)`` per step, as plain values.
+
+    ``hook`` is the BackwardOrderHook (minichain) or the ``record_backward``
+    record (any engine) of a backward. The heap is None for an engine that
+    does not expose it.
+    """
     if not hasattr(hook, "steps"):
         raise TypeError("order_rows/order_table: expected the BackwardOrderHook "
-                        "that recorded a backward, got {}".format(type(hook)))
-    return [(s.step, s.name, s.rank,
+                        "that recorded a backward, got {} (a record_backward "
+                        "record works too)".format(type(hook)))
+    return [(s.step, s.name, s.rank, None if s.heap is None else
              ", ".join("{} (rank {})".format(n, r)
                        for n, r in zip(s.heap, s.heap_ranks)) or "(empty)")
             for s in hook.steps]
 
 
 def order_table(hook):
-    """The rows of :func:`order_rows` as aligned text (stable under nbval)."""
+    """The rows of :func:`order_rows` as aligned text (stable under nbval);
+    without the heap column when the engine does not expose its heap."""
+    steps = order_rows(hook)
+    with_heap = all(heap is not None for _, _, _, heap in steps)
     rows = [("step", "function", "rank", "heap after the pop")]
-    rows += [(str(a), b, str(c), d) for a, b, c, d in order_rows(hook)]
+    rows += [(str(a), b, str(c), d or "") for a, b, c, d in steps]
     width = [max(len(row[i]) for row in rows) for i in range(3)]
     return "\n".join("  ".join([row[0].rjust(width[0]), row[1].ljust(width[1]),
-                                row[2].rjust(width[2]), row[3]]).rstrip()
+                                row[2].rjust(width[2])] +
+                               ([row[3]] if with_heap else [])).rstrip()
                      for row in rows)
 
 

@@ -12,16 +12,16 @@ step at which backward visited it. Two things that cost memory are marked:
   and will be recomputed during backward.
 
 Node ids are those of ``build_computational_graph``, so the DOT source
-(``.source``) is the same in every run. Rendering needs a ``dot`` program;
-see ``minichain.visualize.dot`` for how one is found.
+(``.source``) is the same in every run. Any engine with minichain's public
+API is drawn (see ``engine_api``). Rendering needs a ``dot`` program; see
+``minichain.visualize.dot`` for how one is found.
 """
 
 import numpy
 
 from minichain import backend
-from minichain.computational_graph import build_computational_graph
-from minichain.variable import VariableNode
 from minichain.visualize import dot as _dot
+from minichain.visualize import engine_api
 
 RETAINED_COLOR = "#C0392B"
 FORGET_COLOR = "#F5B041"
@@ -57,22 +57,24 @@ def to_digraph(outputs, order=None, show_values=False, show_grads=False,
 
     Args:
         outputs: a Variable or a list of Variables.
-        order: a ``BackwardOrderHook`` that recorded a backward (or a list of
-            FunctionNodes in visiting order); adds ``step k`` to functions.
+        order: a ``BackwardOrderHook`` or a :func:`record_backward` record of
+            a backward (or a list of functions in visiting order); adds
+            ``step k`` to functions.
         show_values: add each live variable's array (abbreviated).
         show_grads: add each live variable's gradient, when it has one.
         rankdir: ``'TB'`` (outputs at the bottom), ``'LR'``, ...
     """
-    graph = build_computational_graph(outputs, rankdir=rankdir)
+    graph = engine_api.collect(outputs, "to_digraph")
     steps = _steps(order)
     drawing = _digraph_class()(name="minichain", graph_attr={"rankdir": rankdir})
     for node in graph.nodes:
         node_id = graph.node_id(node)
-        if isinstance(node, VariableNode):
+        if graph.is_variable(node):
             drawing.node(node_id, **_variable_attributes(
                 graph, node, show_values, show_grads))
         else:
-            drawing.node(node_id, **_function_attributes(node, steps.get(node)))
+            drawing.node(node_id, **_function_attributes(
+                node, steps.get(id(node))))
     for tail, head in graph.edges:
         drawing.edge(graph.node_id(tail), graph.node_id(head))
     return drawing
@@ -93,33 +95,38 @@ def is_forget(function):
 
 
 def _steps(order):
+    """``id(function) -> step`` from a record of a backward, or a list."""
     if order is None:
         return {}
     if not (hasattr(order, "order") or isinstance(order, (list, tuple))):
         raise TypeError("to_digraph: order must be a BackwardOrderHook or a "
-                        "list of FunctionNodes, got {}".format(type(order)))
+                        "list of FunctionNodes, got {} (a record_backward "
+                        "record works too)".format(type(order)))
     functions = order.order if hasattr(order, "order") else list(order)
     steps = {}
     for i, function in enumerate(functions, 1):
-        if function is not None and function not in steps:
-            steps[function] = i
+        if function is not None and id(function) not in steps:
+            steps[id(function)] = i
     return steps
 
 
 def _variable_attributes(graph, node, show_values, show_grads):
-    name = node.name if node.name is not None else graph.node_id(node)
-    lines = [name, _shape_dtype(node)]
-    variable = node.get_variable_or_none()
+    name = getattr(node, "name", None)
+    lines = [name if name is not None else graph.node_id(node),
+             _shape_dtype(node)]
+    retained = engine_api.retained_of(node)
     if show_values:
-        data = node.data if variable is None else variable.array
+        data = engine_api.array_of(node)
+        data = retained if data is None else data
         if data is not None:
             lines.append("value " + _short(data))
-    if show_grads and variable is not None and variable.grad is not None:
-        lines.append("grad " + _short(variable.grad))
+    grad = engine_api.grad_of(node) if show_grads else None
+    if grad is not None:
+        lines.append("grad " + _short(grad))
     attributes = {"shape": "ellipse", "style": "filled",
                   "fillcolor": VARIABLE_COLOR}
-    if node.data is not None:  # retained by a function for its backward
-        lines.append("kept for backward: {} B".format(node.data.nbytes))
+    if retained is not None:  # retained by a function for its backward
+        lines.append("kept for backward: {} B".format(retained.nbytes))
         attributes.update(color=RETAINED_COLOR, penwidth="2.5")
     attributes["label"] = "\\n".join(lines)
     return attributes
@@ -139,9 +146,10 @@ def _function_attributes(function, step):
 
 
 def _shape_dtype(node):
-    if node.shape is None:
+    shape, dtype = engine_api.shape_dtype(node)
+    if shape is None:
         return "no array"
-    return "{} {}".format(node.shape, node.dtype)
+    return "{} {}".format(shape, dtype)
 
 
 def _short(array):

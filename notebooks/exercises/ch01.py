@@ -9,7 +9,7 @@ import minichain.functions as F
 from minichain.computational_graph import build_computational_graph
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function, as_int, as_number, close)
+    Exercises, NotYet, as_array, as_function_of, as_int, as_number, close)
 
 EXERCISES = Exercises()
 
@@ -39,75 +39,38 @@ def check_1(answer):
                  "mc.Variable(np.array(2.0)), call y.backward(), read x.grad")
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    x = mc.Variable(np.array(2.0))
-    y = x ** 3 - 4 * x
-    y.backward()
-    return x.grad
-
-
-EXERCISES.wrong(1, [
-    (0.0, "the value of y instead of its slope", "y itself"),
-    (12.0, "forgot the -4x term", "-4x"),
-    (2.0, "differentiated x³ as 3x", "3x²"),
-    (-4.0, "kept only the -4x term", "compare with what backward gives"),
-])
-EXERCISES.malformed(1, [
-    ("8", "a string"),
-    ([8.0, 8.0], "a list of two numbers"),
-    (True, "a bool"),
-    (float("nan"), "NaN"),
-])
-
-
-# ----- 2. how many functions in the graph of x ** 2 + 2 * x ---------------------------
+# ----- 2. how many functions in the graph of 2 * 3 * x + x * w ------------------------
 def _graph_counts():
+    """(functions, variables) in the graph of 2 * 3 * x + x * w."""
     x = mc.Variable(np.array(3.0))
-    nodes = build_computational_graph(x ** 2 + 2 * x).nodes
+    w = mc.Variable(np.array(2.0))
+    nodes = build_computational_graph(2 * 3 * x + x * w).nodes
     functions = sum(isinstance(node, mc.FunctionNode) for node in nodes)
-    return functions, len(nodes)
+    return functions, len(nodes) - functions
 
 
 @EXERCISES.check(2)
 def check_2(answer):
-    """The number of function nodes of x ** 2 + 2 * x."""
+    """The number of function nodes of 2 * 3 * x + x * w."""
     count = as_int(answer)
-    functions, nodes = _graph_counts()
+    functions, variables = _graph_counts()
     if count == functions:
         return None
-    if count == nodes:
+    if count == functions + variables:
         raise NotYet("that counts every node, variables too; count only the "
                      "function nodes (the boxes)")
-    if count == nodes - functions:
+    if count == variables:
         raise NotYet("that is the number of variables (ellipses); count the "
                      "functions (boxes)")
+    if count == functions + 1:
+        raise NotYet("one too many: Python computes 2 * 3 first, before any "
+                     "Variable is involved, and a product of two plain numbers "
+                     "records nothing")
     if count < functions:
-        raise NotYet("too few: every operator applied to a Variable is a "
-                     "function of its own; look at the formula again")
-    raise NotYet("too many: constants such as 2 make no function of their "
-                 "own; count the boxes of the picture")
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    from minichain.computational_graph import build_computational_graph
-    x = mc.Variable(np.array(3.0))
-    graph = build_computational_graph(x ** 2 + 2 * x)
-    return sum(isinstance(node, mc.FunctionNode) for node in graph.nodes)
-
-
-EXERCISES.wrong(2, [
-    (7, "counted every node of the graph", "variables too"),
-    (4, "counted the variables", "number of variables"),
-    (2, "missed the ** (or another operator)", "too few"),
-    (5, "counted the constants 2 as functions", "too many"),
-])
-EXERCISES.malformed(2, [
-    ("3", "a string"),
-    (2.5, "not a whole number"),
-    ([3], "a list"),
-])
+        raise NotYet("too few: every operator applied to a Variable records a "
+                     "function of its own")
+    raise NotYet("too many: constants make no function of their own; count "
+                 "the boxes of a picture of y")
 
 
 # ----- 3. code: the derivative of any elementwise function ----------------------------
@@ -118,104 +81,88 @@ _FUNCTIONS = (  # (name, f on Variables, its derivative on arrays)
 )
 
 
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """derivative(f, x): df/dx at every element of the array x, by backward."""
-    derivative = as_function(answer, "derivative")
-    rng = np.random.default_rng(1)
+def _watched(f, calls):
+    """``f``, noting what each call was given (the check wants a Variable)."""
+    def watched(v):
+        calls.append(isinstance(v, mc.Variable))
+        return f(v)
+    return watched
+
+
+class _BackwardSeen(mc.FunctionHook):
+    """Notes whether any function's backward ran while it is registered."""
+
+    name = "exercises.ch01.backward_seen"
+
+    def __init__(self):
+        self.ran = False
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.ran = True
+
+
+def _trials(case):
+    """(name, f, df, x) for each function, shape and dtype of ``case``: the
+    same arrays wherever it runs, so the judge knows the inputs without being
+    told them."""
+    rng = np.random.default_rng(case["seed"])
     for name, f, df in _FUNCTIONS:
-        for shape in ((4,), (2, 3)):
+        for shape in case["shapes"]:
             for dtype in (np.float64, np.float32):
-                x = rng.uniform(-1.5, 1.5, shape).astype(dtype)
-                given = x.copy()
-                result = derivative(f, x)
-                if result is None:
-                    raise NotYet("derivative returned None; return the "
-                                 "gradient array")
-                if not np.array_equal(x, given):
-                    raise NotYet("derivative changed the array x it was given")
-                result = as_array(result)
-                if result.shape != x.shape:
-                    raise NotYet("for x of shape {} derivative returned shape "
-                                 "{}".format(x.shape, result.shape))
-                with mc.no_backprop_mode():
-                    value = f(mc.Variable(given.astype(np.float64))).array
-                if close(result, value, rtol=1e-4, atol=1e-5) \
-                        and not close(value, df(given.astype(np.float64))):
-                    raise NotYet("that is f(x) itself, not its derivative")
-                if not close(result, df(given.astype(np.float64)),
-                             rtol=1e-4, atol=1e-5):
-                    raise NotYet("wrong for f = {} at x of shape {}".format(
-                        name, x.shape))
+                x = np.asarray(rng.uniform(-1.5, 1.5, shape), dtype=dtype)
+                yield name, f, df, x
+
+
+def _require_backward(called, ran):
+    if not called:
+        raise NotYet("derivative never called f on a Variable: wrap x in "
+                     "mc.Variable, apply f and let backward find the derivative")
+    if not ran:
+        raise NotYet("no backward ran inside derivative: the derivative must "
+                     "come from backward (or mc.grad), not from another formula")
+
+
+@EXERCISES.probe(3, cases=[{"seed": 1, "shapes": [[4], [2, 3], []]}])
+def probe_3(answer, case):
+    """Run derivative on each trial: its results, whether it called f on a
+    Variable, and whether a backward ran."""
+    derivative = as_function_of(answer, "derivative", ("f", "x"))
+    seen = {"results": [], "calls": [], "ran": []}
+    for name, f, df, x in _trials(case):
+        given, calls, hook = x.copy(), [], _BackwardSeen()
+        with hook:
+            result = derivative(_watched(f, calls), x)
+        if result is None:
+            raise NotYet("derivative returned None; return the gradient array")
+        if not np.array_equal(x, given):
+            raise NotYet("derivative changed the array x it was given")
+        result = as_array(result)
+        if result.shape != x.shape:
+            raise NotYet("for x of shape {} derivative returned shape {}".format(
+                x.shape, result.shape))
+        with mc.no_backprop_mode():
+            value = f(mc.Variable(given.astype(np.float64))).array
+        if close(result, value, rtol=1e-4, atol=1e-5) \
+                and not close(value, df(given.astype(np.float64))):
+            raise NotYet("that is f(x) itself, not its derivative")
+        _require_backward(any(calls), hook.ran)
+        seen["results"].append(result)
+        seen["calls"].append(any(calls))
+        seen["ran"].append(hook.ran)
+    return seen
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """derivative(f, x): df/dx at every element of the array x, by backward."""
+    for i, (name, f, df, x) in enumerate(_trials(case)):
+        result = as_array(seen["results"][i])
+        _require_backward(seen["calls"][i], seen["ran"][i])
+        exact = df(x.astype(np.float64))
+        if result.shape != x.shape or not close(result, exact, rtol=1e-4,
+                                                 atol=1e-5):
+            raise NotYet("wrong for f = {} at x of shape {}".format(name, x.shape))
     return None
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    def derivative(f, x):
-        v = mc.Variable(x)
-        F.sum(f(v)).backward()   # or: y = f(v); y.grad = np.ones_like(y.array)
-        return v.grad
-
-    return derivative
-
-
-@EXERCISES.mistake(3, "returned f(x) instead of the gradient", "f(x) itself")
-def _():
-    def derivative(f, x):
-        return f(mc.Variable(x)).array
-    return derivative
-
-
-@EXERCISES.mistake(3, "called backward on an array output without a gradient",
-                   "no gradient was set")
-def _():
-    def derivative(f, x):
-        v = mc.Variable(x)
-        f(v).backward()
-        return v.grad
-    return derivative
-
-
-@EXERCISES.mistake(3, "wrote the derivative of x³ - 4x by hand", "wrong for f")
-def _():
-    def derivative(f, x):
-        return 3 * x ** 2 - 4
-    return derivative
-
-
-@EXERCISES.mistake(3, "stored the gradient into the caller's array",
-                   "changed the array")
-def _():
-    def derivative(f, x):
-        v = mc.Variable(x.copy())
-        F.sum(f(v)).backward()
-        x[...] = v.grad
-        return x
-    return derivative
-
-
-EXERCISES.malformed(3, [
-    (42, "a number"),
-    (lambda f: f, "a function of one argument"),
-    (lambda f, x: "slope", "a function returning a string"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-EXERCISES.right(1, [
-    (8, "an int"), (np.float32(8.0), "a NumPy scalar"), (np.array(8.0), "a 0-d array"),
-    (mc.Variable(np.array(8.0)), "a 0-d Variable"),
-])
-EXERCISES.right(2, [(3.0, "a float"), (np.int64(3), "a NumPy int")])
-
-
-def _seeded(f, x):
-    v = mc.Variable(x)
-    y = f(v)
-    y.grad = np.ones_like(y.array)
-    y.backward()
-    return v.grad_var            # a Variable is accepted as well
-
-
-EXERCISES.right(3, [(_seeded, "y.grad seeded with ones, the gradient as a Variable")])

@@ -1,14 +1,13 @@
 """Exercises of chapter 04:
-Paths that add up, the store that adds, leaves that keep adding.
+Paths that add up, a function whose outputs add up, leaves that keep adding.
 """
-
-import traceback
 
 import numpy as np
 
 import minichain as mc
+import minichain.functions as F
 
-from exercises.common import Exercises, NotYet, as_function, as_number, close
+from exercises.common import Exercises, NotYet, as_class, as_number, close
 
 EXERCISES = Exercises()
 
@@ -23,216 +22,145 @@ def check_1(answer):
     if close(value, x.grad):
         return None
     if close(value, 2.0 ** 2):
-        raise NotYet("that is only the direct path (through the last `*`); x "
-                     "reaches y along the paths through x * x too")
+        raise NotYet("that is what one path contributes; x reaches y along "
+                     "three paths, and their contributions add up")
     if close(value, 2 * 2.0 * 2.0):
-        raise NotYet("that adds the two paths through x * x but leaves out the "
-                     "direct one (or is y itself)")
+        raise NotYet("that adds two paths (or is y itself); x reaches y along "
+                     "three: twice through x * x, once directly")
     if close(value, 3 * 2.0):
-        raise NotYet("each path contributes a product of the derivatives along "
-                     "it, not 1 times x")
-    raise NotYet("x reaches y three times (twice through x * x, once "
-                  "directly); add what each path contributes")
+        raise NotYet("each path contributes the product of all the local "
+                     "derivatives along it, and a path through x * x passes "
+                     "two functions")
+    raise NotYet("x reaches y along three paths (twice through x * x, once "
+                 "directly); add what each path contributes")
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    x = mc.Variable(np.array(2.0))
-    ((x * x) * x).backward()
-    return x.grad
+# ----- 2. code: Fork, one input and two outputs --------------------------------------
+def _fork(cls, x):
+    """``cls().apply((x,))`` as its two outputs, or a hint."""
+    outputs = cls().apply((x,))
+    if not isinstance(outputs, tuple) or len(outputs) != 2:
+        raise NotYet("Fork().apply((x,)) should give two outputs, y1 and y2; "
+                     "forward returns a tuple of two arrays")
+    return outputs
 
 
-EXERCISES.wrong(1, [
-    (4.0, "only the direct path", "direct path"),
-    (8.0, "only the two paths through x * x", "leaves out the direct one"),
-    (6.0, "counted each path as x", "product of the derivatives"),
-])
-EXERCISES.malformed(1, [
-    ("12", "a string"),
-    ((12.0, 12.0), "a tuple"),
-    (np.array([12.0]), "an array of shape (1,)"),
-])
+def _seed(rng, shape):
+    """A random gradient that is never all ones, so every sum is visible."""
+    return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
-# ----- 2. code: store(x, gx), the line that adds --------------------------------------
-# A hand engine like the chapter's: functions run in the reverse of their
-# creation order; ``store`` is the learner's.
-class _Var:
-    def __init__(self, data):
-        self.data, self.creator, self.grad = data, None, None
+def _fork_inputs(case):
+    """The arrays of one case, the same wherever they are made: inputs for
+    the forward in both dtypes, then x, the seeds g1 and g2 and the weights
+    of the second derivative."""
+    rng = np.random.default_rng(case["seed"])
+    forward = [rng.uniform(-2, 2, shape).astype(dtype)
+               for dtype in (np.float64, np.float32) for shape in case["shapes"]]
+    shape = tuple(case["shape"])
+    data = rng.uniform(-2, 2, shape)
+    g1, g2 = _seed(rng, shape), _seed(rng, shape)
+    return forward, data, g1, g2, _seed(rng, shape)
 
 
-class _Func:
-    created = 0
-
-    def __call__(self, *inputs):
-        self.inputs = inputs
-        self.output = _Var(self.forward(*[x.data for x in inputs]))
-        self.output.creator = self
-        _Func.created += 1
-        self.index = _Func.created
-        return self.output
-
-
-class _Add(_Func):
-    def forward(self, a, b):
-        return a + b
-
-    def backward(self, gy):
-        return gy, gy          # the same array to both inputs, as minichain does
-
-
-class _Exp(_Func):
-    def forward(self, x):
-        return np.exp(x)
-
-    def backward(self, gy):
-        return gy * self.output.data,
-
-
-class _Sin(_Func):
-    def forward(self, x):
-        return np.sin(x)
-
-    def backward(self, gy):
-        return gy * np.cos(self.inputs[0].data),
-
-
-class _Cos(_Func):
-    def forward(self, x):
-        return np.cos(x)
-
-    def backward(self, gy):
-        return -gy * np.sin(self.inputs[0].data),
-
-
-def _backward(store, y):
-    functions, stack = set(), [y.creator]
-    while stack:
-        f = stack.pop()
-        if f not in functions:
-            functions.add(f)
-            stack += [x.creator for x in f.inputs if x.creator]
-    for f in sorted(functions, key=lambda f: -f.index):
-        for x, gx in zip(f.inputs, f.backward(f.output.grad)):
-            store(x, gx)
-
-
-def _run(store, x, y, gy):
-    """Seed y with gy, run the engine, and check that gy itself was not changed."""
-    y.grad, seed = gy, gy.copy()
+def _gradient(outputs, x, seeds, what):
+    """x's gradient when only ``outputs`` are used, seeded with ``seeds``."""
     try:
-        _backward(store, y)
-    except TypeError as error:
-        if "NoneType" not in str(error):
-            raise
-        if traceback.extract_tb(error.__traceback__)[-1].name == "store":
-            raise NotYet("x.grad is None when the first gradient arrives, and "
-                         "None cannot be added to") from None
-        raise NotYet("a function found no gradient on its output: store must "
-                     "set x.grad, not return it") from None
-    if not np.array_equal(gy, seed):
-        raise NotYet("store changed, in place, an array that another variable "
-                     "holds as its gradient too (x.grad += gx writes into it); "
-                     "leave the arrays it receives as they are")
-    if x.grad is None:
-        raise NotYet("after backward x.grad is still None: store must set x.grad, "
-                     "not return it")
+        gx, = mc.grad(list(outputs), [x], grad_outputs=list(seeds))
+    except (TypeError, AttributeError) as error:
+        if "None" in str(error):
+            raise NotYet("when {}, the other output's gradient arrives as "
+                         "None: add only the gradients that are there".format(
+                             what)) from None
+        raise
+    if gx is None:
+        raise NotYet("when {}, x received no gradient".format(what))
+    return gx.array
+
+
+@EXERCISES.probe(2, cases=[{"seed": 4, "shapes": [[3], [2, 4]], "shape": [2, 3]}])
+def probe_2(answer, case):
+    """Fork's outputs, and x's gradient when both outputs, y1 only or y2 only
+    are used, and for y1 * y2 differentiated twice."""
+    cls = as_class(answer, mc.FunctionNode, "Fork")
+    forward, data, g1, g2, weights = _fork_inputs(case)
+    seen = {"forward": []}
+    for array in forward:
+        given = array.copy()
+        outputs = _fork(cls, mc.Variable(array))
+        for y in outputs:
+            if y.shape != array.shape or y.dtype != array.dtype:
+                raise NotYet("each output must have the input's shape and "
+                             "dtype, {} {}; got {} {}".format(
+                                 array.shape, array.dtype, y.shape, y.dtype))
+        if not np.array_equal(array, given):
+            raise NotYet("forward changed the input array in place")
+        seen["forward"].append([y.array for y in outputs])
+
+    x = mc.Variable(data.copy())
+    y1, y2 = _fork(cls, x)
+    returned = y1.creator_node.backward(
+        (0,), (mc.Variable(g1.copy()), mc.Variable(g2.copy())))
+    if not isinstance(returned, (tuple, list)) or len(returned) != 1:
+        raise NotYet("backward returns one gradient per input, and Fork has one "
+                     "input: a tuple of one Variable (`return gx,`)")
+    if not isinstance(returned[0], mc.Variable):
+        raise NotYet("backward gives x's gradient as {}; it works on Variables "
+                     "(chapter 03): return a Variable".format(
+                         "an array" if isinstance(returned[0], np.ndarray)
+                         else type(returned[0]).__name__))
+    seen["both"] = _gradient((y1, y2), x, (g1, g2), "both outputs are used")
+    _judge_both(seen["both"], g1, g2)
+    for used, seed, what in ((0, g1, "only y1 is used"),
+                             (1, g2, "only y2 is used")):
+        x = mc.Variable(data.copy())
+        outputs = _fork(cls, x)
+        seen[what] = _gradient((outputs[used],), x, (seed,), what)
+
+    x = mc.Variable(data.copy())          # y1 * y2 = x², differentiated twice
+    y1, y2 = _fork(cls, x)
+    gx, = mc.grad([y1 * y2], [x], grad_outputs=[g1], enable_double_backprop=True)
+    seen["square"] = gx.array
+    ggx, = mc.grad([F.sum(gx * weights)], [x])
+    seen["second"] = None if ggx is None else ggx.array
+    return seen
+
+
+def _judge_both(both, g1, g2):
+    if not close(both, g1 + g2) or np.shape(both) != np.shape(g1):
+        if close(both, g1) or close(both, g2):
+            raise NotYet("both outputs were used, and x got the gradient of one "
+                         "of them only: the two gradients add up")
+        raise NotYet("with gradients g1 and g2 arriving at y1 and y2, x's "
+                     "gradient is wrong")
+
+
+def _same(value, expected):
+    return isinstance(value, np.ndarray) and value.shape == np.shape(expected) \
+        and close(value, expected)
 
 
 @EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """store(x, gx) adds every gradient x receives, and changes no array in place."""
-    store = as_function(answer, "store")
-    rng = np.random.default_rng(4)
-    values = rng.uniform(-1, 1, 3)
-    gy = rng.uniform(0.5, 2.0, 3)
-
-    x = _Var(values.copy())              # the diamond: a receives two gradients
-    a = _Exp()(x)
-    _run(store, x, _Add()(_Sin()(a), _Cos()(a)), gy)
-    e = np.exp(values)
-    both = gy * (np.cos(e) - np.sin(e)) * e
-    if not close(x.grad, both):
-        if close(x.grad, gy * np.cos(e) * e) or close(x.grad, -gy * np.sin(e) * e):
-            raise NotYet("a receives two gradients; the second replaced the "
-                         "first instead of being added to it")
-        raise NotYet("on the diamond sin(exp(x)) + cos(exp(x)), x.grad is wrong")
-
-    x = _Var(values.copy())              # f(x, x): the same array twice
-    _run(store, x, _Add()(x, x), gy)
-    if not close(x.grad, 2 * gy):
-        raise NotYet("for y = x + x, x receives the gradient twice and must "
-                     "hold their sum")
-
-    x = _Var(values.copy())              # a leaf that already holds a gradient
-    earlier = rng.uniform(-1, 1, 3)
-    x.grad, kept = earlier, earlier.copy()
-    _run(store, x, _Sin()(x), gy)
-    if not np.array_equal(earlier, kept):
-        raise NotYet("store changed the array x.grad held before, in place; "
-                     "someone else may hold that array too")
-    if not close(x.grad, kept + gy * np.cos(values)):
-        raise NotYet("x already held a gradient from an earlier backward; the "
-                     "new one must be added to it")
+def check_2(seen, case):
+    """Fork: two copies of its input; backward adds the gradients that came."""
+    forward, data, g1, g2, weights = _fork_inputs(case)
+    if len(seen["forward"]) != len(forward) or not all(
+            len(outputs) == 2 and all(
+                _same(y, array) and y.dtype == array.dtype for y in outputs)
+            for array, outputs in zip(forward, seen["forward"])):
+        raise NotYet("forward: both outputs must equal the input")
+    _judge_both(seen["both"], g1, g2)
+    for seed, what in ((g1, "only y1 is used"), (g2, "only y2 is used")):
+        if not _same(seen[what], seed):
+            raise NotYet("when {}, x's gradient must be that output's "
+                         "gradient".format(what))
+    if not _same(seen["square"], 2 * data * g1):
+        raise NotYet("for y1 * y2 (that is x²), x's gradient is wrong")
+    if seen["second"] is None or not _same(seen["second"], 2 * g1 * weights):
+        raise NotYet("the gradient your backward returns cannot be "
+                     "differentiated again: compute it from the Variables in "
+                     "grad_outputs, not from their arrays")
     return None
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    def store(x, gx):
-        if x.grad is None:
-            x.grad = gx
-        else:
-            x.grad = x.grad + gx      # a new array: gx may be someone else's
-
-    return store
-
-
-@EXERCISES.mistake(2, "overwrote the gradient (x.grad = gx)", "replaced the first")
-def _():
-    def store(x, gx):
-        x.grad = gx
-    return store
-
-
-@EXERCISES.mistake(2, "added in place (x.grad += gx) after a None test", "in place")
-def _():
-    def store(x, gx):
-        if x.grad is None:
-            x.grad = gx
-        else:
-            x.grad += gx
-    return store
-
-
-@EXERCISES.mistake(2, "added in place without a None test", "None cannot be added")
-def _():
-    def store(x, gx):
-        x.grad += gx
-    return store
-
-
-@EXERCISES.mistake(2, "tested `if x.grad` on an array", "condition")
-def _():
-    def store(x, gx):
-        x.grad = x.grad + gx if x.grad else gx
-    return store
-
-
-@EXERCISES.mistake(2, "returned the sum instead of storing it",
-                   "store must set x.grad, not return it")
-def _():
-    def store(x, gx):
-        return gx if x.grad is None else x.grad + gx
-    return store
-
-
-EXERCISES.malformed(2, [
-    (0, "a number"),
-    (lambda x: None, "a function of one argument"),
-    (dict, "a class"),
-])
 
 
 # ----- 3. two backward calls on a leaf ------------------------------------------------
@@ -256,36 +184,4 @@ def check_3(answer):
     raise NotYet("each call gives 2x, and a leaf adds it to what it already holds")
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    x = mc.Variable(np.array(5.0))
-    (x * x).backward()
-    (x * x).backward()
-    return x.grad
-
-
-EXERCISES.wrong(3, [
-    (10.0, "one call only", "after one call"),
-    (25.0, "the value x * x", "not a gradient"),
-    (0.0, "thought backward clears it", "nothing cleared"),
-    (40.0, "counted four contributions", "adds it to what it already holds"),
-])
-EXERCISES.malformed(3, [
-    ("twenty", "a string"),
-    ([10.0, 10.0], "a list of the two gradients"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-def _store_with_copy(x, gx):
-    x.grad = gx.copy() if x.grad is None else x.grad + gx
-
-
-def _store_with_np_add(x, gx):
-    x.grad = gx if x.grad is None else np.add(x.grad, gx)
-
-
-EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array")])
-EXERCISES.right(2, [(_store_with_copy, "copies the first gradient"),
-                    (_store_with_np_add, "np.add into a new array")])
-EXERCISES.right(3, [(20, "an int"), (mc.Variable(np.array(20.0)), "a Variable")])

@@ -3,81 +3,103 @@ Where a wrong order looks right, the order predicted, the heap key.
 """
 
 import heapq
+
 import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain import visualize
-from minichain.function_hooks import BackwardOrderHook
 
 from exercises.common import (
-    Exercises, NotYet, as_function, as_number, as_sequence, close)
+    Exercises, NotYet, as_function_of, as_number, as_sequence, close)
 
 EXERCISES = Exercises()
 
 
-# ----- 1. where depth-first happens to be right ---------------------------------------
-def _gradients(value):
-    """(depth-first's x.grad, the right x.grad) for y = h + h * h, h = 2x."""
-    wrong = float(visualize.wrong_order_example(value).depth_first_grad)
+# ----- 1. where the pre-order engine happens to be right ------------------------------
+def _preorder_grad(value):
+    """x.grad of y = h + h * h, h = 2x, by an engine that runs each function
+    the first time a depth-first search reaches it (the chapter's pre-order)."""
+    x = mc.Variable(np.array(value))
+    h = 2 * x
+    y = h + h * h
+    grads = {y.node: mc.Variable(np.array(1.0))}
+    stack, done = [y.creator_node], set()
+    with mc.no_backprop_mode():
+        while stack:
+            function = stack.pop()
+            if function in done:
+                continue
+            done.add(function)
+            gy = grads.get(function.outputs[0]())
+            indexes = tuple(range(len(function.inputs)))
+            for node, gx in zip(function.inputs,
+                                function.backward(indexes, (gy,))):
+                grads[node] = gx if node not in grads else grads[node] + gx
+            stack += [node.creator_node for node in reversed(function.inputs)
+                      if node.creator_node is not None]
+    return float(grads[x.node].array)
+
+
+def _right_grad(value):
     x = mc.Variable(np.array(value))
     h = 2 * x
     (h + h * h).backward()
-    return wrong, float(x.grad)
+    return float(x.grad)
 
 
 @EXERCISES.check(1)
 def check_1(answer):
-    """The x at which the depth-first engine's wrong gradient is right."""
+    """The x at which the pre-order engine's wrong gradient is right."""
     value = as_number(answer)
-    wrong, right = _gradients(value)
+    wrong, right = _preorder_grad(value), _right_grad(value)
     if close(wrong, right, atol=1e-6):
         return None
     if close(right, 0.0, atol=1e-6):
         raise NotYet("there the right gradient is 0; the question asks where "
-                     "depth-first's number and the right one are equal")
-    raise NotYet("at x = {:g} depth-first gives {:g}, the right gradient is "
-                 "{:g}; solve for the x where they are equal".format(
+                     "the pre-order engine's number and the right one are equal")
+    raise NotYet("at x = {:g} the pre-order engine gives {:g}, the right "
+                 "gradient is {:g}; solve for the x where they are equal".format(
                      value, wrong, right))
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    return 0.0          # 2 = 2(1 + 4x) holds at x = 0 only
-
-
-EXERCISES.wrong(1, [
-    (-0.25, "where the right gradient is 0", "right gradient is 0"),
-    (2.0, "gave depth-first's value, not an x", "solve for the x"),
-    (3.0, "the chapter's example point", "depth-first gives"),
-])
-EXERCISES.malformed(1, [
-    ("0", "a string"),
-    (float("nan"), "NaN"),
-    ([0.0], "a list"),
-])
-
-
 # ----- 2. the order of backward in exp(x) * sin(cos(x)) -------------------------------
+class _Order(mc.FunctionHook):
+    """The labels of the functions whose backward runs, in the order they run."""
+
+    name = "exercises.ch05.order"
+
+    def __init__(self):
+        self.labels = []
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.labels.append(function.label)
+
+
 def _order():
     x = mc.Variable(np.array(0.3))
     y = F.exp(x) * F.sin(F.cos(x))
-    hook = BackwardOrderHook()
+    hook = _Order()
     with hook:
         y.backward()
-    return [step.name for step in hook.steps]
+    return hook.labels
 
 
 @EXERCISES.check(2)
 def check_2(answer):
     """The labels of the functions in the order backward runs them."""
-    labels = [label.strip() if isinstance(label, str) else label
-              for label in as_sequence(answer, "labels")]
     truth = _order()
+    spaced = {"".join(label.split()): label for label in truth}   # '_*_' too
+    labels = [spaced.get("".join(label.split()), label)
+              if isinstance(label, str) else label
+              for label in as_sequence(answer, "labels")]
     unknown = [label for label in labels if label not in truth]
     if unknown:
+        label = unknown[0]
+        if isinstance(label, str) and label.lower() in truth:
+            raise NotYet("labels are written as the functions print them: "
+                         "{!r}, not {!r}".format(label.lower(), label))
         raise NotYet("{!r} is not a label of this graph; labels are strings "
-                     "such as '_ * _' (print a function's .label)".format(unknown[0]))
+                     "such as '_ * _' (print a function's .label)".format(label))
     if sorted(labels) != sorted(truth):
         raise NotYet("every function runs exactly once: list each of the {} "
                      "functions once".format(len(truth)))
@@ -89,28 +111,8 @@ def check_2(answer):
         raise NotYet("backward starts with the function that made y")
     if labels.index("exp") < labels.index("sin"):
         raise NotYet("exp has rank 0 and sin a higher one: the heap pops the "
-                     "highest rank first (depth-first would not)")
+                     "highest rank first (a pre-order walk would not)")
     raise NotYet("among equal ranks, the function pushed first comes first")
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    # ranks: exp 0, cos 0, sin 1 (its input came from cos), _ * _ 2
-    return ["_ * _", "sin", "exp", "cos"]
-
-
-EXERCISES.wrong(2, [
-    (["_ * _", "exp", "sin", "cos"], "depth-first order", "highest rank first"),
-    (["_ * _", "sin", "cos", "exp"], "ties broken the wrong way", "pushed first"),
-    (["cos", "exp", "sin", "_ * _"], "the forward order", "forward order"),
-    (["_ * _", "sin", "exp"], "left out a function", "exactly once"),
-    (["mul", "sin", "exp", "cos"], "a made-up label", "not a label"),
-])
-EXERCISES.malformed(2, [
-    ("_ * _, sin, exp, cos", "one string"),
-    ({"_ * _", "sin", "exp", "cos"}, "a set"),
-    ([1, 2, 3, 4], "numbers"),
-])
 
 
 # ----- 3. code: the heap key ----------------------------------------------------------
@@ -153,60 +155,63 @@ def _heap_engine(key, value):
     return float(grads[id(x.node)].array)
 
 
+def _key_trials(case):
+    """The rank lists pushed in each trial, and x for the heap engine."""
+    rng = np.random.default_rng(case["seed"])
+    trials = [[int(rank) for rank in rng.integers(0, case["top"], case["pushes"])]
+              for _ in range(case["trials"])]
+    return trials, float(rng.uniform(-1, 1))
+
+
+def _judge_order(ranks, order):
+    popped_ranks = [rank for rank, _ in order]
+    if popped_ranks == sorted(ranks) and popped_ranks != sorted(ranks, reverse=True):
+        raise NotYet("heapq pops the smallest key first: with this key the "
+                     "lowest rank comes out first")
+    if popped_ranks != sorted(ranks, reverse=True):
+        raise NotYet("the ranks do not come out highest first: popped ranks "
+                     "{}".format(popped_ranks[:8]))
+    for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
+        if rank == next_rank and count > next_count:
+            raise NotYet("the ranks come out right, but among equal ranks the "
+                         "function pushed first must come out first")
+    if sorted(count for _, count in order) != list(range(len(ranks))):
+        raise NotYet("not every pushed function came out once")
+
+
+@EXERCISES.probe(3, cases=[{"seed": 5, "trials": 5, "pushes": 24, "top": 12}])
+def probe_3(answer, case):
+    """The order heapq pops functions in with this key, in each trial, and
+    x.grad from the heap engine."""
+    key = as_function_of(answer, "key", ("rank", "push_count"))
+    if key(3, 0) is None:
+        raise NotYet("key returned None: return something heapq can compare, "
+                     "such as a number or a tuple")
+    trials, value = _key_trials(case)
+    orders = []
+    for ranks in trials:
+        order = _popped(key, ranks)
+        _judge_order(ranks, order)
+        orders.append([list(pair) for pair in order])
+    return {"orders": orders, "x.grad": _heap_engine(key, value)}
+
+
 @EXERCISES.check(3, writes_code=True)
-def check_3(answer):
+def check_3(seen, case):
     """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
     first.
     """
-    key = as_function(answer, "key")
-    rng = np.random.default_rng(5)
-    for trial in range(5):
-        ranks = list(rng.integers(0, 12, 24))
-        order = _popped(key, ranks)
-        popped_ranks = [rank for rank, _ in order]
-        if popped_ranks == sorted(ranks):
-            raise NotYet("heapq pops the smallest key first: with this key the "
-                         "lowest rank comes out first")
-        if popped_ranks != sorted(ranks, reverse=True):
-            raise NotYet("the ranks do not come out highest first: popped "
-                         "ranks {}".format(popped_ranks[:8]))
-        for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
-            if rank == next_rank and count > next_count:
-                raise NotYet("the ranks come out right, but among equal ranks "
-                             "the function pushed first must come out first")
-    value = float(rng.uniform(-1, 1))
-    if not close(_heap_engine(key, value), 2 * (1 + 4 * value)):
+    trials, value = _key_trials(case)
+    if len(seen["orders"]) != len(trials):
+        raise NotYet("the key was not tried on every trial")
+    for ranks, order in zip(trials, seen["orders"]):
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in order):
+            raise NotYet("the pop order could not be read")
+        _judge_order(ranks, [tuple(pair) for pair in order])
+    if not isinstance(seen["x.grad"], float) or not close(
+            seen["x.grad"], 2 * (1 + 4 * value)):
         raise NotYet("the heap engine with this key gives a wrong x.grad")
     return None
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    def key(rank, push_count):
-        return (-rank, push_count)    # smallest first: highest rank, then oldest
-
-    return key
-
-
-EXERCISES.wrong(3, [
-    (lambda rank, count: (rank, count), "forgot that heapq pops the smallest",
-     "smallest key first"),
-    (lambda rank, count: -rank, "no tie-break", "pushed first must come out first"),
-    (lambda rank, count: (-rank, -count), "newest first among ties",
-     "pushed first must come out first"),
-    (lambda rank, count: "{}{}".format(99 - rank, count), "a string key",
-     "pushed first"),
-])
-EXERCISES.malformed(3, [
-    (3, "a number"),
-    (lambda rank: -rank, "a function of one argument"),
-    (lambda rank, count: None, "a key of None"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32")])
-EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),
-                    ([" _ * _", "sin ", "exp", "cos"], "with stray spaces")])
-EXERCISES.right(3, [(lambda rank, count: [-rank, count], "a list key"),
-                    (lambda rank, count: -rank * 10 ** 6 + count, "one number")])

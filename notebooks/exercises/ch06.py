@@ -1,14 +1,15 @@
 """Exercises of chapter 06:
-A broadcast shape, the axes sum_to sums, matmul's gradient by hand.
+A broadcast shape, the axes sum_to sums, F.linear's weight gradient by hand.
 """
 
 import numpy as np
 
 import minichain as mc
+import minichain.functions as F
 from minichain.utils import array as array_utils
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function, as_int, as_sequence, close)
+    Exercises, NotYet, as_array, as_function_of, as_int, as_sequence, close)
 
 EXERCISES = Exercises()
 
@@ -30,6 +31,8 @@ def check_1(answer):
     truth = _shape()
     if shape == truth:
         return None
+    if any(n < 1 for n in shape):
+        raise NotYet("an axis length is a positive whole number")
     if len(shape) != len(truth):
         raise NotYet("the result has as many axes as the operand with the most; "
                      "b is first padded with axes of length 1 on the left")
@@ -37,25 +40,6 @@ def check_1(answer):
         raise NotYet("an axis of length 1 stretches to the other operand's "
                      "length on that axis")
     raise NotYet("align the shapes on the right, then compare axis by axis")
-
-
-@EXERCISES.solution(1)
-def solution_1():
-    return (np.zeros((5, 1, 3)) + np.zeros((4, 1))).shape
-
-
-EXERCISES.wrong(1, [
-    ((5, 1, 3), "x's shape: nothing stretched", "stretches"),
-    ((1, 4, 1), "b padded but not stretched", "stretches"),
-    ((5, 4), "dropped an axis", "as many axes"),
-    ((4, 5, 3), "aligned on the left", "align the shapes on the right"),
-])
-EXERCISES.malformed(1, [
-    ("(5, 4, 3)", "a string"),
-    ({5, 4, 3}, "a set"),
-    ((5, 4.5, 3), "a fractional length"),
-    (60, "the size"),
-])
 
 
 # ----- 2. the axes that sum_to sums ---------------------------------------------------
@@ -83,88 +67,91 @@ def check_2(answer):
                  "broadcast, so its gradient is summed too")
 
 
-@EXERCISES.solution(2)
-def solution_2():
-    return (0, 2)   # 0: the leading axis b lacks; 2: where b has length 1
+# ----- 3. code: the gradient of W in F.linear(x, W) = x @ W.T ------------------------
+_SHAPES = ((4, 3, 2), (3, 3, 3), (1, 5, 4), (6, 2, 2))    # (N, D, H)
 
 
-EXERCISES.wrong(2, [
-    ((0,), "only the leading axis", "summed too"),
-    ((2,), "only the length-1 axis", "extra leading axis"),
-    ((0, 1, 2), "every axis", "it is kept"),
-    ((1,), "the axis b keeps", "it is kept"),
-])
-EXERCISES.malformed(2, [
-    ("0, 2", "a string"),
-    ((0, 5), "an axis g does not have"),
-    ((0, 0, 2), "a repeated axis"),
-    (0.5, "a number"),
-])
+def _linear_case(rng, n, d, h, dtype):
+    """x, W (F.linear's layout, (H, D)), gy, and minichain's gradient of W."""
+    x = rng.standard_normal((n, d)).astype(dtype)
+    W = mc.Variable(rng.standard_normal((h, d)).astype(dtype))
+    gy = rng.standard_normal((n, h)).astype(dtype)
+    y = F.linear(mc.Variable(x), W)
+    y.grad = gy.copy()
+    y.backward()
+    return x, W, gy, W.grad
 
 
-# ----- 3. code: the gradient of x in x @ W --------------------------------------------
-_SHAPES = ((4, 3, 2), (3, 3, 3), (1, 5, 4))    # (N, D, H)
+def _wrong_values(mine, x, gy, truth):
+    """Name what a gradient of the right shape but wrong values left out."""
+    def same(other):
+        return close(mine, other, rtol=1e-4, atol=1e-5)
+
+    if same(np.ones_like(gy).T @ x):
+        raise NotYet("the result does not depend on gy: the incoming gradient "
+                     "must enter the product")
+    if same(gy.T @ np.ones_like(x)):
+        raise NotYet("the result does not depend on x: W's gradient is made of "
+                     "what W multiplied, x, and the incoming gradient")
+    if same(truth / len(x)):
+        raise NotYet("that is a mean over the N rows; each row adds its share "
+                     "to W's gradient, so they are summed")
+    raise NotYet("right shape, wrong values: write out one element, the "
+                 "gradient of W[h, d], as a sum over the rows n, and compare")
+
+
+def _linear_trials(case):
+    """(x, W, gy, W's gradient by minichain) for each dtype and shape (N, D, H)."""
+    rng = np.random.default_rng(case["seed"])
+    for dtype in (np.float64, np.float32):
+        for n, d, h in case["shapes"]:
+            yield _linear_case(rng, n, d, h, dtype)
+
+
+@EXERCISES.probe(3, cases=[{"seed": 7, "shapes": [list(s) for s in _SHAPES]}])
+def probe_3(answer, case):
+    """grad_W on each trial: what it returned, and in which dtype."""
+    grad_W = as_function_of(answer, "grad_W", ("x", "gy"))
+    seen = {"results": [], "dtypes": []}
+    for x, W, gy, truth in _linear_trials(case):
+        given_x, given_gy = x.copy(), gy.copy()
+        mine = grad_W(x, gy)
+        if mine is None:
+            raise NotYet("grad_W returned None; return the array")
+        if not (np.array_equal(x, given_x) and np.array_equal(gy, given_gy)):
+            raise NotYet("grad_W changed x or gy in place")
+        dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
+                              else mine, "dtype", None)
+        seen["results"].append(as_array(mine))
+        seen["dtypes"].append(None if dtype_given is None else str(dtype_given))
+    return seen
 
 
 @EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """grad_x(gy, W) for y = x @ W, compared with minichain's backward."""
-    grad_x = as_function(answer, "grad_x")
-    rng = np.random.default_rng(7)
-    for dtype in (np.float64, np.float32):
-        for n, d, h in _SHAPES:
-            x = mc.Variable(rng.standard_normal((n, d)).astype(dtype))
-            W = mc.Variable(rng.standard_normal((d, h)).astype(dtype))
-            gy = rng.standard_normal((n, h)).astype(dtype)
-            given_gy, given_W = gy.copy(), W.array.copy()
-            y = x @ W
-            y.grad = gy.copy()
-            y.backward()
-            mine = grad_x(gy, W.array)
-            if mine is None:
-                raise NotYet("grad_x returned None; return the array")
-            if not (np.array_equal(gy, given_gy) and np.array_equal(W.array, given_W)):
-                raise NotYet("grad_x changed gy or W in place")
-            mine = as_array(mine)
-            if mine.shape != x.shape:
-                raise NotYet("for x of shape {} your gradient has shape {}: read "
-                             "the shapes (N, H) and (D, H) to see what lines up"
-                             .format(x.shape, mine.shape))
-            if not close(mine, x.grad, rtol=1e-4, atol=1e-5):
-                if close(mine, np.ones_like(gy) @ W.array.T, rtol=1e-4, atol=1e-5):
-                    raise NotYet("the result does not depend on gy: the "
-                                 "incoming gradient must enter the product")
-                raise NotYet("right shape, wrong values: which operand needs "
-                             "transposing?")
+def check_3(seen, case):
+    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D)."""
+    trials = list(_linear_trials(case))
+    if len(seen["results"]) != len(trials):
+        raise NotYet("grad_W was not run on every input")
+    for (x, W, gy, truth), mine, dtype_given in zip(
+            trials, seen["results"], seen["dtypes"]):
+        mine = as_array(mine)
+        if mine.shape == truth.shape[::-1] and close(
+                mine.T, truth, rtol=1e-4, atol=1e-5):
+            raise NotYet("that is the gradient for the x @ W layout, (D, H); "
+                         "this W is stored as (H, D), and its gradient has "
+                         "its shape")
+        if mine.shape != truth.shape:
+            raise NotYet("for W of shape (H, D) = {} your gradient has shape "
+                         "{}: read the shapes (N, D) and (N, H) to see what "
+                         "lines up".format(truth.shape, mine.shape))
+        if not close(mine, truth, rtol=1e-4, atol=1e-5):
+            _wrong_values(mine, x, gy, truth)
+        if dtype_given is not None and dtype_given != str(x.dtype):
+            raise NotYet("for {} x and gy the gradient is {}: a gradient "
+                         "keeps the dtype of its variable".format(
+                             x.dtype, dtype_given))
     return None
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    def grad_x(gy, W):
-        return gy @ W.T       # (N, H) @ (H, D) -> (N, D), the shape of x
-
-    return grad_x
-
-
-EXERCISES.wrong(3, [
-    (lambda gy, W: gy @ W, "forgot the transpose", "do not line up"),
-    (lambda gy, W: W @ gy.T, "the transpose of the gradient",
-     "your gradient has shape"),
-    (lambda gy, W: np.ones_like(gy) @ W.T, "ignored gy", "does not depend on gy"),
-    (lambda gy, W: W.T @ gy, "multiplied in the wrong order", "do not line up"),
-])
-EXERCISES.malformed(3, [
-    ("gy @ W.T", "a string"),
-    (lambda gy: gy, "a function of one argument"),
-    (lambda gy, W: "gradient", "a function returning a string"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-EXERCISES.right(1, [([5, 4, 3], "a list"), (np.array([5, 4, 3]), "an array"),
-                    ((5.0, 4.0, 3.0), "floats")])
-EXERCISES.right(2, [([0, 2], "a list"), ((2, 0), "another order"),
-                    ((-3, -1), "negative axes")])
-EXERCISES.right(3, [(lambda gy, W: (W @ gy.T).T, "(W gyᵀ)ᵀ"),
-                    (lambda gy, W: mc.Variable(gy) @ mc.Variable(W).T, "a Variable")])

@@ -49,25 +49,6 @@ def check_1(answer):
                  "backward read?")
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    # exp'(x) = exp(x) = y: the graph keeps y, 1000 float32 numbers
-    return 1000 * np.dtype(np.float32).itemsize
-
-
-EXERCISES.wrong(1, [
-    (8000, "counted two arrays (or 8 bytes each)", "one array, not two"),
-    (1000, "counted elements", "counts elements"),
-    (0, "thought nothing is kept", "needs an array"),
-    (4096, "a page, not the array", "4 bytes per element"),
-])
-EXERCISES.malformed(1, [
-    ("4000", "a string"),
-    (4000.5, "half a byte"),
-    ([4000], "a list"),
-])
-
-
 # ----- 2. code: predict without a graph -----------------------------------------------
 class _Recorder(mc.FunctionHook):
     """Notes, for every function applied, whether recording was on."""
@@ -81,170 +62,159 @@ class _Recorder(mc.FunctionHook):
         self.recorded.append((function.label, bool(mc.config.enable_backprop)))
 
 
-@EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """predict(x) = tanh(3x) with no function recorded, and recording back on after."""
-    predict = as_function(answer, "predict")
-    rng = np.random.default_rng(8)
+def _predict_trials(case):
+    """(x, the mode predict is called in) for each dtype, shape and mode."""
+    rng = np.random.default_rng(case["seed"])
     for dtype in (np.float64, np.float32):
-        for shape in ((2,), (3, 2)):
-            x = mc.Variable(rng.uniform(-1, 1, shape).astype(dtype))
-            given = x.array.copy()
-            recorder = _Recorder()
+        for shape in case["shapes"]:
+            for outer_mode in (True, False):
+                yield rng.uniform(-1, 1, shape).astype(dtype), outer_mode
+
+
+@EXERCISES.probe(2, cases=[{"seed": 8, "shapes": [[2], [3, 2]]}])
+def probe_2(answer, case):
+    """predict on each trial: its values, whether it left the mode as it was,
+    and which functions ran with recording on."""
+    predict = as_function(answer, "predict")
+    seen = {"values": [], "mode kept": [], "recorded": [], "ran tanh": []}
+    for array, outer_mode in _predict_trials(case):
+        x = mc.Variable(array)
+        given = x.array.copy()
+        recorder = _Recorder()
+        with mc.using_config("enable_backprop", outer_mode):
             with recorder:
                 y = predict(x)
-            still_off = not mc.config.enable_backprop
-            mc.config.enable_backprop = True
-            if still_off:
-                raise NotYet("recording is still off after predict returns: "
-                             "switch it off only inside a with block")
-            if y is None:
-                raise NotYet("predict returned None")
-            values = as_array(y)
-            if values.shape != shape or not close(values, np.tanh(3 * given),
-                                                  rtol=1e-4, atol=1e-6):
-                raise NotYet("the values should be tanh(3x)")
-            if not np.array_equal(x.array, given):
-                raise NotYet("predict changed x's array in place")
-            recorded = [label for label, on in recorder.recorded if on]
-            if recorded:
-                raise NotYet("{} was recorded in a graph: every operation must "
-                             "run with recording off".format(recorded[0]))
+            after = bool(mc.config.enable_backprop)
+        _judge_mode(after == outer_mode, outer_mode)
+        if y is None:
+            raise NotYet("predict returned None")
+        values = as_array(y)
+        if not np.array_equal(x.array, given):
+            raise NotYet("predict changed x's array in place")
+        recorded = [label for label, on in recorder.recorded if on]
+        ran_tanh = "Tanh" in [label for label, _ in recorder.recorded]
+        _judge_recording(recorded, ran_tanh)
+        seen["values"].append(values)
+        seen["mode kept"].append(after == outer_mode)
+        seen["recorded"].append(recorded)
+        seen["ran tanh"].append(ran_tanh)
+    return seen
+
+
+def _judge_mode(kept, outer_mode):
+    if kept:
+        return
+    if outer_mode:
+        raise NotYet("recording is still off after predict returns: switch it "
+                     "off only inside a with block")
+    raise NotYet("called inside a no_backprop_mode block, predict switched "
+                 "recording back on: put back the value it found")
+
+
+def _judge_recording(recorded, ran_tanh):
+    if recorded:
+        raise NotYet("{} was recorded in a graph: every operation must run with "
+                     "recording off".format(recorded[0]))
+    if not ran_tanh:
+        raise NotYet("F.tanh never ran: compute it with minichain's functions "
+                     "(F.tanh, x * 3) and switch recording off around them, "
+                     "rather than on bare arrays")
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(seen, case):
+    """predict(x) = tanh(3x) with no function recorded, and the mode put back after.
+
+    Each call is watched by a hook that notes, for every function applied,
+    whether recording was on; predict is called with recording on and again
+    inside a no_backprop_mode block, and must leave the switch as it found it.
+    """
+    trials = list(_predict_trials(case))
+    if len(seen["values"]) != len(trials):
+        raise NotYet("predict was not run on every input")
+    for i, (array, outer_mode) in enumerate(trials):
+        _judge_mode(seen["mode kept"][i] is True, outer_mode)
+        values = as_array(seen["values"][i])
+        if values.shape != array.shape or not close(
+                values, np.tanh(3 * array), rtol=1e-4, atol=1e-6):
+            raise NotYet("the values should be tanh(3x)")
+        _judge_recording(seen["recorded"][i], seen["ran tanh"][i] is True)
     return None
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    def predict(x):
-        with mc.no_backprop_mode():
-            return F.tanh(x * 3)
-
-    return predict
-
-
-@EXERCISES.mistake(2, "no mode at all", "was recorded")
-def _():
-    return lambda x: F.tanh(x * 3)
-
-
-@EXERCISES.mistake(2, "x * 3 computed before entering no_backprop_mode", "_ * 3")
-def _():
-    def predict(x):
-        h = x * 3
-        with mc.no_backprop_mode():
-            return F.tanh(h)
-    return predict
-
-
-@EXERCISES.mistake(2, "called no_backprop_mode() without with", "was recorded")
-def _():
-    def predict(x):
-        mc.no_backprop_mode()
-        return F.tanh(x * 3)
-    return predict
-
-
-@EXERCISES.mistake(2, "switched the config off and never back on", "still off")
-def _():
-    def predict(x):
-        mc.config.enable_backprop = False
-        return F.tanh(x * 3)
-    return predict
-
-
-@EXERCISES.mistake(2, "tanh(x) * 3", "tanh(3x)")
-def _():
-    def predict(x):
-        with mc.no_backprop_mode():
-            return F.tanh(x) * 3
-    return predict
-
-
-EXERCISES.malformed(2, [
-    ("tanh", "a string"),
-    (lambda: None, "a function of no argument"),
-    (lambda x: "y", "a function returning a string"),
-])
 
 
 # ----- 3. code: h.grad, kept ----------------------------------------------------------
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """h_grad(x): h = sin(x), loss = sum(h * h); returns h.grad from minichain."""
-    h_grad = as_function(answer, "h_grad")
-    rng = np.random.default_rng(9)
+class _BackwardWatcher(mc.FunctionHook):
+    """Notes the labels of the backward steps that run while it is registered."""
+
+    name = "exercise backward watcher"
+
+    def __init__(self):
+        self.backward_labels = []
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.backward_labels.append(function.label)
+
+
+def _h_trials(case):
+    rng = np.random.default_rng(case["seed"])
     for dtype in (np.float64, np.float32):
-        for shape in ((2,), (2, 3)):
-            x = rng.uniform(-1.5, 1.5, shape).astype(dtype)
-            given = x.copy()
+        for shape in case["shapes"]:
+            yield rng.uniform(-1.5, 1.5, shape).astype(dtype)
+
+
+@EXERCISES.probe(3, cases=[{"seed": 9, "shapes": [[2], [2, 3]]}])
+def probe_3(answer, case):
+    """h_grad on each trial: what it returned, and whether a backward ran."""
+    h_grad = as_function(answer, "h_grad")
+    seen = {"results": [], "backward ran": []}
+    for x in _h_trials(case):
+        given = x.copy()
+        watcher = _BackwardWatcher()
+        with watcher:
             result = h_grad(x)
-            if result is None:
-                raise NotYet("h_grad returned None: after loss.backward() h.grad "
-                             "is gone unless backward was asked to keep it (and "
-                             "only a graph that starts at a Variable has one)")
-            if not np.array_equal(x, given):
-                raise NotYet("h_grad changed the array x it was given")
-            result = as_array(result)
-            if result.shape != shape:
-                raise NotYet("h.grad has the shape of h, {}, not {}".format(
-                    shape, result.shape))
-            x64 = given.astype(np.float64)
-            if close(result, 2 * np.sin(x64), rtol=1e-4, atol=1e-6):
-                continue
-            if close(result, 2 * np.sin(x64) * np.cos(x64), rtol=1e-4, atol=1e-6):
-                raise NotYet("that is x.grad, the gradient of x, not of h")
-            if close(result, np.sin(x64), rtol=1e-4, atol=1e-6):
-                raise NotYet("that is h itself, not its gradient")
-            raise NotYet("that is not d loss / d h")
+        if result is None:
+            raise NotYet("h_grad returned None: after loss.backward() h.grad is "
+                         "gone unless backward was asked to keep it, and a graph "
+                         "that starts from a bare NumPy array (a constant) gets "
+                         "no gradients at all")
+        if not np.array_equal(x, given):
+            raise NotYet("h_grad changed the array x it was given")
+        result = as_array(result)
+        _judge_h(result, given)
+        seen["results"].append(result)
+        seen["backward ran"].append(bool(watcher.backward_labels))
+    return seen
+
+
+def _judge_h(result, x):
+    if result.shape != x.shape:
+        raise NotYet("h.grad has the shape of h, {}, not {}".format(
+            x.shape, result.shape))
+    x64 = x.astype(np.float64)
+    if close(result, 2 * np.sin(x64) * np.cos(x64), rtol=1e-4, atol=1e-6):
+        raise NotYet("that is x.grad, the gradient of x, not of h")
+    if close(result, np.sin(x64), rtol=1e-4, atol=1e-6):
+        raise NotYet("that is h itself, not its gradient")
+    if not close(result, 2 * np.sin(x64), rtol=1e-4, atol=1e-6):
+        raise NotYet("that is not d loss / d h")
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """h_grad(x): h = sin(x), loss = sum(h * h); returns h.grad from minichain.
+
+    Besides the values, a hook checks that a backward really ran through the
+    graph (a formula of the learner's own would give the same numbers).
+    """
+    trials = list(_h_trials(case))
+    if len(seen["results"]) != len(trials):
+        raise NotYet("h_grad was not run on every input")
+    for x, result, ran in zip(trials, seen["results"], seen["backward ran"]):
+        _judge_h(as_array(result), x)
+        if ran is not True:
+            raise NotYet("no backward ran: return the gradient minichain "
+                         "computed for h, not a formula of yours")
     return None
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    def h_grad(x):
-        h = F.sin(mc.Variable(x))
-        loss = F.sum(h * h)
-        loss.backward(retain_grad=True)
-        return h.grad
-
-    return h_grad
-
-
-def _h_grad(read, retain_grad=True):
-    def h_grad(x):
-        v = mc.Variable(x)
-        h = F.sin(v)
-        F.sum(h * h).backward(retain_grad=retain_grad)
-        return read(v, h)
-    return h_grad
-
-
-EXERCISES.wrong(3, [
-    (_h_grad(lambda v, h: h.grad, retain_grad=False), "forgot retain_grad",
-     "asked to keep it"),
-    (_h_grad(lambda v, h: v.grad), "returned x.grad", "x.grad"),
-    (_h_grad(lambda v, h: h.array), "returned h", "h itself"),
-    (_h_grad(lambda v, h: h.grad.sum()), "summed the gradient", "shape of h"),
-])
-EXERCISES.malformed(3, [
-    (np.array([0.96, 1.68]), "an array, not a function"),
-    (lambda: None, "a function of no argument"),
-    (lambda x: "grad", "a function returning a string"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-def _predict_with_config(x):
-    with mc.using_config("enable_backprop", False):
-        return F.tanh(3 * x)
-
-
-def _h_grad_var(x):
-    h = F.sin(mc.Variable(x))
-    F.sum(h * h).backward(retain_grad=True)
-    return h.grad_var
-
-
-EXERCISES.right(1, [(4000.0, "a float"), (np.int64(4000), "a NumPy int")])
-EXERCISES.right(2, [(_predict_with_config, "using_config('enable_backprop', False)")])
-EXERCISES.right(3, [(_h_grad_var, "the gradient as a Variable")])

@@ -4,7 +4,6 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain.function_hooks import BackwardOrderHook
 from minichain.utils import type_check
 
 from exercises.common import (
@@ -14,18 +13,36 @@ EXERCISES = Exercises()
 
 
 # ----- 1. code: a hook that counts backward steps -------------------------------------
-_GRAPHS = (   # (what, loss of a Variable)
-    ("sum(tanh(x * 2))", lambda x: F.sum(F.tanh(x * 2))),
+def _split_graph(x):
+    a, b = F.split_axis(x, 2, axis=0)           # one function, two outputs
+    return F.sum(a * b + F.tanh(F.tanh(a) * 3))
+
+
+_GRAPHS = (   # (what, loss of a Variable of 4 elements)
+    ("sum(tanh(tanh(x * 2) * 3))", lambda x: F.sum(F.tanh(F.tanh(x * 2) * 3))),
     ("sum(exp(x) * sin(x) + x)", lambda x: F.sum(F.exp(x) * F.sin(x) + x)),
+    ("a, b = split_axis(x, 2, 0); sum(a * b + tanh(tanh(a) * 3))", _split_graph),
 )
 
 
-def _steps(loss):
-    x = mc.Variable(np.array([0.5, 1.5]))
-    order = BackwardOrderHook()
-    with order:
-        loss(x).backward()
-    return len(order.steps)
+class _StepLabels(mc.FunctionHook):
+    """The labels of the backward steps, in order (the check's own count)."""
+
+    name = "exercise step labels"
+
+    def __init__(self):
+        self.labels = []
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.labels.append(function.label)
+
+
+def _step_labels(loss, values):
+    x = mc.Variable(np.array(values))
+    y = loss(x)
+    with _StepLabels() as steps:
+        y.backward()
+    return steps.labels
 
 
 def _start(counter_class):
@@ -39,185 +56,152 @@ def _start(counter_class):
     return hook
 
 
-@EXERCISES.check(1, writes_code=True)
-def check_1(answer):
-    """BackwardCounter: count is 0 when made, unchanged by forward, +1 per backward
-    step.
-    """
+@EXERCISES.probe(1, cases=[{"x": [0.5, 1.5, -0.5, 1.0]}])
+def probe_1(answer, case):
+    """The hook's count after forward and after backward on each graph, and
+    whether it is still registered after its with block."""
     counter_class = as_class(answer, mc.FunctionHook, "BackwardCounter")
+    seen = {"after forward": [], "after backward": [], "registered": []}
     for what, loss in _GRAPHS:
         hook = _start(counter_class)
-        x = mc.Variable(np.array([0.5, 1.5]))
+        x = mc.Variable(np.array(case["x"]))
         with hook:
             y = loss(x)
             after_forward = hook.count
             y.backward()
-        steps = _steps(loss)
-        if after_forward != 0:
-            raise NotYet("the count moved during forward; count backward steps "
-                         "only")
-        if hook.count == 2 * steps:
-            raise NotYet("each backward step was counted twice (before and "
-                         "after it); count it once")
-        if hook.count != steps:
-            raise NotYet("for {} the hook counted {} backward steps; print the "
-                         "labels it sees to find which ones it misses or adds"
-                         .format(what, hook.count))
+        registered = mc.get_function_hooks().get(getattr(hook, "name", None)) \
+            is hook
+        _judge_count(what, registered, after_forward, hook.count,
+                     _step_labels(loss, case["x"]))
+        seen["after forward"].append(after_forward)
+        seen["after backward"].append(hook.count)
+        seen["registered"].append(registered)
+    return seen
+
+
+def _judge_count(what, registered, after_forward, count, labels):
+    if registered:
+        raise NotYet("the hook is still registered after its with block: "
+                     "__exit__ must unregister it (leave __exit__ to "
+                     "mc.FunctionHook, or call super().__exit__)")
+    if after_forward != 0:
+        raise NotYet("the count moved during forward; count backward steps only")
+    if count == 2 * len(labels):
+        raise NotYet("each backward step was counted twice (before and after "
+                     "it); count it once")
+    if count == len(set(labels)) != len(labels):
+        raise NotYet("for {} the hook counted the kinds of function; a function "
+                     "used twice runs its backward twice: count every step"
+                     .format(what))
+    if count != len(labels):
+        raise NotYet("for {} the hook counted {} backward steps; print the "
+                     "labels it sees to find which ones it misses or adds"
+                     .format(what, count))
+
+
+@EXERCISES.check(1, writes_code=True)
+def check_1(seen, case):
+    """BackwardCounter: count is 0 when made, unchanged by forward, +1 per backward
+    step.
+
+    The graphs repeat a function (two tanh) and hold one with two outputs
+    (split_axis), so counting kinds of function, inputs or output gradients
+    instead of steps comes out wrong; the hook must also be unregistered
+    when its with block ends.
+    """
+    if len(seen["after backward"]) != len(_GRAPHS):
+        raise NotYet("the hook was not tried on every graph")
+    for i, (what, loss) in enumerate(_GRAPHS):
+        _judge_count(what, seen["registered"][i] is not False,
+                     seen["after forward"][i], seen["after backward"][i],
+                     _step_labels(loss, case["x"]))
     return None
-
-
-@EXERCISES.solution(1)
-def solution_1():
-    class BackwardCounter(mc.FunctionHook):
-        name = "BackwardCounter"
-
-        def __init__(self):
-            self.count = 0
-
-        def backward_preprocess(self, function, in_data, out_grad):
-            self.count += 1
-
-    return BackwardCounter
-
-
-def _counter(**methods):
-    def __init__(self):
-        self.count = 0
-    return type("BackwardCounter", (mc.FunctionHook,),
-                {"name": "BackwardCounter", "__init__": __init__, **methods})
-
-
-def _add_one(self, *args):
-    self.count += 1
-
-
-EXERCISES.wrong(1, [
-    (_counter(forward_preprocess=_add_one), "counted forwards",
-     "during forward"),
-    (_counter(backward_preprocess=_add_one, backward_postprocess=_add_one),
-     "counted before and after each step", "counted twice"),
-])
-
-
-@EXERCISES.mistake(1, "the count is a class attribute changed through the class",
-                   "shared by every instance")
-def _():
-    class BackwardCounter(mc.FunctionHook):
-        count = 0
-
-        def backward_preprocess(self, function, in_data, out_grad):
-            BackwardCounter.count += 1
-    return BackwardCounter
-
-
-@EXERCISES.mistake(1, "no count until the first backward", "no attribute count")
-def _():
-    class BackwardCounter(mc.FunctionHook):
-        def backward_preprocess(self, function, in_data, out_grad):
-            self.count = getattr(self, "count", 0) + 1
-    return BackwardCounter
-
-
-EXERCISES.malformed(1, [
-    (BackwardOrderHook(), "an instance, not a class"),
-    (object, "a class that is not a hook"),
-    ("BackwardCounter", "a string"),
-])
 
 
 # ----- 2. code: Outer with its type check ---------------------------------------------
 _BAD_INPUTS = (   # (what is wrong, a, b)
     ("a is 2-D", np.ones((2, 2)), np.ones(3)),
     ("b is 2-D", np.ones(2), np.ones((3, 1))),
+    ("a is 0-d (a single number)", np.array(2.0), np.ones(3)),
+    ("b is 0-d (a single number)", np.ones(2), np.array(2.0)),
+    ("b is 3-D", np.ones(2), np.ones((1, 3, 1))),
     ("a holds integers", np.ones(2, dtype=np.int64), np.ones(3)),
     ("b holds integers", np.ones(2), np.ones(3, dtype=np.int32)),
+    ("a holds unsigned integers", np.ones(2, dtype=np.uint8), np.ones(3)),
+    ("b holds booleans", np.ones(2), np.ones(3, dtype=bool)),
+    ("a holds complex numbers", np.ones(2, dtype=np.complex128), np.ones(3)),
 )
 
 
-@EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """Outer: a bᵀ of shape (len a, len b); its type check refuses all but two float
-    vectors.
-    """
-    outer = as_class(answer, mc.FunctionNode, "Outer")
-    rng = np.random.default_rng(10)
-    for n, m in ((3, 3), (2, 4)):
+def _outer_trials(case):
+    rng = np.random.default_rng(case["seed"])
+    for n, m in case["lengths"]:
         for dtype in (np.float64, np.float32):
             a = rng.standard_normal(n).astype(dtype)
-            b = rng.standard_normal(m).astype(dtype)
-            given = a.copy(), b.copy()
-            y = output_variable(outer().apply((a, b)), "apply")
-            if y.shape != (n, m):
-                raise NotYet("for vectors of lengths {} and {} forward gives shape "
-                             "{}: the outer product has one row per element of a"
-                             .format(n, m, y.shape))
-            if not close(y.array, np.outer(given[0], given[1]), rtol=1e-5):
-                raise NotYet("forward's values are not a[i] * b[j]")
-            if not (np.array_equal(a, given[0]) and np.array_equal(b, given[1])):
-                raise NotYet("forward changed an input array in place")
+            yield a, rng.standard_normal(m).astype(dtype)
+
+
+@EXERCISES.probe(2, cases=[{"seed": 10, "lengths": [[3, 3], [2, 4], [1, 5]]}])
+def probe_2(answer, case):
+    """Outer's outputs on float vectors, and what its type check does with
+    each wrong input: "refused", "accepted" or the exception it let through."""
+    outer = as_class(answer, mc.FunctionNode, "Outer")
+    seen = {"outputs": [], "wrong inputs": []}
+    for a, b in _outer_trials(case):
+        given = a.copy(), b.copy()
+        try:
+            outputs = outer().apply((a, b))
+        except type_check.InvalidType:
+            raise NotYet("the type check refused two {} vectors of lengths {} and "
+                         "{}; an outer product takes any two lengths".format(
+                             a.dtype.name, len(a), len(b))) from None
+        y = output_variable(outputs, "apply")
+        if y.shape != (len(a), len(b)):
+            raise NotYet("for vectors of lengths {} and {} forward gives shape "
+                         "{}: the outer product has one row per element of a"
+                         .format(len(a), len(b), y.shape))
+        if not (np.array_equal(a, given[0]) and np.array_equal(b, given[1])):
+            raise NotYet("forward changed an input array in place")
+        seen["outputs"].append(y.array)
     for what, a, b in _BAD_INPUTS:
         try:
             outer().apply((a, b))
         except type_check.InvalidType:
+            seen["wrong inputs"].append("refused")
             continue
         except Exception as error:  # noqa: BLE001 -- reported to the learner
-            raise NotYet("when {}, forward failed with {} instead of the type check "
-                         "refusing the inputs first".format(what, type(error).__name__))
-        raise NotYet("when {}, the inputs were accepted; the type check must "
-                     "refuse them".format(what))
+            seen["wrong inputs"].append(type(error).__name__)
+            continue
+        seen["wrong inputs"].append("accepted")
+    return seen
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(seen, case):
+    """Outer: a bᵀ of shape (len a, len b); its type check refuses all but two float
+    vectors.
+
+    The refused inputs go wrong one way at a time (each input 0-d, 2-D or
+    3-D; integer, unsigned, boolean or complex), so a check written as
+    ``ndim <= 1`` or ``dtype.kind != "i"`` is caught.
+    """
+    trials = list(_outer_trials(case))
+    if len(seen["outputs"]) != len(trials):
+        raise NotYet("Outer was not applied to every pair of vectors")
+    for (a, b), y in zip(trials, seen["outputs"]):
+        if not (isinstance(y, np.ndarray) and y.shape == (len(a), len(b))
+                and close(y, np.outer(a, b), rtol=1e-5)):
+            raise NotYet("forward's values are not a[i] * b[j]")
+    if len(seen["wrong inputs"]) != len(_BAD_INPUTS):
+        raise NotYet("the type check was not tried on every wrong input")
+    for (what, a, b), outcome in zip(_BAD_INPUTS, seen["wrong inputs"]):
+        if outcome == "accepted":
+            raise NotYet("when {}, the inputs were accepted; the type check must "
+                         "refuse them".format(what))
+        if outcome != "refused":
+            raise NotYet("when {}, forward failed with {} instead of the type "
+                         "check refusing the inputs first".format(what, outcome))
     return None
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    from minichain.utils import type_check
-
-    class Outer(mc.FunctionNode):
-        def check_type_forward(self, in_types):
-            type_check.argname(in_types, ("a", "b"))
-            a, b = in_types
-            type_check.expect(
-                a.dtype.kind == "f",
-                b.dtype.kind == "f",
-                a.ndim == 1,
-                b.ndim == 1,
-            )
-
-        def forward(self, inputs):
-            a, b = inputs
-            return a[:, None] * b[None, :],
-
-    return Outer
-
-
-def _outer(*conditions, forward=None):
-    class Outer(mc.FunctionNode):
-        def check_type_forward(self, in_types):
-            a, b = in_types
-            type_check.expect(*[condition(a, b) for condition in conditions])
-
-        def forward(self, inputs):
-            a, b = inputs
-            return (np.outer(a, b) if forward is None else forward(a, b)),
-    return Outer
-
-
-EXERCISES.wrong(2, [
-    (_outer(lambda a, b: a.dtype.kind == "f", lambda a, b: a.ndim == 1),
-     "checks the first input only", "b is 2-D"),
-    (_outer(lambda a, b: a.ndim == 1, lambda a, b: b.ndim == 1),
-     "no dtype check", "integers"),
-    (_outer(lambda a, b: a.dtype.kind == "f", lambda a, b: b.dtype.kind == "f"),
-     "no ndim check", "a is 2-D"),
-    (_outer(lambda a, b: a.ndim == 1, lambda a, b: b.ndim == 1,
-            lambda a, b: a.dtype.kind == "f", lambda a, b: b.dtype.kind == "f",
-            forward=lambda a, b: a * b),
-     "forward a * b", "one row per element"),
-])
-EXERCISES.malformed(2, [
-    (np.outer, "a NumPy function"),
-    ("Outer", "a string"),
-])
 
 
 # ----- 3. the first NaN ---------------------------------------------------------------
@@ -236,13 +220,22 @@ def _first_nan():
     return None, set()
 
 
+def _label_of(text):
+    """"sqrt", "Sqrt", "F.sqrt", "sqrt()" and "F.sqrt()" all name sqrt."""
+    text = text.strip()
+    if text.endswith("()"):
+        text = text[:-2].strip()
+    if text.startswith(("F.", "mc.functions.", "minichain.functions.")):
+        text = text.split(".")[-1]
+    return text.lower()
+
+
 @EXERCISES.check(3)
 def check_3(answer):
     """The label of the function that makes the first NaN in sum(sqrt(log(x)) +
     exp(x)).
     """
-    text = as_text(answer, "a label (a string)")
-    label = text.split(".")[-1].lower()        # "F.sqrt" or "Sqrt" name it too
+    label = _label_of(as_text(answer, "a label (a string)"))
     truth, finite = _first_nan()
     if label == truth.lower():
         return "log(0.5) < 0, and the square root of a negative number is NaN"
@@ -250,58 +243,12 @@ def check_3(answer):
         raise NotYet("log(0.5) is negative, but a negative number is not NaN")
     if label in {name.lower() for name in finite}:
         raise NotYet("{} of 0.5 and of 2 is an ordinary number".format(label))
-    raise NotYet("the NaN is made before that function runs; run the line "
-                 "under mc.using_config('debug', True) and read the error")
-
-
-@EXERCISES.solution(3)
-def solution_3():
-    x = mc.Variable(np.array([0.5, 2.0]))
-    try:
-        with mc.using_config("debug", True), np.errstate(invalid="ignore"):
-            F.sum(F.sqrt(F.log(x)) + F.exp(x))
-    except RuntimeError as error:
-        first_line = str(error).splitlines()[0]
-        print(first_line)        # "NaN is detected on forward computation of ..."
-        return first_line.split()[-1]
-
-
-EXERCISES.wrong(3, [
-    ("log", "the function before", "not NaN"),
-    ("exp", "a function that gives finite values", "ordinary number"),
-    ("sum", "the last function", "made before"),
-    ("_ + _", "the addition", "made before"),
-])
-EXERCISES.malformed(3, [
-    (F.sqrt, "the function itself"),
-    (["sqrt"], "a list"),
-    (3, "a number"),
-])
+    if label in ("sum", "_ + _", "+", "add"):
+        raise NotYet("the NaN is made before that function runs; run the line "
+                     "under mc.using_config('debug', True) and read the error")
+    raise NotYet("give the label of one function of z's graph, as debug mode's "
+                 "error names it: run the line under "
+                 "mc.using_config('debug', True)")
 
 
 # ----- other legitimate forms of the right answers ------------------------------------
-class _PostCounter(mc.FunctionHook):
-    name = "BackwardCounter"
-
-    def __init__(self):
-        self.count = 0
-
-    def backward_postprocess(self, function, in_data, out_grad):
-        self.count += 1
-
-
-class _OuterSizeChecked(mc.FunctionNode):
-    def check_type_forward(self, in_types):
-        type_check.expect(in_types.size() == 2)
-        a, b = in_types
-        type_check.expect(a.dtype.kind == "f", a.ndim == 1)
-        type_check.expect(b.dtype.kind == "f", b.ndim == 1)
-
-    def forward(self, inputs):
-        return np.outer(*inputs),
-
-
-EXERCISES.right(1, [(_PostCounter, "counts in backward_postprocess")])
-EXERCISES.right(2, [(_OuterSizeChecked, "np.outer, the size checked too")])
-EXERCISES.right(3, [(" sqrt", "with a space"), ("F.sqrt", "as F.sqrt"),
-                    ("Sqrt", "capitalised")])

@@ -8,8 +8,8 @@ import minichain as mc
 import minichain.functions as F
 
 from exercises.common import (
-    Exercises, NotYet, as_class, as_function, as_sequence, check_unary, close,
-    output_variable)
+    UNARY_CASES, Exercises, NotYet, as_class, as_function, as_sequence, close,
+    judge_unary, output_variable, probe_unary)
 
 EXERCISES = Exercises()
 
@@ -19,55 +19,20 @@ def _call_old_style(cls):
 
 
 # ----- 1. code: an old-style Cube -----------------------------------------------------
-@EXERCISES.check(1, writes_code=True)
-def check_1(answer):
-    """Old-style Cube: forward x³ and backward gy * 3x² on arrays."""
+_CUBE = (lambda x: x ** 3, lambda x: 3 * x ** 2)
+
+
+@EXERCISES.probe(1, cases=UNARY_CASES)
+def probe_1(answer, case):
+    """The old-style Cube forward and backward on the case's trials."""
     cube = as_class(answer, mc.Function, "Cube (old style)")
-    check_unary(_call_old_style(cube), lambda x: x ** 3, lambda x: 3 * x ** 2)
+    return probe_unary(_call_old_style(cube), *_CUBE, case)
 
 
-@EXERCISES.solution(1)
-def solution_1():
-    class Cube(mc.Function):
-        def forward(self, inputs):
-            x, = inputs
-            return x ** 3,
-
-        def backward(self, inputs, grad_outputs):
-            x, = inputs
-            gy, = grad_outputs
-            return gy * 3 * x * x,
-
-    return Cube
-
-
-def _cube(backward, keep_inputs=True):
-    class Cube(mc.Function):
-        def forward(self, inputs):
-            if not keep_inputs:
-                self.retain_inputs(())
-            return inputs[0] ** 3,
-
-        def backward(self, inputs, grad_outputs):
-            return backward(inputs[0], grad_outputs[0])
-    return Cube
-
-
-EXERCISES.wrong(1, [
-    (_cube(lambda x, gy: (3 * x * x,)), "backward ignores gy",
-     "ignores the incoming gradient gy"),
-    (_cube(lambda x, gy: (gy * 3 * x * x,), keep_inputs=False),
-     "retain_inputs(()) and then read the input", "None"),
-    (_cube(lambda x, gy: (gy * x * x,)), "derivative x² instead of 3x²",
-     "wrong gradient"),
-    (_cube(lambda x, gy: gy * 3 * x * x), "backward returns an array, not a tuple",
-     "tuple"),
-])
-EXERCISES.malformed(1, [
-    (F.identity, "a function, not a class"),
-    (mc.FunctionNode, "the new-style base class itself"),
-    (int, "a class that is not a Function"),
-])
+@EXERCISES.check(1, writes_code=True)
+def check_1(seen, case):
+    """Old-style Cube: forward x³ and backward gy * 3x² on arrays."""
+    judge_unary(seen, case, *_CUBE)
 
 
 # ----- 2. code: scale_all with a template ---------------------------------------------
@@ -86,166 +51,149 @@ class Scale(mc.Function):
         return grad_outputs[0] * self.factor,
 
 
+class Affine(mc.Function):
+    """Another template, with other settings: ``weight * x + shift``."""
+
+    def __init__(self, weight, shift):
+        self.weight, self.shift = weight, shift
+
+    def forward(self, inputs):
+        self.retain_inputs(())
+        self.forward_calls = getattr(self, "forward_calls", 0) + 1  # for the check
+        return inputs[0] * self.weight + self.shift,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * self.weight,
+
+
+_TEMPLATES = (   # (make a template, its slope, its output for x)
+    (lambda: Scale(1.5), 1.5, lambda x: 1.5 * x),
+    (lambda: Scale(-0.75), -0.75, lambda x: -0.75 * x),
+    (lambda: Affine(2.0, 0.5), 2.0, lambda x: 2.0 * x + 0.5),
+)
+_NOT_RETURNED = object()
+
+
+def _scale_trials(case):
+    """(template maker, slope, its output for x, xs, gys) for each template:
+    the same arrays wherever they are made."""
+    rng = np.random.default_rng(case["seed"])
+    for make, slope, expected in _TEMPLATES:
+        xs = [rng.standard_normal(shape) for shape in ((2,), (3,), (2, 2))]
+        gys = [rng.standard_normal(x.shape) for x in xs]
+        yield make, slope, expected, xs, gys
+
+
+@EXERCISES.probe(2, cases=[{"seed": 11}])
+def probe_2(answer, case):
+    """scale_all on each template: its outputs and the gradients they pass
+    back (the graph's shape checked on the way)."""
+    scale_all = as_function(answer, "scale_all")
+    seen = {"ys": [], "grads": []}
+    for make, slope, expected, xs, gys in _scale_trials(case):
+        ys, grads = _run_scale_all(scale_all, make(), xs, gys, expected)
+        seen["ys"].append(ys)
+        seen["grads"].append(grads)
+    return seen
+
+
 @EXERCISES.check(2, writes_code=True)
-def check_2(answer):
+def check_2(seen, case):
     """scale_all(template, xs): the template applied to each x, the template never
     called.
+
+    Tried with templates of two classes and several settings; every output
+    must have been made by the template's own class (so arithmetic that
+    merely gives the same numbers is caught), each by a different instance.
     """
-    scale_all = as_function(answer, "scale_all")
-    rng = np.random.default_rng(11)
-    factor = 1.5
-    template = Scale(factor)
-    xs = [mc.Variable(rng.standard_normal(shape)) for shape in ((2,), (3,), (2, 2))]
+    trials = list(_scale_trials(case))
+    if len(seen["ys"]) != len(trials):
+        raise NotYet("scale_all was not tried with every template")
+    for (make, slope, expected, xs, gys), ys, grads in zip(
+            trials, seen["ys"], seen["grads"]):
+        if len(ys) != len(xs) or any(
+                not isinstance(y, np.ndarray) or y.shape != x.shape
+                or not close(y, expected(x)) for x, y in zip(xs, ys)):
+            raise NotYet("the outputs are not what the template computes: use "
+                         "the template's own settings")
+        if len(grads) != len(xs) or any(
+                not isinstance(g, np.ndarray) or g.shape != x.shape
+                or not close(g, slope * gy) for x, g, gy in zip(xs, grads, gys)):
+            raise NotYet("backward through the outputs gives wrong gradients")
+    return None
+
+
+def _run_scale_all(scale_all, template, arrays, gys, expected):
+    name = type(template).__name__
+    xs = [mc.Variable(x) for x in arrays]
     try:
         ys = scale_all(template, xs)
     except RuntimeError as error:
         if "cannot be called twice" not in str(error):
             raise
-        ys = None
+        ys = _NOT_RETURNED
     if getattr(template, "forward_calls", 0):
         raise NotYet("the template itself was called, so it now belongs to one "
                      "graph and cannot be called again")
-    if ys is None:
+    if ys is _NOT_RETURNED:
         raise NotYet("one Function instance was called twice; an old-style "
                      "Function serves a single call")
+    if ys is None:
+        raise NotYet("scale_all returned None: return the list of outputs")
     ys = as_sequence(ys, "output Variables")
     if len(ys) != len(xs):
         raise NotYet("{} inputs gave {} outputs".format(len(xs), len(ys)))
     for x, y in zip(xs, ys):
         y = output_variable(y, "each output")
-        if y.shape != x.shape or not close(y.array, factor * x.array):
-            raise NotYet("the outputs are not what the template computes: use the "
-                         "template's own settings (here a factor {})".format(factor))
         if y.creator is None:
             raise NotYet("an output has no creator: nothing was recorded")
+        if not isinstance(y.creator, type(template)):
+            raise NotYet("an output was made by {}, not by the template's "
+                         "function ({}): apply the template rather than redo "
+                         "its arithmetic".format(y.creator.label, name))
+        if y.shape != x.shape or not close(y.array, expected(x.array)):
+            raise NotYet("the outputs are not what the template computes: use the "
+                         "template's own settings")
     if len({id(y.creator) for y in ys}) != len(ys):
         raise NotYet("two outputs share one function")
-    gys = [rng.standard_normal(x.shape) for x in xs]
     F.sum(F.add(*[F.sum(y * gy) for y, gy in zip(ys, gys)])).backward()
-    for x, gy in zip(xs, gys):
-        if x.grad is None or not close(x.grad, factor * gy):
-            raise NotYet("backward through the outputs gives wrong gradients")
-    return None
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    import copy
-
-    def scale_all(template, xs):
-        return [copy.copy(template)(x) for x in xs]
-
-    return scale_all
-
-
-@EXERCISES.mistake(2, "called the template itself", "template itself was called")
-def _():
-    return lambda template, xs: [template(x) for x in xs]
-
-
-@EXERCISES.mistake(2, "one copy called for every x", "called twice")
-def _():
-    import copy
-
-    def scale_all(template, xs):
-        f = copy.copy(template)
-        return [f(x) for x in xs]
-    return scale_all
-
-
-@EXERCISES.mistake(2, "a new Scale(2.0) instead of the template",
-                   "template's own settings")
-def _():
-    return lambda template, xs: [Scale(2.0)(x) for x in xs]
-
-
-@EXERCISES.mistake(2, "returned a map, not a list", "list or tuple")
-def _():
-    import copy
-    return lambda template, xs: map(lambda x: copy.copy(template)(x), xs)
-
-
-EXERCISES.malformed(2, [
-    (Scale(2.0), "the template, not a function"),
-    (lambda xs: xs, "a function of one argument"),
-    (lambda template, xs: 42, "a function returning a number"),
-])
+    if any(x.grad is None for x in xs):
+        raise NotYet("backward through the outputs gives wrong gradients")
+    return [y.array for y in ys], [x.grad for x in xs]
 
 
 # ----- 3. code: an old-style Tanh that keeps only its output --------------------------
-@EXERCISES.check(3, writes_code=True)
-def check_3(answer):
-    """Old-style Tanh: right forward and backward, the input not kept, the output kept.
-    """
+_TANH = (np.tanh, lambda x: 1 - np.tanh(x) ** 2)
+
+
+@EXERCISES.probe(3, cases=UNARY_CASES)
+def probe_3(answer, case):
+    """The old-style Tanh on the case's trials, and what it keeps."""
     tanh = as_class(answer, mc.Function, "Tanh (old style)")
-    check_unary(_call_old_style(tanh), np.tanh, lambda x: 1 - np.tanh(x) ** 2)
+    seen = probe_unary(_call_old_style(tanh), *_TANH, case)
     x = mc.Variable(np.array([0.0, 0.5]))
     y = _call_old_style(tanh)(x)
-    if y.creator_node.inputs[0].data is not None:
+    seen["input kept"] = y.creator_node.inputs[0].data is not None
+    seen["output kept"] = y.node.data is not None
+    _kept(seen)
+    return seen
+
+
+def _kept(seen):
+    if seen["input kept"]:
         raise NotYet("the input is still kept; by default an old-style "
                      "Function keeps every input")
-    if y.node.data is None:
+    if not seen["output kept"]:
         raise NotYet("the output is not kept, yet backward needs it")
+
+
+@EXERCISES.check(3, writes_code=True)
+def check_3(seen, case):
+    """Old-style Tanh: right forward and backward, the input not kept, the output kept.
+    """
+    judge_unary(seen, case, *_TANH)
+    _kept(seen)
     return None
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    class Tanh(mc.Function):
-        def forward(self, inputs):
-            self.retain_inputs(())
-            self.retain_outputs((0,))
-            return np.tanh(inputs[0]),
-
-        def backward(self, inputs, grad_outputs):
-            y, = self.output_data
-            gy, = grad_outputs
-            return gy * (1 - y * y),
-
-    return Tanh
-
-
-def _tanh(backward, keep_inputs=False):
-    class Tanh(mc.Function):
-        def forward(self, inputs):
-            if not keep_inputs:
-                self.retain_inputs(())
-            self.retain_outputs((0,))
-            return np.tanh(inputs[0]),
-
-        def backward(self, inputs, grad_outputs):
-            return backward(inputs[0], self.output_data[0], grad_outputs[0])
-    return Tanh
-
-
-EXERCISES.wrong(3, [
-    (_tanh(lambda x, y, gy: (gy * (1 - y * y),), keep_inputs=True),
-     "kept the input too", "input is still kept"),
-    (_tanh(lambda x, y, gy: (gy * (1 - np.tanh(x) ** 2),)),
-     "read the input it did not keep", "None"),
-    (_tanh(lambda x, y, gy: (1 - y * y,)), "backward ignores gy",
-     "ignores the incoming gradient gy"),
-    (_tanh(lambda x, y, gy: (gy * (1 - y),)), "derivative 1 - y", "wrong gradient"),
-])
-EXERCISES.malformed(3, [
-    (np.tanh, "NumPy's function"),
-    (F.tanh, "minichain's function"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-class _CubeOnCpu(mc.Function):
-    def forward_cpu(self, inputs):
-        return inputs[0] ** 3,
-
-    def backward_cpu(self, inputs, grad_outputs):
-        return 3 * inputs[0] ** 2 * grad_outputs[0],
-
-
-def _scale_all_tuple(template, xs):
-    import copy
-    return tuple(copy.deepcopy(template)(x) for x in xs)
-
-
-EXERCISES.right(1, [(_CubeOnCpu, "forward_cpu and backward_cpu")])
-EXERCISES.right(2, [(_scale_all_tuple, "deep copies, a tuple")])

@@ -8,7 +8,8 @@ import minichain as mc
 import minichain.functions as F
 
 from exercises.common import (
-    Exercises, NotYet, as_class, as_function, as_number, check_unary, close,
+    UNARY_CASES, Exercises, NotYet, as_class, as_function, as_number, close,
+    judge_unary, probe_unary,
     output_variable)
 
 EXERCISES = Exercises()
@@ -27,14 +28,25 @@ _NONE_HINT = ("a gradient came back None: a gradient can be differentiated "
               "its options)")
 
 
-@EXERCISES.check(1, writes_code=True)
-def check_1(answer):
-    """third_derivative(f, x0): d³f/dx³ at the number x0, by double backprop."""
+def _watched(f, points):
+    """``f``, noting the value of every x it is called with."""
+    def watched(x):
+        points.append(np.array(getattr(x, "array", x), dtype=np.float64))
+        return f(x)
+    return watched
+
+
+@EXERCISES.probe(1, cases=[{"points": [1.5, -0.7]}])
+def probe_1(answer, case):
+    """third_derivative for each function and point: its value, and whether f
+    was evaluated anywhere but at x0."""
     third = as_function(answer, "third_derivative")
+    seen = {"values": [], "elsewhere": []}
     for name, f, d1, d2, d3 in _FUNCTIONS:
-        for x0 in (1.5, -0.7):
+        for x0 in case["points"]:
+            points = []
             try:
-                result = third(f, x0)
+                result = third(_watched(f, points), x0)
             except (AttributeError, TypeError) as error:
                 if "NoneType" in str(error):
                     raise NotYet(_NONE_HINT) from None
@@ -42,50 +54,43 @@ def check_1(answer):
             if result is None:
                 raise NotYet("third_derivative returned None; " + _NONE_HINT)
             value = as_number(result)
-            if close(value, d3(x0)):
-                continue
-            if close(value, d2(x0)):
-                raise NotYet("that is the second derivative; differentiate once more")
-            if close(value, d1(x0)):
-                raise NotYet("that is the first derivative; differentiate twice more")
-            raise NotYet("wrong for f = {} at x = {}".format(name, x0))
+            elsewhere = any(not np.all(point == x0) for point in points)
+            _judge_third(name, x0, value, elsewhere, d1, d2, d3)
+            seen["values"].append(value)
+            seen["elsewhere"].append(elsewhere)
+    return seen
+
+
+def _judge_third(name, x0, value, elsewhere, d1, d2, d3):
+    if elsewhere:
+        raise NotYet("f was evaluated at points other than x0: that is a finite "
+                     "difference, not double backprop; evaluate f once at x0 and "
+                     "differentiate with mc.grad")
+    if close(value, d3(x0)):
+        return
+    if close(value, d2(x0)):
+        raise NotYet("that is the second derivative; differentiate once more")
+    if close(value, d1(x0)):
+        raise NotYet("that is the first derivative; differentiate twice more")
+    raise NotYet("wrong for f = {} at x = {}".format(name, x0))
+
+
+@EXERCISES.check(1, writes_code=True)
+def check_1(seen, case):
+    """third_derivative(f, x0): d³f/dx³ at the number x0, by double backprop.
+
+    Besides the value, the check notes where f was evaluated: a finite
+    difference (f at points around x0) can come close to the right number
+    without differentiating anything.
+    """
+    trials = [(name, x0, d1, d2, d3) for name, f, d1, d2, d3 in _FUNCTIONS
+              for x0 in case["points"]]
+    if len(seen["values"]) != len(trials):
+        raise NotYet("third_derivative was not tried at every point")
+    for (name, x0, d1, d2, d3), value, elsewhere in zip(
+            trials, seen["values"], seen["elsewhere"]):
+        _judge_third(name, x0, as_number(value), elsewhere is not False, d1, d2, d3)
     return None
-
-
-@EXERCISES.solution(1)
-def solution_1():
-    def third_derivative(f, x0):
-        x = mc.Variable(np.array(x0))
-        g1, = mc.grad([f(x)], [x], enable_double_backprop=True)
-        g2, = mc.grad([g1], [x], enable_double_backprop=True)
-        g3, = mc.grad([g2], [x])
-        return g3.array
-
-    return third_derivative
-
-
-def _third(options, calls=3):
-    def third_derivative(f, x0):
-        x = mc.Variable(np.array(x0))
-        g = f(x)
-        for enable in options[:calls]:
-            g, = mc.grad([g], [x], enable_double_backprop=enable)
-        return g.array
-    return third_derivative
-
-
-EXERCISES.wrong(1, [
-    (_third((True, False, False)), "forgot enable_double_backprop on the second call",
-     "came back None"),
-    (_third((False, False, False)), "never enabled double backprop", "came back None"),
-    (_third((True, False), calls=2), "two grad calls", "second derivative"),
-    (lambda f, x0: 24 * x0, "the formula of x⁴ only", "wrong for f"),
-])
-EXERCISES.malformed(1, [
-    (36.0, "a number, not a function"),
-    (lambda f: f, "a function of one argument"),
-    (lambda f, x0: "36", "a function returning a string"),
-])
 
 
 # ----- 2. code: Square, differentiable twice ------------------------------------------
@@ -93,66 +98,62 @@ def _call_node(cls):
     return lambda x: output_variable(cls().apply((x,)), "apply")
 
 
-@EXERCISES.check(2, writes_code=True)
-def check_2(answer):
-    """Square: x², backward 2x·gy, and that backward differentiable again."""
-    square = as_class(answer, mc.FunctionNode, "Square")
-    call = _call_node(square)
-    check_unary(call, lambda x: x ** 2, lambda x: 2 * x)
-    rng = np.random.default_rng(13)
+_SQUARE = (lambda x: x ** 2, lambda x: 2 * x)
+
+
+def _second_trials(case):
+    """(x, gy, ggx) on which Square's backward is differentiated again."""
+    rng = np.random.default_rng(case["second_seed"])
     for dtype in (np.float64, np.float32):
         x = rng.uniform(-2, 2, (3,)).astype(dtype)
         gy = rng.uniform(0.5, 2, (3,)).astype(dtype)
         ggx = rng.uniform(0.5, 2, (3,)).astype(dtype)
+        yield x, gy, ggx
+
+
+_NO_SECOND = ("the second derivative is wrong: a backward computed on bare "
+              "arrays, or on new Variables made from them, records no path back "
+              "to x, so it cannot be differentiated; compute it with the "
+              "Variables that get_retained_inputs() gives")
+
+
+@EXERCISES.probe(2, cases=[dict(UNARY_CASES[0], second_seed=13)])
+def probe_2(answer, case):
+    """Square forward and backward, and its backward differentiated again:
+    d/dx (gy · 2x) · ggx for each trial."""
+    square = as_class(answer, mc.FunctionNode, "Square")
+    call = _call_node(square)
+    seen = probe_unary(call, *_SQUARE, case)
+    seen["second"] = []
+    for x, gy, ggx in _second_trials(case):
         try:
             mc.gradient_check.check_double_backward(
                 call, x, gy, ggx, dtype=np.float64, atol=1e-3, rtol=1e-2)
         except AssertionError:
-            raise NotYet("the second derivative is wrong: a backward computed on "
-                         "arrays records no graph, so it cannot be differentiated; "
-                         "compute it with Variables") from None
+            raise NotYet(_NO_SECOND) from None
+        v = mc.Variable(x)
+        gx, = mc.grad([call(v)], [v], grad_outputs=[gy],
+                      enable_double_backprop=True)
+        second, = mc.grad([mc.functions.sum(gx * ggx)], [v])
+        if second is None:
+            raise NotYet(_NO_SECOND)
+        seen["second"].append(second.array)
+    return seen
+
+
+@EXERCISES.check(2, writes_code=True)
+def check_2(seen, case):
+    """Square: x², backward 2x·gy, and that backward differentiable again."""
+    judge_unary(seen, case, *_SQUARE)
+    trials = list(_second_trials(case))
+    if len(seen["second"]) != len(trials):
+        raise NotYet(_NO_SECOND)
+    for (x, gy, ggx), second in zip(trials, seen["second"]):
+        expected = 2 * gy.astype(np.float64) * ggx
+        if not (isinstance(second, np.ndarray) and second.shape == x.shape
+                and close(second, expected, rtol=1e-4, atol=1e-5)):
+            raise NotYet(_NO_SECOND)
     return None
-
-
-@EXERCISES.solution(2)
-def solution_2():
-    class Square(mc.FunctionNode):
-        def forward(self, inputs):
-            self.retain_inputs((0,))
-            x, = inputs
-            return x * x,
-
-        def backward(self, target_input_indexes, grad_outputs):
-            x, = self.get_retained_inputs()      # a Variable: backward is a graph
-            gy, = grad_outputs
-            return 2 * x * gy,
-
-    return Square
-
-
-def _square(backward):
-    class Square(mc.FunctionNode):
-        def forward(self, inputs):
-            self.retain_inputs((0,))
-            return inputs[0] * inputs[0],
-
-        def backward(self, target_input_indexes, grad_outputs):
-            x, = self.get_retained_inputs()
-            return backward(x, grad_outputs[0]),
-    return Square
-
-
-EXERCISES.wrong(2, [
-    (_square(lambda x, gy: mc.Variable(2 * x.array * gy.array)),
-     "backward on arrays", "cannot be differentiated"),
-    (_square(lambda x, gy: 2 * x), "backward ignores gy",
-     "ignores the incoming gradient gy"),
-    (_square(lambda x, gy: x * gy), "derivative x instead of 2x", "wrong gradient"),
-])
-EXERCISES.malformed(2, [
-    (F.square, "minichain's function"),
-    (lambda x: x * x, "a plain function"),
-])
 
 
 # ----- 3. where Newton ends from 0.3 --------------------------------------------------
@@ -186,39 +187,4 @@ def check_3(answer):
     raise NotYet("print newton(0.3, 6) and look at the last value")
 
 
-@EXERCISES.solution(3)
-def solution_3():
-    def newton(x0, steps):              # the chapter's, on f(x) = x⁴ - 2x²
-        x = mc.Variable(np.array(x0))
-        for _ in range(steps):
-            g, = mc.grad([x ** 4 - 2 * x ** 2], [x], enable_double_backprop=True)
-            h, = mc.grad([g], [x])
-            x = mc.Variable(np.asarray(x.array - g.array / h.array))
-        return float(x.array)
-
-    return newton(0.3, 6)
-
-
-EXERCISES.wrong(3, [
-    (1.0, "the minimum on the right", "minima"),
-    (-1.0, "the minimum on the left", "minima"),
-    (0.3, "the start", "where it starts"),
-    (newton(0.3, 1)[-1], "after one step", "on the way"),
-])
-EXERCISES.malformed(3, [
-    ("0", "a string"),
-    ([0.0, 0.0], "a list"),
-])
-
-
 # ----- other legitimate forms of the right answers ------------------------------------
-def _third_as_variable(f, x0):
-    x = mc.Variable(np.array(x0))
-    g, = mc.grad([f(x)], [x], enable_double_backprop=True)
-    g, = mc.grad([g], [x], enable_double_backprop=True)
-    g, = mc.grad([g], [x], enable_double_backprop=True)
-    return g
-
-
-EXERCISES.right(1, [(_third_as_variable, "a Variable, double backprop every time")])
-EXERCISES.right(3, [(0, "exactly 0"), (np.float32(0.0), "float32")])

@@ -62,13 +62,15 @@ def verdict(judge, answer):
     ``right:``, and raises ``NotYet`` for a hint. Any other exception, from
     the learner's code or the judge, becomes a ``not yet:`` that says what it
     was and where. The configuration (``enable_backprop``, ``debug``, ...)
-    is put back afterwards: a learner's code that switched recording off
-    must not break the cells that follow.
+    is put back afterwards, and so are the registered function hooks: a
+    learner's code that switched recording off, or a hook of theirs whose
+    ``__exit__`` never unregisters it, must not break the cells (and the
+    checks) that follow.
     """
     if answer is None:
         return NOT_ANSWERED
     try:
-        with _restored_config(), _quiet():
+        with _restored_config(), _restored_hooks(), _quiet():
             remark = judge(answer)
     except NotYet as hint:
         return NOT_YET + str(hint)
@@ -133,18 +135,56 @@ def _place(frame):
     if path.startswith(_HERE):
         return "in {}, exercises/{} line {}".format(
             frame.name, os.path.basename(path), frame.lineno)
+    if not _is_yours(frame.filename):   # NumPy, the standard library...
+        return "in {}, {} line {}".format(frame.name, _library_path(path),
+                                          frame.lineno)
     return "in {}, line {} of your code".format(frame.name, frame.lineno)
+
+
+def _library_path(path):
+    """``numpy/_core/numeric.py`` for a file of an installed package."""
+    parts = path.split(os.sep)
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return "/".join(parts[parts.index(marker) + 1:])
+    return os.path.basename(path)
+
+
+_UNSET = object()
 
 
 @contextlib.contextmanager
 def _restored_config():
-    saved = {name: getattr(mc.config, name) for name in _CONFIG_NAMES
-             if hasattr(mc.config, name)}
+    """Put back this thread's own configuration values as they were: a value
+    the thread had is set again, one it did not have is removed, so the
+    global default shows through as before (``mc.using_config``'s rule)."""
+    own = getattr(mc.config, "__dict__", {})
+    saved = {name: own.get(name, _UNSET) for name in _CONFIG_NAMES}
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(mc.config, name, value)
+            if value is not _UNSET:
+                setattr(mc.config, name, value)
+            elif name in getattr(mc.config, "__dict__", {}):
+                delattr(mc.config, name)
+
+
+@contextlib.contextmanager
+def _restored_hooks():
+    """Unregister every global hook the block left behind; put back any it removed."""
+    hooks = mc.get_function_hooks()
+    saved = dict(hooks)
+    try:
+        yield
+    finally:
+        for name in [name for name in hooks if saved.get(name) is not hooks[name]]:
+            left = hooks.pop(name)
+            try:
+                left.deleted(None)
+            except Exception:  # noqa: BLE001 -- a learner's deleted() may fail
+                pass
+        hooks.update(saved)
 
 
 @contextlib.contextmanager
@@ -167,28 +207,79 @@ class Case:
 
 @dataclasses.dataclass
 class Exercise:
+    """One exercise: its judge and, for the tests and the key, its answers.
+
+    A *value* exercise (a number, a list, a string) has only a judge,
+    ``judge(answer)``. A *code* exercise (a function or a class) has a probe
+    too: ``probe(answer, case)`` runs the answer on one case, where the
+    answer lives, and returns what it saw as plain data (numbers, arrays,
+    strings, lists, ``wire``'s format); ``judge(seen, case)`` decides from
+    that data alone. In a notebook both run here, one after the other; the
+    grader runs the probe in the learner's process and the judge in its own,
+    so nothing the learner's code does to its process can change a verdict.
+    A probe may raise ``NotYet`` itself (that can only refuse an answer);
+    only a judge can find it right. ``cases`` are the visible cases (the
+    notebook's check runs them); the grader adds the key's hidden ones.
+    """
+
     number: int
-    judge: object
+    judge: object = None
     writes_code: bool = False
     solution: object = None
     mistakes: list = dataclasses.field(default_factory=list)
     malformed: list = dataclasses.field(default_factory=list)
     also_right: list = dataclasses.field(default_factory=list)
+    probe: object = None
+    cases: list = dataclasses.field(default_factory=list)
+    hidden: list = dataclasses.field(default_factory=list)
 
-    def verdict(self, answer):
-        return verdict(self.judge, answer)
+    def verdict(self, answer, hidden=()):
+        """The verdict on ``answer``: on the visible cases, then on ``hidden``."""
+        if self.probe is None:
+            return verdict(self.judge, answer)
+        if answer is None:
+            return NOT_ANSWERED
+        remarks = []
+        for case in list(self.cases) + list(hidden):
+            text = verdict(lambda a, case=case: self.judge(
+                observe(self.probe, a, case), case), answer)
+            if not text.startswith(RIGHT):
+                return text
+            remarks.append(text[len(RIGHT) + 2:])
+        remark = next((r for r in remarks if r), "")
+        return RIGHT + (": " + remark if remark else "")
+
+
+def observe(probe, answer, case):
+    """What ``probe`` sees of ``answer`` on ``case``, as the grader gets it:
+    through ``wire``'s plain-data form, so that a judge that works here works
+    there."""
+    from exercises import wire
+
+    return wire.decode(wire.encode(probe(answer, case)))
 
 
 class Exercises(dict):
     """The exercises of one chapter, by number: what the tests walk.
 
-    Usage in a chapter module::
+    Usage in a chapter module (``notebooks/exercises/chNN.py``, the checks
+    a learner runs)::
 
         EXERCISES = Exercises()
 
         @EXERCISES.check(1)
         def check_1(answer):
             ...                    # raise NotYet(hint) or return
+
+        @EXERCISES.probe(2, cases=[{"seed": 0}, ...])
+        def probe_2(answer, case):
+            ...                    # run the answer on case; return plain data
+
+        @EXERCISES.check(2, writes_code=True)
+        def check_2(seen, case):
+            ...                    # judge what probe_2 saw on case
+
+    and in its key (``grading/key/chNN.py``, which learners never get)::
 
         @EXERCISES.solution(1)
         def solution_1():
@@ -197,48 +288,67 @@ class Exercises(dict):
         EXERCISES.wrong(1, [(value, "the mistake", "words of its hint"), ...])
         EXERCISES.malformed(1, [(value, "what it is"), ...])
         EXERCISES.right(1, [(value, "another legitimate form"), ...])
+        EXERCISES.hidden(2, [{"seed": 11}, ...])   # the grader's own cases
 
     ``@EXERCISES.mistake(1, what, hint)`` registers a function that builds a
     wrong answer (a class or function the learner might write).
     """
 
+    def _get(self, number):
+        if number not in self:
+            self[number] = Exercise(number)
+        return self[number]
+
     def check(self, number, writes_code=False):
         def register(judge):
-            self[number] = Exercise(number, judge, writes_code)
+            exercise = self._get(number)
+            exercise.judge, exercise.writes_code = judge, writes_code
 
             def check(answer):
-                print(verdict(judge, answer))
+                print(exercise.verdict(answer))
 
             check.__name__ = check.__qualname__ = judge.__name__
             check.__doc__ = judge.__doc__
-            check.verdict = lambda answer: verdict(judge, answer)
+            check.verdict = exercise.verdict
             return check
         return register
 
+    def probe(self, number, cases):
+        """Register a code exercise's probe and its visible cases (plain data)."""
+        def register(probe):
+            exercise = self._get(number)
+            exercise.probe, exercise.cases = probe, list(cases)
+            return probe
+        return register
+
+    def hidden(self, number, cases):
+        """The grader's own cases of a code exercise (registered by the key)."""
+        self._get(number).hidden.extend(cases)
+
     def solution(self, number):
         def register(make):
-            self[number].solution = make
+            self._get(number).solution = make
             return make
         return register
 
     def mistake(self, number, what, hint):
         def register(make):
-            self[number].mistakes.append(Case(what, make, hint))
+            self._get(number).mistakes.append(Case(what, make, hint))
             return make
         return register
 
     def wrong(self, number, cases):
         for value, what, hint in cases:
-            self[number].mistakes.append(Case(what, _constant(value), hint))
+            self._get(number).mistakes.append(Case(what, _constant(value), hint))
 
     def malformed(self, number, cases):
         for value, what in cases:
-            self[number].malformed.append(Case(what, _constant(value)))
+            self._get(number).malformed.append(Case(what, _constant(value)))
 
     def right(self, number, cases):
         """Other legitimate forms of the right answer (a list for a tuple, 8 for 8.)."""
         for value, what in cases:
-            self[number].also_right.append(Case(what, _constant(value)))
+            self._get(number).also_right.append(Case(what, _constant(value)))
 
 
 def _constant(value):
@@ -347,8 +457,8 @@ def as_class(answer, base, name):
     """The class ``answer`` if it subclasses ``base``; a hint naming the slip if not."""
     if isinstance(answer, type):
         if not issubclass(answer, base):
-            raise NotYet("{} should be a subclass of {}.{}".format(
-                name, base.__module__.split(".")[0], base.__name__))
+            raise NotYet("{} should be a subclass of {}".format(
+                name, _public_name(base)))
         return answer
     if isinstance(answer, base):
         raise NotYet("give the class {} itself, not an instance of it (no "
@@ -357,11 +467,39 @@ def as_class(answer, base, name):
         base.__name__, _kind(answer)))
 
 
+def _public_name(cls):
+    """``mc.FunctionHook`` where minichain exports the class, else its module path."""
+    if getattr(mc, cls.__name__, None) is cls:
+        return "mc." + cls.__name__
+    return "{}.{}".format(cls.__module__, cls.__name__)
+
+
 def as_function(answer, name):
     if isinstance(answer, type) or not callable(answer):
         raise NotYet("give the function {} (defined with def), not {}".format(
             name, _kind(answer)))
     return answer
+
+
+def as_function_of(answer, name, parameters):
+    """``answer`` if it is a function that can be called with ``parameters``.
+
+    ``parameters`` are the names the exercise gives them, e.g. ``("f", "x")``:
+    a function defined with another number of arguments stops here with a
+    hint that says which, instead of a TypeError from inside the check.
+    """
+    function = as_function(answer, name)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return function               # a builtin: let the call decide
+    try:
+        signature.bind(*parameters)
+    except TypeError:
+        raise NotYet("{} should take {} argument{} ({}); yours takes ({})".format(
+            name, len(parameters), "" if len(parameters) == 1 else "s",
+            ", ".join(parameters), ", ".join(signature.parameters))) from None
+    return function
 
 
 def close(a, b, rtol=1e-5, atol=1e-8):
@@ -383,33 +521,80 @@ SHAPES = ((3,), (2, 4), (1,))
 DTYPES = (np.float64, np.float32)
 
 
-def check_unary(call, f, df, low=-2.0, high=2.0, seed=0):
-    """Check a one-input function forward and backward, or raise NotYet.
+UNARY_CASES = [{"seed": 0, "shapes": [list(shape) for shape in SHAPES]}]
 
-    ``call(x)`` applies the learner's function to a Variable ``x`` and
-    gives its output Variable; ``f`` and ``df`` are the NumPy forms of the
-    function and its derivative. For several shapes and both float dtypes:
-    the forward's values, shape and dtype; that the input array is left as
-    it was; the gradient for a random upstream gradient ``gy`` (never all
-    ones, so a backward that forgets ``gy`` is caught), and the same through
-    ``mc.gradient_check.check_backward``.
-    """
-    rng = np.random.default_rng(seed)
+
+def unary_trials(case, low=-2.0, high=2.0):
+    """(x, gy) for each dtype and shape of ``case``: the same arrays wherever
+    they are made, so a judge knows the inputs without being told them. ``gy``
+    is random, never all ones, so a backward that forgets it is caught."""
+    rng = np.random.default_rng(case["seed"])
     for dtype in DTYPES:
-        for shape in SHAPES:
+        for shape in case["shapes"]:
             x = rng.uniform(low, high, shape).astype(dtype)
             gy = (rng.uniform(0.5, 2.0, shape)
                   * rng.choice([-1.0, 1.0], shape)).astype(dtype)
-            _check_unary_once(call, f, df, x, gy)
-            try:
-                mc.gradient_check.check_backward(
-                    call, x, gy, dtype=np.float64, atol=1e-4, rtol=1e-3)
-            except AssertionError:
-                raise NotYet("backward disagrees with finite differences of "
-                             "forward (mc.gradient_check.check_backward)") from None
+            yield x, gy
 
 
-def _check_unary_once(call, f, df, x, gy):
+def probe_unary(call, f, df, case, low=-2.0, high=2.0):
+    """Run a one-input function forward and backward on ``case``'s trials.
+
+    ``call(x)`` applies the learner's function to a Variable ``x`` and gives
+    its output Variable; ``f`` and ``df`` are the NumPy forms of the function
+    and its derivative. Stops with a hint on what can only be wrong (a shape
+    or dtype changed, an input or ``gy`` changed in place, no gradient,
+    disagreement with ``mc.gradient_check.check_backward``); returns the
+    outputs and gradients for :func:`judge_unary`.
+    """
+    seen = {"y": [], "gx": []}
+    for x, gy in unary_trials(case, low, high):
+        y, gx = _run_unary_once(call, f, x, gy)
+        _hint_gradient(gx, gy, df(x.astype(np.float64)))
+        try:
+            mc.gradient_check.check_backward(
+                call, x, gy, dtype=np.float64, atol=1e-4, rtol=1e-3)
+        except AssertionError:
+            raise NotYet("backward disagrees with finite differences of "
+                         "forward (mc.gradient_check.check_backward)") from None
+        seen["y"].append(y)
+        seen["gx"].append(gx)
+    return seen
+
+
+def judge_unary(seen, case, f, df, low=-2.0, high=2.0):
+    """Judge what :func:`probe_unary` saw: each forward is f(x) in x's shape
+    and dtype, each gradient gy times df(x)."""
+    trials = list(unary_trials(case, low, high))
+    if len(seen["y"]) != len(trials) or len(seen["gx"]) != len(trials):
+        raise NotYet("the function was not run on every input")
+    for (x, gy), y, gx in zip(trials, seen["y"], seen["gx"]):
+        if not (isinstance(y, np.ndarray) and y.shape == x.shape
+                and y.dtype == x.dtype):
+            raise NotYet("forward must keep the input's shape and dtype")
+        if not close(y, f(x.astype(np.float64)), rtol=1e-4, atol=1e-6):
+            raise NotYet("forward gives {} for x = {}".format(
+                np.round(y.ravel()[:3], 4), np.round(x.ravel()[:3], 4)))
+        gx = as_array(gx)
+        slope = df(x.astype(np.float64))
+        if gx.shape != x.shape:
+            raise NotYet("the gradient has shape {} for an input of shape "
+                         "{}".format(gx.shape, x.shape))
+        _hint_gradient(gx, gy, slope)
+    return None
+
+
+def _hint_gradient(gx, gy, slope):
+    if close(gx, gy * slope, rtol=1e-4, atol=1e-6):
+        return
+    if close(gx, slope, rtol=1e-4, atol=1e-6):
+        raise NotYet("backward ignores the incoming gradient gy (the check "
+                     "passes a gy that is not 1): multiply by it")
+    raise NotYet("backward gives the wrong gradient: it is not gy times the "
+                 "derivative of the forward")
+
+
+def _run_unary_once(call, f, x, gy):
     given, gy_given = x.copy(), gy.copy()
     v = mc.Variable(x)
     y = call(v)
@@ -433,11 +618,4 @@ def _check_unary_once(call, f, df, x, gy):
         raise NotYet("backward changed the gradient array gy it was given")
     if not np.array_equal(x, given):
         raise NotYet("backward changed the input array in place")
-    slope = df(given.astype(np.float64))
-    if close(v.grad, gy * slope, rtol=1e-4, atol=1e-6):
-        return
-    if close(v.grad, slope, rtol=1e-4, atol=1e-6):
-        raise NotYet("backward ignores the incoming gradient gy (the check "
-                     "passes a gy that is not 1): multiply by it")
-    raise NotYet("backward gives the wrong gradient: it is not gy times the "
-                 "derivative of the forward")
+    return y.array, v.grad

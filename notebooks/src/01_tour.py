@@ -1,6 +1,10 @@
 # %% [markdown]
 # # 01 · A tour of minichain
 #
+# Your first look at minichain: how to open and run the course, a first
+# gradient that `backward()` computes and you check by hand, and the graph
+# that backward walked, drawn as text and as a picture.
+#
 # **minichain** is a small automatic-differentiation package in the style of
 # Chainer, written in plain Python on NumPy (and CuPy when there is a GPU).
 # It is *define-by-run*: you compute with it as with NumPy, and while you do,
@@ -8,11 +12,11 @@
 # walks that graph from the result back to the inputs and fills in the
 # gradients.
 #
-# This course takes the package apart one idea per chapter. Each chapter
+# The course takes the package apart one idea per chapter. Each chapter
 # first builds its idea by hand in a few lines, then imports the real code
 # from minichain, prints its source, and checks with an `assert` that both
-# agree. In this chapter, every number and every fact about a graph that the
-# text states is computed by a cell, and an `assert` holds it to the text.
+# agree. Every number and every fact about a graph that the text states is
+# computed by a cell, and an `assert` holds it to the text.
 #
 # ## Opening the course
 #
@@ -53,6 +57,7 @@ x0 = 3.0
 by_hand = 2 * x0 + 2
 numeric = (f(x0 + 1e-6) - f(x0 - 1e-6)) / 2e-6
 print(f"by hand: {by_hand}   numeric: {numeric:.6f}")
+assert abs(numeric - by_hand) < 1e-6
 
 # %% [markdown]
 # In minichain the same formula, applied to a `Variable`, records its graph;
@@ -75,8 +80,9 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # the tag):
 
 # %%
-print(visualize.draw(y))
-assert visualize.draw(y).count("_ + _ [1]") == 1 and "<--- [1]" in visualize.draw(y)
+drawing = visualize.draw(y)
+print(drawing)
+assert drawing.count("_ + _ [1]") == 1 and "<--- [1]" in drawing
 
 # %% [markdown]
 # And as a picture: variables are ellipses (name, shape, dtype, value and
@@ -91,52 +97,40 @@ assert visualize.draw(y).count("_ + _ [1]") == 1 and "<--- [1]" in visualize.dra
 # those arrays are already freed (chapter 07 is about exactly this).
 
 # %%
-picture = visualize.to_digraph(y, show_values=True, show_grads=True,
-                               rankdir="LR")
-picture
+visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
-# Each of those statements, checked on the graph itself: the shapes and the
-# arrow direction in the picture's source, and the kept and freed arrays on
-# the graph's nodes (`y.creator_node` is the function that made `y`;
-# chapter 02 tells it apart from `y.creator`).
+# The last two statements, checked on the graph itself. `y.creator_node` is
+# the function that made `y` (chapter 02 tells it apart from `y.creator`);
+# its `inputs` are the two variables in the middle, and each knows the
+# function that made it; `.data` is the array a variable still holds for
+# the graph, or `None` once it is freed.
 
 # %%
-square_node, double_node = (v.creator_node for v in y.creator_node.inputs)
-shapes = {line.split()[0][0]: line.split("shape=")[1].split()[0]
-          for line in picture.source.splitlines() if "shape=" in line}
-print("variables drawn as", shapes["v"], "and functions as", shapes["f"])
-print("picture edges:", [line.strip() for line in picture.source.splitlines()
-                         if "->" in line])
+middle = y.creator_node.inputs
+square_node = middle[0].creator_node
 print("_ ** 2 keeps x's array:", square_node.inputs[0].data is not None)
-print("middle arrays freed:   ",
-      [v.data is None for v in y.creator_node.inputs])
-assert (shapes["v"], shapes["f"]) == ("ellipse", "box")
-y_id = next(line.split()[0] for line in picture.source.splitlines()
-            if 'label="y\\n' in line)
-assert any(line.strip().endswith("-> " + y_id) for line in
-           picture.source.splitlines())    # the arrow runs into y
+print("middle arrays freed:   ", [v.data is None for v in middle])
 assert square_node.label == "_ ** 2" and square_node.inputs[0].data is not None
-assert all(v.data is None and v.get_variable_or_none() is None
-           for v in y.creator_node.inputs)
+assert all(v.data is None for v in middle)
 
 # %% [markdown]
-# The picture is drawn by Graphviz; the tests compare the graph through its
-# text instead. minichain also writes the graph as DOT text, the format
-# Graphviz reads (Chainer's `build_computational_graph`, whose default look
-# draws variables as grey octagons and functions as blue boxes); its lines
-# name every node and edge, and each edge `a -> b` again runs forward, from
-# what was computed first to what was computed from it:
+# The picture is drawn by Graphviz, from a description of the graph in its
+# DOT language. minichain can also hand you the graph itself, as Chainer's
+# `build_computational_graph` does: the set of its nodes (variables and
+# functions) and the set of its edges, each edge an arrow of the picture.
+# (`graph.dump()` writes the DOT text, should you want to draw it with
+# another tool.)
 
 # %%
 from minichain.computational_graph import build_computational_graph
 
 graph = build_computational_graph(y)
-print(len(graph.nodes), "nodes,", len(graph.edges), "edges")
-print(graph.dump().replace(";", ";\n"))
-assert all(isinstance(head, mc.FunctionNode) and tail in head.inputs
-           or isinstance(tail, mc.FunctionNode) and head.creator_node is tail
-           for tail, head in graph.edges)
+functions = [n.label for n in graph.nodes if isinstance(n, mc.FunctionNode)]
+print(len(graph.nodes), "nodes,", len(graph.edges), "edges; the functions:",
+      sorted(functions))
+assert len(graph.nodes) == 7 and len(graph.edges) == 7
+assert sorted(functions) == ["_ * 2", "_ ** 2", "_ + _"]
 
 # %% [markdown]
 # ## Arrays, not just numbers
@@ -156,27 +150,24 @@ assert np.allclose(x.grad, 1 - np.tanh(x.array) ** 2)
 # %% [markdown]
 # ## Course map
 #
-# | chapter | what it shows |
-# | --- | --- |
-# | [01 tour](01_tour.ipynb) | this page: set-up, a first gradient, a first graph picture |
-# | [02 Variables and Functions](02_variables_and_functions.ipynb) | the `x <--- f <--- y` graph built by hand, then `F.Identity` and `FunctionNode` |
-# | [03 backprop on a chain](03_backprop_on_a_chain.ipynb) | the chain rule by hand, finite differences (error vs step figure), the real backward |
-# | [04 branches and accumulation](04_branches_and_accumulation.ipynb) | the reference's `f`/`g` branch, `f(x, x)`, the diamond; the wrong derivative when gradients are overwritten |
-# | [05 backward order](05_backward_order.ipynb) | why a function must wait for its output's whole gradient; ranks and the heap; the order drawn |
-# | [06 tensors and broadcasting](06_tensors_and_broadcasting.ipynb) | shapes, `broadcast_to`/`sum_to` (drawn), matmul gradients from their shapes |
-# | [07 modes and what the graph keeps](07_modes_and_what_the_graph_keeps.ipynb) | `no_backprop_mode`, `force_backprop_mode`, `retain_grad`, what is freed (memory measured) |
-# | [08 hooks, type checks, debug](08_hooks_type_checks_debug.ipynb) | function hooks (print, timer, memory, your own), type-check errors, debug mode and NaN |
-# | [09 old-style Function and the GPU](09_old_style_function_and_gpu.ipynb) | the v1 `Function`, `copy.copy`, CuPy (with a NumPy fallback) |
-# | [10 forget and memory](10_forget_and_memory.ipynb) | `F.forget`: memory measured against the bound, the time it costs, dropout, double backprop |
-# | [11 higher-order gradients](11_higher_order_gradients.ipynb) | double backprop, Newton's method, a Hessian-vector product |
-# | [12 training a network](12_training_a_network.ipynb) | an MLP on the spiral, loss curve, decision boundary, `checkpoint_sequential` |
-#
+# Each chapter's heading and the paragraph under it, read from the chapters
+# themselves by `course_map.py` (beside the notebooks), so this map cannot
+# fall behind them:
+
+# %%
+from IPython.display import Markdown
+
+import course_map
+
+Markdown(course_map.markdown_table())
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch01.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch01
@@ -190,9 +181,10 @@ answer_1 = None
 ch01.check_1(answer_1)
 
 # %% [markdown]
-# **2.** How many *functions* does the graph of `x ** 2 + 2 * x` hold? Build
-# it from a fresh Variable and count, in the picture or among the nodes of
-# `build_computational_graph(...).nodes`, those that are functions.
+# **2.** How many *functions* does the graph of `y = 2 * 3 * x + x * w`
+# hold, for two Variables `x` and `w`? Predict the number first, then build
+# the graph and count (in a picture, or among the nodes of
+# `build_computational_graph(y).nodes`).
 
 # %%
 answer_2 = None

@@ -1,6 +1,12 @@
 # %% [markdown]
 # # 02 · Variables and Functions: the graph `x <--- f <--- y`
 #
+# You build by hand, in a dozen lines, the two objects that record a graph
+# while code runs (a variable that remembers the function that made it, a
+# function that remembers its inputs), then meet minichain's `Variable` and
+# `FunctionNode`, the small nodes the real graph is made of, and the rank
+# every node carries.
+#
 # Define-by-run means the graph is not declared in advance: it is *recorded*
 # while the forward computation runs. Two kinds of objects do the recording.
 #
@@ -175,13 +181,24 @@ print("y's node:", y.node.name, y.node.shape, y.node.dtype)
 #
 # Our `HandFunctionNode` has the same `forward` and `apply`; it gains
 # `backward` in chapter 03. Here is minichain's own identity, printed from
-# the package:
+# the package. Its `backward` calls its first argument `indexes`: the engine
+# passes that argument by position, so a function may name it as it likes.
+# `FunctionNode` itself, whose signature the cell prints first, calls it
+# `target_input_indexes`; the package's functions shorten it to `indexes`,
+# as Chainer's do. Either way it holds the positions of the inputs that
+# need a gradient.
 
 # %%
 import minichain.functions.array.identity as identity_module
 
+print("FunctionNode.backward" + str(inspect.signature(mc.FunctionNode.backward)))
+print()
 print(inspect.getsource(identity_module.IdentityNode))
 print(inspect.getsource(identity_module.identity))
+assert list(inspect.signature(mc.FunctionNode.backward).parameters) == [
+    "self", "target_input_indexes", "grad_outputs"]
+assert list(inspect.signature(identity_module.IdentityNode.backward).parameters) \
+    == ["self", "indexes", "grad_outputs"]
 
 # %% [markdown]
 # Writing our own FunctionNode takes the same few lines. `Twice` doubles its
@@ -266,13 +283,23 @@ node.apply((v,))
 # %% [markdown]
 # The old-style `Function` has the same rule; chapter 09 shows the
 # `copy.copy` idiom the reference recommends.
+
+# %% [markdown]
+# ## Now build it: Tasks 1 and 2
 #
+# The assignment `build_your_own/mychain` (guide: `docs/build-your-own-engine.md`)
+# asks you to write this chapter's two classes for real: `Variable` with its
+# creator link (Task 1) and `FunctionNode.apply` (Task 2), with nodes in the
+# graph. Judge them from the repository's root with
+# `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch02.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch02

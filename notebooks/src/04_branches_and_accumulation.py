@@ -1,6 +1,12 @@
 # %% [markdown]
 # # 04 · Branches and gradient accumulation
 #
+# When a variable is used twice, its gradient is the sum of what comes back
+# along each path. You see the sum on a branch, on `f(x, x)` and on a
+# diamond, see what an engine that overwrites instead of adding gets wrong,
+# read the lines of minichain that add, and watch a leaf's gradient add up
+# across `backward()` calls.
+#
 # A chain is the easy case. As soon as one variable is used twice the graph
 # branches, and the reference (Chainer's documentation of `Variable` and
 # `Function`, as in chapter 02) draws it so:
@@ -257,7 +263,10 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # along both paths gives `dy/dx = (cos a - sin a) · e^x`. Here is the graph,
 # drawn as text (the sum has two inputs, so it is drawn once, tagged `[1]`,
 # and its second input points to the tag) and as a picture after backward,
-# with each variable's value and gradient:
+# with each variable's value and gradient. A backward frees the gradients of
+# the variables in the middle as soon as they are used (chapter 03);
+# `retain_grad=True` asks it to leave them on their variables, so the
+# picture can show them (chapter 07 says what that costs).
 
 # %%
 x = mc.Variable(np.array(0.3), name="x")
@@ -269,7 +278,7 @@ c = F.cos(a)
 c.name = "c"
 y = b + c
 y.name = "y"
-y.backward(retain_grad=True)
+y.backward(retain_grad=True)     # keep the gradients of a, b, c for the picture
 print(draw(y))
 
 # %%
@@ -340,9 +349,12 @@ plt.show()
 # Its docstring says why the sum is a *new* array and never `+=`: a backward
 # may hand its incoming gradient on unchanged (`x + c` does), so one array
 # can be the gradient of two nodes at once, and writing into it would change
-# both. (Chapter 13 shows the wrong gradient that an engine taking that
-# shortcut gives.) A leaf, a node no function made, keeps its gradient on
-# its Variable: `_add_to_leaf` adds there, which is the next section.
+# both. (Chapter 13 shows the wrong gradient that writing in place into
+# such a shared array gives.) A leaf, a node no function made, keeps its
+# gradient on its Variable: `_add_to_leaf` adds there, which is the next
+# section. `run.depends` is set only under `mc.grad` (chapter 03), which by
+# default returns the gradients of the inputs it was asked for instead of
+# writing them to `.grad`, so there a leaf's gradient stays in the table.
 
 # %%
 import minichain.backprop as backprop
@@ -357,8 +369,8 @@ assert len(source.splitlines()) <= 25  # short enough to read in one go
 # The sum does not stop at the end of one backward: a leaf **adds** each new
 # gradient to the one it already holds. That lets a training loop sum the
 # gradients of several mini-batches before one update, and it is why you
-# clear gradients (`cleargrad`, which chapter 03 called before its second
-# backward) before the next backward, or the old one is counted again.
+# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`) before
+# the next backward, or the old one is counted again.
 
 # %%
 x = mc.Variable(np.array(2.0))
@@ -374,12 +386,20 @@ print("after cleargrad and one more call:", x.grad)
 assert x.grad == 3.0
 
 # %% [markdown]
+# ## Now build it: Tasks 6 and 7
+#
+# Write `add_gradient` and let your loop use it, so that gradients add up at
+# branches and across calls (Task 6). Then write `Add`, `Mul`, `Exp` and `Tanh` in
+# `mychain/functions.py`, with backward on Variables (Task 7): the suite tries
+# them with random upstream gradients and differentiates them twice.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch04.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch04
@@ -393,15 +413,18 @@ answer_1 = None
 ch04.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Write the function the engine uses to store a gradient:
-# `store(x, gx)` must leave in `x.grad` the right total whether or not `x`
-# already holds a gradient, and must not change any array it is given (the
-# same array may be someone else's gradient too). The check plugs it into a
-# hand engine like ours and runs the diamond, `x + x` and a leaf that
-# already holds a gradient.
+# **2.** The reference's branch can also live inside one function. Write a
+# FunctionNode `Fork` with one input and two outputs, both equal to the
+# input (`y1, y2 = Fork().apply((x,))`), and its `backward`, written with
+# Variables as in chapter 03, so that `x` gets the right gradient whatever
+# is done with `y1` and `y2` afterwards. Think about what the engine hands
+# your backward: one gradient per output in `grad_outputs`, and `None` for
+# an output that nothing downstream used. Assign the class to `answer_2`;
+# the check uses the two outputs in several graphs, with random seeds, and
+# differentiates your gradient once more.
 
 # %%
-# def store(x, gx):
+# class Fork(mc.FunctionNode):
 #     ...
 answer_2 = None
 ch04.check_2(answer_2)

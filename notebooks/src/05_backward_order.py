@@ -1,6 +1,12 @@
 # %% [markdown]
 # # 05 · The backward order: ranks and a heap
 #
+# A function may run its backward only after every function that used its
+# output has run. You watch a natural first engine break that rule and get
+# 2 instead of 26, fix it with a post-order sort, then with ranks and a heap
+# as Chainer and minichain do, read minichain's backward loop whole, and
+# step through it in a player.
+#
 # Chapter 04 showed that a variable used twice must *add* the gradients
 # coming back along each path. That raises a question of timing: a function
 # may run its backward only when the gradient of its output is **complete**,
@@ -306,8 +312,9 @@ assert [s.name.split(" ->")[0] for s in hook.steps] == heap_backward(
 # The heap loop lives in `minichain/backprop.py`, in `_walk`, printed below
 # whole, as it runs. Read it for the four steps of the hand engine: pop the
 # function of highest rank; take the gradients of its outputs out of the
-# table; run its backward (`_call_backward` picks `backward_arrays` or
-# `backward`, chapter 03); add what comes back into the inputs' gradients
+# table; run its backward (`_call_backward` picks `backward`, or its
+# array twin `backward_arrays` when nothing is recorded, chapter 13); add
+# what comes back into the inputs' gradients
 # (`_add_gradient`, chapter 04) and push each input's creator, once per
 # pass. The rest is bookkeeping: hooks (chapter 08), the checks that name a
 # function whose backward returned a gradient of the wrong shape, and
@@ -475,7 +482,7 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # each gradient as it arrives, is held and is freed, and the bytes held.
 # Step through the first example with *next*: at step 2, `_ * 2 -> h` waits
 # on the heap while `_ * _ -> hh` runs. That wait is exactly what the
-# depth-first walk skipped. (The player is HTML and JavaScript: it shows in
+# pre-order walk skipped. (The player is HTML and JavaScript: it shows in
 # JupyterLab once the cell has run, in the book, and `.save(path)` writes it
 # as one file that opens offline.)
 
@@ -494,12 +501,44 @@ assert float(x.grad) == 26.0
 player
 
 # %% [markdown]
+# The last line of each frame counts the bytes of the gradient arrays alive
+# at that moment, and of the arrays kept for backward. Both stay at 8 bytes,
+# one float64 number, while everything else changes, and the frames say
+# why. At step 2 two variables have a gradient, the one `h` holds and the
+# one arriving at `hh`, but they are one array: `_ + _` hands its incoming
+# gradient to both its inputs unchanged (the reason chapter 04 gave for
+# never adding in place). At step 3 `h`'s complete gradient, 13, is a new
+# array, and the gradients already used are gone; at the end only `x.grad`
+# is left. The 8 bytes kept are `h`'s array, which `_ * _` keeps because
+# the derivative of a product needs the other factor.
+
+# %%
+one_float = x.array.nbytes
+held_at_step_2 = [name for name, (text, state) in player.frames[1]["grads"].items()
+                  if state in ("held", "arriving")]
+print("gradients held or arriving at step 2:", len(held_at_step_2),
+      "  bytes in gradients per frame:", [f["grad_bytes"] for f in player.frames])
+assert len(held_at_step_2) == 2
+assert ["13.", "arriving"] in player.frames[2]["grads"].values()
+assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
+assert [f["kept_bytes"] for f in player.frames] == [h.array.nbytes] * 4
+assert len({f["caption"] for f in player.frames}) == 4
+
+# %% [markdown]
+# ## Now build it: Task 8
+#
+# Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap, and
+# let your loop take its functions from it (Task 8). Then watch your own engine:
+# `visualize.order_table(visualize.record_backward(y))` and
+# `visualize.animate_backward(y)` draw a `mychain` graph too.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch05.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch05

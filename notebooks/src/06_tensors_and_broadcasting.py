@@ -1,6 +1,12 @@
 # %% [markdown]
 # # 06 · Tensors and broadcasting
 #
+# Gradients of arrays: each gradient has the shape of its variable. You see
+# why broadcasting in forward means summing in backward (`sum_to`, by hand
+# and as the adjoint of `broadcast_to`), what minichain says when a backward
+# forgets to sum, and how the shapes alone give the gradients of a matrix
+# product.
+#
 # So far `x` was mostly one number. Real variables are arrays: a batch of
 # inputs `(N, D)`, a weight matrix `(D, H)`, a bias `(H,)`. One rule keeps the
 # gradients of arrays simple:
@@ -154,8 +160,10 @@ plt.show()
 # %%
 import minichain.functions.array.broadcast as broadcast_module
 
-print(inspect.getsource(broadcast_module.BroadcastTo.backward))
-print(inspect.getsource(broadcast_module.SumTo.backward))
+for method in (broadcast_module.BroadcastTo.backward,
+               broadcast_module.SumTo.backward):
+    print(f"# {method.__qualname__}")
+    print(inspect.getsource(method))
 assert broadcast_module.sum_to is F.sum_to is not array_utils.sum_to
 assert broadcast_module.broadcast_to is F.broadcast_to
 
@@ -217,14 +225,61 @@ y.backward()
 assert np.allclose(wv.grad, gw_by_hand) and np.allclose(xv.grad, gx_by_hand)
 
 # %% [markdown]
-# minichain's `MatMul.backward` is exactly these two products (with flags
-# that fold the transposes in), followed by `F.sum_to` because batched matrix
-# products broadcast their leading axes too:
+# As a FunctionNode of our own, the whole idea is the two products in
+# `backward`, on the Variables that forward kept (a Variable has `.T` and
+# `@` like an array). It returns one gradient per input; its gradients are
+# minichain's:
+
+# %%
+class HandMatMul(mc.FunctionNode):
+    def forward(self, inputs):
+        self.retain_inputs((0, 1))
+        x, W = inputs
+        return x @ W,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, W = self.get_retained_inputs()
+        gy, = grad_outputs
+        return gy @ W.T, x.T @ gy        # (N, D) and (D, H): x's and W's shapes
+
+
+xh, wh = mc.Variable(x_data), mc.Variable(w_data)
+yh, = HandMatMul().apply((xh, wh))
+yh.grad = gy
+yh.backward()
+print("HandMatMul's gradients equal minichain's:",
+      np.allclose(xh.grad, xv.grad) and np.allclose(wh.grad, wv.grad))
+assert np.allclose(xh.grad, xv.grad) and np.allclose(wh.grad, wv.grad)
+
+# %% [markdown]
+# minichain's `F.matmul` states the same rule at the top of its module
+# (its first lines are printed below, with `a` and `b` for our `x` and
+# `W`). Its `MatMul.backward` is longer than ours because of two
+# things our version leaves out. Flags `transa` and `transb` multiply by a
+# transposed matrix without building the transpose. And matrix products
+# broadcast like any NumPy operation: `x` of shape `(B, N, D)` times `W` of
+# shape `(D, H)` is `B` products with the same `W`, so `W`'s gradient is
+# the sum of the `B` products' gradients, and each gradient ends with
+# `sum_to` back to its operand's shape. That is this chapter's rule once
+# more; the cell checks it on a batch of 4.
 
 # %%
 import minichain.functions.math.matmul as matmul_module
 
-print(inspect.getsource(matmul_module.MatMul.backward))
+rule = "\n\n".join(matmul_module.__doc__.split("\n\n")[:3])
+print(rule, end="\n\n")
+assert "ga = gy @ b.T" in rule and "gb = a.T @ gy" in rule
+xb = mc.Variable(rng.standard_normal((4, N, D)))
+wb = mc.Variable(w_data)
+gyb = rng.standard_normal((4, N, H))
+yb = xb @ wb
+yb.grad = gyb
+yb.backward()
+per_product = sum(xb.array[i].T @ gyb[i] for i in range(4))
+print("W:", wb.shape, " W.grad:", wb.grad.shape,
+      " equal to the sum of the 4 products' gradients:",
+      np.allclose(wb.grad, per_product))
+assert wb.grad.shape == wb.shape and np.allclose(wb.grad, per_product)
 
 # %% [markdown]
 # A numerical check, to be sure the shapes did not fool us:
@@ -296,13 +351,21 @@ for v in (x, W, b):
 
 # %% [markdown]
 # The gradients also keep the dtype: float32 in, float32 out.
+
+# %% [markdown]
+# ## Now build it: Task 9
 #
+# Write `Sum` and `MatMul` in `mychain/functions.py`, and make the backward of
+# `Add` and `Mul` sum each gradient back to its input's shape with the given
+# `sum_to` (Task 9): a gradient has the shape of its variable.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch06.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch06
@@ -325,13 +388,15 @@ answer_2 = None
 ch06.check_2(answer_2)
 
 # %% [markdown]
-# **3.** For `y = x @ W` with `x: (N, D)`, `W: (D, H)`, write
-# `grad_x(gy, W)` returning the gradient of `x` as a NumPy array. The check
-# compares it with minichain's backward for several shapes and both float
-# dtypes.
+# **3.** `F.linear(x, W)` stores its weight the other way round, `W` of
+# shape `(H, D)`, and computes `x @ W.T` (the section on it above). Write
+# `grad_W(x, gy)` returning the gradient of that `W` as a NumPy array, for
+# `x: (N, D)` and the output's gradient `gy: (N, H)`: read it off the
+# shapes. The check compares it with minichain's backward for several
+# shapes and both float dtypes.
 
 # %%
-# def grad_x(gy, W):
+# def grad_W(x, gy):
 #     ...
 answer_3 = None
 ch06.check_3(answer_3)

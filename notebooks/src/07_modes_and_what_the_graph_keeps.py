@@ -1,15 +1,20 @@
 # %% [markdown]
 # # 07 · Modes, `retain_grad`, and what the graph keeps
 #
-# Every function applied to a Variable records a node, and some nodes keep
-# arrays for their backward. That is the price of being able to call
-# `backward()` later. This chapter is about paying it only when needed:
+# Every function you apply records a node, and some nodes keep arrays for
+# their backward: that is the price of calling `backward()` later. This
+# chapter teaches you to skip it where you will not differentiate
+# (`no_backprop_mode`), to say which values need no gradient
+# (`requires_grad=False`) and which gradients to keep (`retain_grad`), and
+# to measure, in bytes, which arrays a graph keeps and which it lets go.
 #
 # - **modes**: `no_backprop_mode()` records no graph at all (evaluation,
 #   inference); `force_backprop_mode()` records one again inside it;
+# - **constants**: a Variable made with `requires_grad=False` (and every
+#   NumPy array handed to a function) gets no gradient;
 # - **`retain_grad`**: which gradients backward leaves behind;
 # - **what is kept**: which arrays the graph holds on to, why the rest is
-#   freed as soon as the user drops it, and the bytes, measured.
+#   freed as soon as you drop it, and the bytes, measured.
 
 # %%
 import contextlib
@@ -29,9 +34,13 @@ MiB = 2 ** 20
 # %% [markdown]
 # ## By hand: a switch that turns recording off
 #
-# Recording the graph is one `if` in the code that applies a function. A
-# global flag decides; a context manager sets it for the length of a `with`
+# Recording the graph happens in one place, the `apply` of chapter 02's
+# hand-made engine: it is where a function node remembers its inputs and
+# writes itself into its outputs' `creator` slots. A global flag can guard
+# those lines; a context manager sets the flag for the length of a `with`
 # block and puts the old value back afterwards, even if the block raises.
+# `HandVariable` is chapters 03–05's, unchanged; `apply` is chapter 05's
+# with the recording moved under an `if`.
 
 # %%
 hand_config = {"enable_backprop": True}
@@ -47,19 +56,40 @@ def hand_using_config(name, value):
         hand_config[name] = old
 
 
-class HandVariable:
-    def __init__(self, data, creator=None):
-        self.data, self.creator = data, creator
+class HandVariable:                                 # as in chapters 03-05
+    def __init__(self, array, name=None):
+        self.array = array
+        self.name = name
+        self.creator = None
+        self.rank = 0
+        self.grad = None
+
+
+class HandFunctionNode:
+    def apply(self, inputs):
+        arrays = self.forward(tuple(x.array for x in inputs))
+        outputs = tuple(HandVariable(a) for a in arrays)
+        if hand_config["enable_backprop"]:          # new in this chapter
+            self.inputs = inputs
+            self.rank = max(x.rank for x in inputs)
+            self.outputs = outputs
+            for y in outputs:
+                y.creator = self
+                y.rank = self.rank + 1
+        return outputs
+
+
+class HandTanh(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return np.tanh(x),
 
 
 def hand_tanh(x):
-    y = HandVariable(np.tanh(x.data))
-    if hand_config["enable_backprop"]:
-        y.creator = ("tanh", x)          # record: y <--- tanh <--- x
-    return y
+    return HandTanh().apply((x,))[0]
 
 
-x_hand = HandVariable(np.array([0.5]))
+x_hand = HandVariable(np.array([0.5]), name="x")
 print("recorded:        ", hand_tanh(x_hand).creator is not None)
 with hand_using_config("enable_backprop", False):
     print("inside the block:", hand_tanh(x_hand).creator is not None)
@@ -103,7 +133,7 @@ assert real == hand == [True, False, True]
 # %%
 with mc.no_backprop_mode():
     y = F.sum(F.tanh(x) * 3)
-print("value:", y.array, " creator:", y.creator)
+print(f"value: {float(y.array):.4f}   creator: {y.creator}")
 y.backward()
 print("x.grad after backward:", x.grad)
 assert x.grad is None
@@ -126,6 +156,45 @@ print("y has a creator:", y.creator is not None)
 gx, = mc.grad([y], [x])
 print("dy/dx =", gx.array, "  by hand:", 2 * (1 - np.tanh(2 * x.array) ** 2))
 assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
+
+# %% [markdown]
+# ## Constants: `requires_grad=False`
+#
+# A mode switches recording off for a whole block. A Variable can also say
+# for itself that it needs no gradient: `mc.Variable(data,
+# requires_grad=False)` is a *constant*, such as a batch of inputs, a
+# target or a fixed mask. Backward computes no gradient for it. An output
+# computed from constants only needs none either: its `requires_grad` is
+# False, and a backward from it does nothing.
+
+# %%
+w = mc.Variable(np.array([2.0, 3.0]), name="w")
+batch = mc.Variable(np.array([0.5, 1.0]), name="batch", requires_grad=False)
+loss = F.sum(batch * w)
+loss.backward()
+print("w.grad =", w.grad, "  batch.grad =", batch.grad)
+assert batch.grad is None and np.array_equal(w.grad, batch.array)
+
+# %% [markdown]
+# A NumPy array handed straight to a function is wrapped in exactly such a
+# constant. So a graph that starts from a bare array has nothing to
+# differentiate: even with `retain_grad=True` (next section) no gradient is
+# computed anywhere in it. To get gradients, start from a Variable.
+
+# %%
+h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
+print("h.requires_grad:", h.requires_grad)
+F.sum(h * h).backward(retain_grad=True)
+print("h.grad after backward:", h.grad)
+print("sin kept its input all the same:", h.creator_node.inputs[0].data is not None)
+assert not h.requires_grad and h.grad is None
+assert h.creator_node.inputs[0].data is not None
+
+# %% [markdown]
+# Unlike `no_backprop_mode`, `requires_grad=False` does not stop the
+# recording: as in Chainer, the nodes are still made and still keep their
+# arrays (the last line above). PyTorch records nothing for
+# tensors that need no gradient. To save the memory, use the mode.
 
 # %% [markdown]
 # ## `retain_grad`: gradients of the middle
@@ -316,34 +385,61 @@ plt.show()
 # %% [markdown]
 # ## Over a whole step: forward, then backward
 #
-# `measure` also records a timeline: the bytes held after each forward and
-# each backward step of each function. Plotted, a training-like step on the
-# 4-deep chain climbs during forward (each `tanh` adds its kept output),
-# climbs further during backward (the graph is alive until `y` is dropped,
-# and the gradients in flight come on top: the one a step receives and the
-# one it produces), and ends with only the gradient `x.grad` left.
+# `measure` also records a timeline: the bytes held after each step of each
+# function. We measure a training-like step on the 4-deep chain, with a
+# second `measure` block around its forward pass alone, so that each entry
+# is known to belong to one pass or the other. The step climbs during
+# forward (each `tanh` adds its kept output), climbs further during
+# backward (the graph is alive until `loss` is dropped, and the gradients
+# in flight come on top: the one a step receives and the one it produces),
+# and ends with only the gradient `x.grad` left.
 
 # %%
 x.cleargrad()
 with mc.memory.measure() as step:
-    y = tanh_chain(x, 4)
-    F.sum(y).backward()
-    del y
-for event, nbytes in step.timeline:
-    print(f"{event:20s} {nbytes / MiB:4.1f} MiB")
+    with mc.memory.measure() as forward_pass:
+        loss = F.sum(tanh_chain(x, 4))
+    loss.backward()
+    del loss                     # the graph goes with its last Variable
+events = step.timeline[1:-1]     # without "start" and "end"
+n_forward = len(forward_pass.timeline) - 2
+rows = [("forward" if k < n_forward else "backward", event, nbytes)
+        for k, (event, nbytes) in enumerate(events)]
+for phase, event, nbytes in rows:
+    print(f"{phase:8s} pass  {event:20s} {nbytes / MiB:4.1f} MiB")
+print(f"after the step {'':20s} {step.final / MiB:4.1f} MiB (x.grad)")
+# Every level is a whole number of 1 MiB arrays, give or take the few KiB of
+# Python objects the step makes: the printed tenths hold on every machine.
+assert all(abs(nbytes - round(nbytes / MiB) * MiB) < 16 * 1024 for *_, nbytes in rows)
 assert abs(step.final - x.grad.nbytes) < 16 * 1024
 
 # %%
-mc.visualize.plot_memory({"tanh chain, depth 4": step.timeline})
+from matplotlib.patches import Patch
+
+colors = {"forward": "C0", "backward": "C1"}
+fig, ax = plt.subplots(figsize=(7.5, 3.6), layout="constrained")
+ax.bar(range(len(rows)), [nbytes / MiB for *_, nbytes in rows],
+       color=[colors[phase] for phase, _, _ in rows])
+ax.set_xticks(range(len(rows)), [event for _, event, _ in rows], rotation=60,
+              ha="right", fontsize=7)
+ax.legend([Patch(color=c) for c in colors.values()],
+          [f"{phase} pass" for phase in colors], fontsize=8)
+ax.set_ylabel("MiB held after the step")
+ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
-# Forward events (`TanhGrad`) appear inside the backward part of the
-# timeline: under `measure`, backward applies functions of its own to
-# compute each gradient. That is the hook's doing, not backward's habit. A
-# registered hook must see every step, so it sends the engine down the path
-# where each `backward` is written with Variables and functions; a plain
-# backward, watched by no hook, runs `tanh`'s step on arrays and applies no
+# The backward pass has entries named `forward:…`: functions that a
+# backward step applied to compute its gradient. `Sum`'s backward applies
+# `Reshape` and `BroadcastTo` to spread the incoming gradient over the
+# summed shape; each `Tanh`'s backward applies `TanhGrad`. An entry is
+# written when its step *ends*, so each of these helpers is listed just
+# before the backward step that applied it.
+#
+# The `TanhGrad`s are the hook's doing, not backward's habit. A registered
+# hook must see every step, so it sends the engine down the path where each
+# `backward` is written with Variables and functions; a plain backward,
+# watched by no hook, runs `tanh`'s step on arrays and applies no
 # `TanhGrad`. We count the functions applied during each backward by
 # wrapping `FunctionNode.apply` for the length of the call:
 
@@ -371,21 +467,32 @@ plain = functions_applied_by_backward(hooked=False)
 watched = functions_applied_by_backward(hooked=True)
 print("plain backward applies:         ", plain)
 print("backward under measure applies:", watched)
+assert plain[:2] == watched[:2] == ["Reshape", "BroadcastTo"]
 assert "TanhGrad" not in plain and watched.count("TanhGrad") == 4
 
 # %% [markdown]
-# (Any other name in the first list is applied by a backward that has no
-# array version, here `sum`'s; `tanh`'s has one.) The gradients of the middle live only
-# briefly: each is dropped once its function's backward has used it,
-# unless `retain_grad=True` asks to keep them. Chapter 10 cuts the climb
-# of the forward with `forget`.
+# Both lists start with `Sum`'s helpers: its backward has no array version,
+# so it applies functions even when no hook watches; `tanh`'s has one. The
+# gradients of the middle live only briefly: each is dropped once its
+# function's backward has used it, unless `retain_grad=True` asks to keep
+# them. Chapter 10 cuts the climb of the forward with `forget`.
+
+# %% [markdown]
+# ## Now build it: Tasks 5 and 10
 #
+# Write `retain_gradients` in `mychain/backprop.py`, which your loop calls when
+# `retain_grad=True` (Task 5), and `no_backprop_mode` and `force_backprop_mode`
+# in `mychain/configuration.py`, with `apply` recording nothing while
+# `config.enable_backprop` is False (Task 10). Task 4's checks already measured
+# what your graph keeps: only retained arrays may stay alive.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch07.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch07
@@ -414,7 +521,8 @@ ch07.check_2(answer_2)
 # **3.** Write `h_grad(x)` that, for a NumPy array `x`, builds
 # `h = F.sin(x)` and `loss = F.sum(h * h)`, runs `loss.backward()` and
 # returns `h.grad`, the gradient minichain computed for `h` (not a formula
-# of yours). Assign the function to `answer_3`.
+# of yours). Mind what a function makes of a bare NumPy array. Assign the
+# function to `answer_3`.
 
 # %%
 # def h_grad(x):

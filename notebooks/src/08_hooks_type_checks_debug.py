@@ -1,15 +1,11 @@
 # %% [markdown]
 # # 08 · Hooks, type checks and debug mode
 #
-# Three ways to look inside a running graph without changing a single
-# function:
-#
-# - **hooks** are called around every forward and backward step: to print,
-#   time, measure memory, or anything a learner writes;
-# - **type checks** state what inputs a function accepts, and explain in
-#   plain words when they are broken;
-# - **debug mode** stops at the first NaN and says which line built the
-#   function whose backward failed.
+# You will look inside a running graph without changing a single function:
+# hooks that are called around every forward and backward step (to print,
+# time or measure memory), type checks that refuse bad inputs in plain
+# words, and debug mode, which stops at the first NaN and, when a backward
+# fails, names the line that built the function.
 #
 # Several cells below raise errors on purpose; each is marked, and reading
 # the message is the point.
@@ -191,24 +187,32 @@ with PrintHook():
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated. A small two-layer network gives them something to record.
-# (Times change from run to run; the course's notebook test replaces each
-# printed time by a placeholder.)
+# allocated. A small two-layer network gives them something to record: 512
+# points of 32 features, a hidden layer of 512 units (so its activation is
+# 512 × 512 float32 values, 1 MiB) and 4 classes. Its weights are
+# `mc.Parameter`s, Variables meant to be learned (chapter 12's optimizers
+# update them); here they behave like any Variable. (Times change from run
+# to run; the course's notebook test replaces each printed time by a
+# placeholder.)
 
 # %%
+MiB = 2 ** 20
 rng = np.random.default_rng(0)
-x = rng.normal(size=(256, 64)).astype(np.float32)
-t = rng.integers(0, 10, size=256)
-W1 = mc.Parameter(rng.normal(size=(128, 64)).astype(np.float32) * 0.1)
-W2 = mc.Parameter(rng.normal(size=(10, 128)).astype(np.float32) * 0.1)
+x = rng.normal(size=(512, 32)).astype(np.float32)
+t = rng.integers(0, 4, size=512)
+W1 = mc.Parameter(rng.normal(size=(512, 32)).astype(np.float32) * 0.1)
+W2 = mc.Parameter(rng.normal(size=(4, 512)).astype(np.float32) * 0.1)
 
 
 def step():
+    W1.cleargrad()
+    W2.cleargrad()
     h = F.relu(F.linear(x, W1))
     loss = F.softmax_cross_entropy(F.linear(h, W2), t)
     loss.backward()
 
 
+step()          # a first run fills caches (imports, buffers): not measured
 with TimerHook() as timer, MemoryHook() as memory:
     step()
 for name, record in timer.summary().items():
@@ -234,7 +238,7 @@ assert rows > timer.total_time()
 # %% [markdown]
 # `TimerHook` names a row by the function's class (`MulConstant`) and puts
 # forwards and backwards together; `MemoryHook` names it by phase and label
-# (`forward:_ * 0.00390625`), so the two phases stay apart. Each row of
+# (`forward:_ * 0.001953125`), so the two phases stay apart. Each row of
 # `MemoryHook` has two figures:
 #
 # - **allocated**: the bytes held after a step minus those held before it
@@ -242,24 +246,40 @@ assert rows > timer.total_time()
 # - **peak**: the most a step held above its starting level while it ran
 #   (its outputs plus its temporaries), the *largest* over the row's calls.
 #
-# So the row of the five `linear` forwards shows the sum of what they left
-# alive, and the peak of the largest one alone. The figures include the
-# Python objects each step makes (a few hundred bytes, which can differ by
-# a few bytes between runs, so the notebook test skips this one cell); the
-# arrays dominate. `ReLU`'s forward, for example, left its output
-# allocated: 256 × 128 float32 values, 128 KiB.
+# So a row's peak can be *below* its allocated: the row of the five
+# `linear` forwards adds up what all five left alive, while its peak is
+# that of the largest call alone. The figures also count the Python objects
+# each step makes (a few hundred bytes, which differ between Python and
+# NumPy versions); next to arrays of a MiB they are noise, so the table
+# prints tenths of a MiB. Rows of `0.0` are steps on the small arrays (512
+# scores of 4 classes).
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-print(f"{'step':30s} {'allocated':>12s} {'peak':>12s}  calls")
-for event, record in memory.summary().items():
-    print(f"{event:30s} {record['allocated_bytes'] / 1024:8.2f} KiB"
-          f" {record['peak_bytes'] / 1024:8.2f} KiB  {record['occurrence']}")
+table = memory.summary()
+print(f"{'step':30s} {'allocated':>9s} {'peak':>9s}  calls")
+for event, record in table.items():
+    print(f"{event:30s} {record['allocated_bytes'] / MiB:5.1f} MiB"
+          f" {record['peak_bytes'] / MiB:5.1f} MiB  {record['occurrence']}")
+# Each figure is at least 8 KiB away from where its tenth of a MiB would
+# round the other way, far more than the Python objects of a step.
+tenth = MiB / 10
+for record in table.values():
+    for figure in (record["allocated_bytes"], record["peak_bytes"]):
+        assert abs(figure % tenth - tenth / 2) > 8 * 1024, figure
+# A peak below the allocated figure happens only in rows of several calls.
+for record in table.values():
+    assert (round(record["peak_bytes"] / tenth) >= round(record["allocated_bytes"] / tenth)
+            or record["occurrence"] > 1)
+
+# %% [markdown]
+# `ReLU`'s forward, for example, left its output allocated: 512 × 512
+# float32 values, 1 MiB. The hook's figure for that row is the array's
+# exact size plus a few hundred bytes of Python objects:
 
 # %%
-relu_bytes = memory.summary()["forward:ReLU"]["allocated_bytes"]
-output_bytes = 256 * 128 * 4
-print(f"forward:ReLU's output is {output_bytes // 1024} KiB; the step left that"
+relu_bytes = table["forward:ReLU"]["allocated_bytes"]
+output_bytes = 512 * 512 * 4
+print(f"forward:ReLU's output is {output_bytes / MiB:.1f} MiB; the step left that"
       f" much allocated, within 2 KiB: {abs(relu_bytes - output_bytes) < 2048}")
 assert abs(relu_bytes - output_bytes) < 2048
 
@@ -278,9 +298,9 @@ left.set_xlabel("milliseconds (all calls)")
 left.set_title("TimerHook")
 left.invert_yaxis()
 right.barh(list(bytes_allocated),
-           [r["allocated_bytes"] / 1024 for r in bytes_allocated.values()],
+           [r["allocated_bytes"] / MiB for r in bytes_allocated.values()],
            color="C1")
-right.set_xlabel("KiB left allocated by the step")
+right.set_xlabel("MiB left allocated by the step (all calls)")
 right.set_title("MemoryHook")
 right.invert_yaxis()
 plt.show()
@@ -410,7 +430,9 @@ with mc.using_config("type_check", False):
 #
 # A NaN spreads: every operation with a NaN input gives NaN, so by the time
 # the loss is NaN, the place it was born is far away. Here `log` of a
-# negative number makes one, and it flows silently to the end:
+# negative number makes one. NumPy warns (the `RuntimeWarning` under the
+# cell, which names NumPy's line, not ours), but nothing stops, and the NaN
+# flows to the end:
 
 # %%
 x = mc.Variable(np.array([2.0, -1.0, 3.0]), name="x")
@@ -471,7 +493,7 @@ except ValueError as error:
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch08.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch08

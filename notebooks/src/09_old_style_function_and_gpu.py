@@ -1,6 +1,11 @@
 # %% [markdown]
 # # 09 · The old-style Function, and the GPU
 #
+# You will write a differentiable function the old way, as a Chainer v1
+# `Function` with forward and backward both on arrays, see why its
+# gradients cannot be differentiated again, and write function code that
+# runs unchanged on NumPy (CPU) and CuPy (GPU).
+#
 # minichain has two ways to write a differentiable function.
 #
 # - **FunctionNode** (every chapter so far): `forward` on arrays, `backward`
@@ -95,9 +100,10 @@ print("through HandAdapter:", grad_hand)
 # minichain's adapter is `FunctionAdapter`. Calling an old-style function
 # applies one; the output's `creator` is the Function the user wrote, and
 # its `creator_node` is the adapter the engine works with. Here is the real
-# adapter's backward: the same unwrap, call, wrap, plus two things ours
-# skipped (a check of each gradient against its input, and a mark on each
-# gradient saying who made it).
+# adapter's backward: the same unwrap, call, wrap, plus what ours skipped:
+# `None` in place of an input the function chose not to keep (a later
+# section), checks on what the function's backward returned, and a mark on
+# each gradient saying who made it.
 
 # %%
 print(inspect.getsource(mc.FunctionAdapter.backward))
@@ -224,7 +230,8 @@ mc.visualize.to_digraph(loss, rankdir="LR")
 # needs, so minichain refuses (on purpose, below). Chainer 7 does not: its
 # documentation says an instance cannot be used twice, but a second call
 # goes through, reusing the instance's node and corrupting the first
-# call's graph without a word. minichain turns that rule into an error.
+# call's graph, which shows only later, as a bare `AssertionError` in a
+# backward through it. minichain turns that rule into an error at the call.
 
 # %%
 # NBVAL_RAISES_EXCEPTION
@@ -360,8 +367,11 @@ grad_on_device = mc.backend.to_cpu(x.grad)
 
 x_ref = mc.Variable(x_cpu)
 F.sum(softplus(x_ref) * F.tanh(x_ref)).backward()
-print("gradient, back on the CPU:\n", grad_on_device)
-assert np.allclose(grad_on_device, x_ref.grad, atol=1e-6)
+print("gradient, back on the CPU:", type(grad_on_device).__name__,
+      grad_on_device.shape, grad_on_device.dtype)
+same = np.allclose(grad_on_device, x_ref.grad, atol=1e-6)
+print("agrees with the run on NumPy to 1e-6:", same)
+assert same
 
 # %% [markdown]
 # A `Variable` also moves in place with `x.to_gpu()` and `x.to_cpu()`
@@ -378,17 +388,25 @@ except RuntimeError as error:
 
 # %% [markdown]
 # Two rules keep code device-neutral, and minichain's functions follow
-# both: never call `numpy.` directly on data inside `forward` (ask for `xp`),
-# and never mix devices in one function call. The second is checked when a
-# function is applied: an input on the CPU and one on the GPU raise a
-# `TypeError` naming both array types.
+# both. First, a module function applied to data (`exp`, `zeros_like`,
+# `logaddexp`) comes from `xp`, the module of the inputs. Operators
+# (`x ** 3`, `a @ b`) and array methods need no `xp`: they belong to the
+# array and stay on its device; nor do dtypes such as `numpy.float32`,
+# which CuPy shares. Second, never mix devices in one function call: an
+# input on the CPU and one on the GPU raise a `TypeError` naming both array
+# types, checked when the function is applied.
+#
+# Code meant for the CPU only may call NumPy directly, and then runs on
+# NumPy arrays only. Some sketches in later chapters do so for brevity
+# (chapter 11's cubes call `np.asarray`), and your answers to the exercises
+# below may too; a function for both devices asks for `xp` there instead.
 #
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch09.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch09

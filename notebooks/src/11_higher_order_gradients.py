@@ -1,6 +1,11 @@
 # %% [markdown]
 # # 11 · Higher-order gradients
 #
+# You will differentiate a gradient again: see why a backward written on
+# Variables gives second derivatives and one written on bare arrays silently
+# does not, then use `mc.grad` for Newton's method and Hessian-vector
+# products.
+#
 # A gradient is the result of a computation: backward multiplies and adds
 # arrays. If that computation is *recorded* like any forward computation, the
 # gradient is a Variable with a graph of its own, and backward can be run
@@ -31,7 +36,10 @@ np.set_printoptions(precision=4, suppress=True)
 # derivative, `3x² · gy`. `ArrayCube` computes it on plain arrays and wraps
 # the result in a fresh Variable at the end. `VariableCube` computes it with
 # Variable arithmetic, so each `*` and `**` in its backward applies a
-# FunctionNode, and the gradient comes out with a creator.
+# FunctionNode, and the gradient comes out with a creator. (Both are
+# CPU-only sketches: on a 0-d array `x ** 3` gives a NumPy scalar, and
+# `np.asarray` makes it an array again; chapter 09 says what code for both
+# devices would ask for instead.)
 
 # %%
 class ArrayCube(mc.FunctionNode):
@@ -55,7 +63,7 @@ class VariableCube(mc.FunctionNode):
         return 3 * x ** 2 * grad_outputs[0],     # recorded as a graph
 
 
-x = mc.Variable(np.array(3.0), name="x")      # x³ = 27, 3x² = 27, 6x = 18
+x = mc.Variable(np.array(1.5), name="x")      # x³ = 3.375, 3x² = 6.75, 6x = 9
 for cube in (ArrayCube, VariableCube):
     y = cube().apply((x,))[0]
     gx, = mc.grad([y], [x], enable_double_backprop=True)
@@ -65,8 +73,9 @@ for cube in (ArrayCube, VariableCube):
 # %% [markdown]
 # `enable_double_backprop=True` asks the engine to keep the graph switched on
 # while it runs the backwards. With `VariableCube` the gradient `gx` has a
-# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 18
-# at `x = 3` (the first derivative there is `3x² = 27`). With `ArrayCube` the gradient is a leaf: nothing connects it to
+# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 9
+# at `x = 1.5` (the first derivative there is `3x² = 6.75`). With
+# `ArrayCube` the gradient is a leaf: nothing connects it to
 # `x`, and `mc.grad` answers `None` (the gradient does not depend on `x`, as
 # far as the graph knows).
 
@@ -81,7 +90,7 @@ def second_derivative(cube, x):
 print("ArrayCube   :", second_derivative(ArrayCube, x))
 print("VariableCube:", second_derivative(VariableCube, x))
 assert second_derivative(ArrayCube, x) is None
-assert second_derivative(VariableCube, x) == 6 * 3.0
+assert second_derivative(VariableCube, x) == 6 * 1.5
 
 # %% [markdown]
 # `None` is the quiet failure: a second derivative of zero would be just as
@@ -143,7 +152,7 @@ to_digraph(gx, rankdir="LR")
 # %%
 def backward_twice(clear_first):
     """x.grad after backward of x³ and then backward of its gradient."""
-    x = mc.Variable(np.array(3.0), name="x")
+    x = mc.Variable(np.array(1.5), name="x")
     (x ** 3).backward(enable_double_backprop=True)
     gx = x.grad_var
     if clear_first:
@@ -153,9 +162,9 @@ def backward_twice(clear_first):
 
 
 cleared, not_cleared = backward_twice(True), backward_twice(False)
-print("with x.cleargrad() between:", cleared, "  (6x = 18)")
-print("without:                   ", not_cleared, "  (27 + 18: the first is still there)")
-assert cleared == 18.0 and not_cleared == 27.0 + 18.0
+print("with x.cleargrad() between:", cleared, "  (6x = 9)")
+print("without:                   ", not_cleared, "  (6.75 + 9: the first is still there)")
+assert cleared == 9.0 and not_cleared == 6.75 + 9.0
 
 # %% [markdown]
 # ## Round the circle: four derivatives of sin
@@ -396,13 +405,23 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # This goes beyond Chainer, whose `forget` refuses double backprop. The
 # price: the recomputed graph is kept for as long as the gradient's graph
 # lives, so the memory `forget` saved comes back until then.
+
+# %% [markdown]
+# ## Your engine, differentiated twice
 #
+# Tasks 7 and 9 already take second derivatives of your functions
+# (`y.backward(enable_double_backprop=True)`, then a backward from
+# `x.grad_var`). If they fail saying the gradient has no graph behind it, one of
+# your backwards computes on arrays: write it with Variables, as this chapter
+# shows.
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch11.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch11

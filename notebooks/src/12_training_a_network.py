@@ -1,14 +1,19 @@
 # %% [markdown]
 # # 12 · Training a network
 #
+# You will train a small multi-layer perceptron (MLP) on the spiral data
+# set: first with a loop written by hand, then with minichain's links,
+# optimizers and data iterator, writing the update step the way an
+# optimizer does (an update rule); and you will see that checkpointing
+# leaves the training unchanged while it saves memory.
+#
 # Everything so far computed gradients. Training uses them: compute the loss
 # of a batch, backpropagate, move every parameter a little against its
-# gradient, repeat. This last chapter trains a small multi-layer perceptron
-# (MLP) on the classic spiral data set, first with a loop written by hand,
-# then with minichain's pieces:
+# gradient, repeat. The pieces:
 #
 # - `mc.links`: layers that own their parameters (`Linear`, `MLP`);
-# - `mc.optimizers`: the update step (`SGD`, `Adam`);
+# - `mc.optimizers`: the update step (`SGD`, `Adam`), one *update rule* per
+#   parameter;
 # - `mc.datasets`: the data and a minibatch iterator;
 # - `minichain.examples.spiral`: the training loop of this chapter, with a
 #   tqdm progress bar, the loss/accuracy history and the decision boundary.
@@ -33,8 +38,9 @@ np.set_printoptions(precision=4, suppress=True)
 # ## The data
 #
 # Three interleaved spiral arms, 100 points each. No straight line separates
-# them, so a linear classifier cannot do much better than guessing; a small
-# MLP can bend its boundary around the arms.
+# them, so a linear classifier, with no hidden layer, can only get some of
+# the points right (we measure how many below); a small MLP can bend its
+# boundary around the arms.
 
 # %%
 x, t = mc.datasets.make_spiral(seed=0)
@@ -49,65 +55,112 @@ ax.set_title("make_spiral(seed=0)")
 plt.show()
 
 # %% [markdown]
-# ## By hand: a two-layer net and gradient descent
+# ## By hand: gradient descent on two models
 #
-# Two weight matrices and two bias vectors, as `mc.Parameter`s; the forward
-# pass is `linear → relu → linear`; the loss is softmax cross-entropy. One
-# step of gradient descent is: clear the old gradients, compute the loss,
-# backward, and subtract `lr × grad` from every parameter's array. For
-# brevity this loop uses the whole data set as one batch.
+# A model is a few `mc.Parameter`s and a forward pass; the loss is softmax
+# cross-entropy. One step of gradient descent is: clear the old gradients,
+# compute the loss, backward, and move every parameter by `-lr × grad`. For
+# brevity this loop uses the whole data set as one batch, and the step
+# makes a new array for each parameter. Two models go through it: a linear
+# classifier (`x → linear`), and a two-layer net (`linear → relu →
+# linear`) with 32 hidden units.
 
 # %%
+def hand_sgd_step(params, lr):
+    for p in params:
+        p.array = p.array - lr * p.grad
+
+
+def hand_train(params, forward, lr=1.0, steps=300):
+    """Full-batch gradient descent; the losses, and the final accuracy."""
+    losses = []
+    for _ in range(steps):
+        for p in params.values():
+            p.cleargrad()
+        loss = F.softmax_cross_entropy(forward(params, x), t)
+        loss.backward()
+        hand_sgd_step(params.values(), lr)
+        losses.append(float(loss.array))
+    with mc.no_backprop_mode():
+        accuracy = float(F.accuracy(forward(params, x), t).array)
+    return losses, accuracy
+
+
+def linear_forward(p, x):
+    return F.linear(x, p["W"], p["b"])
+
+
+def two_layer_forward(p, x):
+    h = F.relu(F.linear(x, p["W1"], p["b1"]))
+    return F.linear(h, p["W2"], p["b2"])
+
+
 rng = np.random.default_rng(0)
+linear_params = {
+    "W": mc.Parameter(rng.normal(0, 1 / np.sqrt(2), (3, 2)).astype(np.float32)),
+    "b": mc.Parameter(np.zeros(3, dtype=np.float32)),
+}
 hand_params = {
     "W1": mc.Parameter(rng.normal(0, 1 / np.sqrt(2), (32, 2)).astype(np.float32)),
     "b1": mc.Parameter(np.zeros(32, dtype=np.float32)),
     "W2": mc.Parameter(rng.normal(0, 1 / np.sqrt(32), (3, 32)).astype(np.float32)),
     "b2": mc.Parameter(np.zeros(3, dtype=np.float32)),
 }
-
-
-def hand_forward(p, x):
-    h = F.relu(F.linear(x, p["W1"], p["b1"]))
-    return F.linear(h, p["W2"], p["b2"])
-
-
-def hand_sgd_step(params, lr):
-    for p in params:
-        p.array -= lr * p.grad
-
-
-hand_losses = []
-for iteration in range(300):
-    for p in hand_params.values():
-        p.cleargrad()
-    loss = F.softmax_cross_entropy(hand_forward(hand_params, x), t)
-    loss.backward()
-    hand_sgd_step(hand_params.values(), lr=1.0)
-    hand_losses.append(float(loss.array))
-
-with mc.no_backprop_mode():
-    hand_accuracy = float(F.accuracy(hand_forward(hand_params, x), t).array)
-print(f"loss: first {hand_losses[0]:.4f}, last {hand_losses[-1]:.4f};"
+linear_losses, linear_accuracy = hand_train(linear_params, linear_forward)
+hand_losses, hand_accuracy = hand_train(hand_params, two_layer_forward)
+print(f"linear classifier: loss {linear_losses[0]:#.2g} -> {linear_losses[-1]:#.2g},"
+      f" accuracy {linear_accuracy:.3f}")
+print(f"two-layer net:     loss {hand_losses[0]:#.2g} -> {hand_losses[-1]:#.2g},"
       f" accuracy {hand_accuracy:.3f}")
-assert hand_losses[-1] < hand_losses[0]
+print(f"guessing:          accuracy {1 / 3:.3f}")
+assert linear_accuracy < 0.6 < 0.9 < hand_accuracy
+assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 
 # %% [markdown]
-# The loss falls (the cell above prints the first and last values, and the
-# accuracy, far above the one in three of guessing). It falls slowly,
-# though: every step looks at all 300 points and moves every weight by the
-# same rate. Minibatches and Adam, below, get further in fewer passes.
+# The linear classifier stops near half of the points: whatever three
+# straight boundaries it draws, each arm crosses them. The two-layer net
+# gets nearly all of them, and its loss is still falling, slowly: every
+# step looks at all 300 points and moves every weight by the same rate.
+# Minibatches and Adam, below, get further in fewer passes. (Losses are
+# printed to two significant digits: their later digits depend on the
+# rounding of every step, which differs between CPUs.)
 #
 # ## The real pieces
 #
 # `MLP(n_units, n_out, n_layers)` is a `Chain` of `Linear` links with ReLUs
 # between them; each `Linear` owns its `W` and `b` and learns its input size
 # from the first batch. An optimizer is *set up* on a link and then updates
-# all of its parameters with `optimizer.update()`. The class `SGD` only
-# holds the learning rate and gives each parameter an *update rule*,
-# `SGDRule`; `update()` calls the rule's `update_core` on every parameter.
-# That method is the update itself, our `hand_sgd_step` for one parameter
-# (it subtracts in place from `param.array`):
+# all of its parameters with `optimizer.update()`. The optimizer itself
+# only holds the hyperparameters (`lr`) and gives each parameter an
+# *update rule*; `update()` checks every gradient, then calls each rule's
+# `update_core(param)`. That method is the step for one parameter. It
+# changes the parameter's array in place, so no new array is made per step
+# and anything holding the array (the graph, a view) sees the new values.
+#
+# Our hand step, written as an update rule, plugs into that machinery: a
+# subclass of `mc.optimizer.UpdateRule` with `update_core`, and an
+# optimizer whose `create_update_rule` hands one to each parameter.
+# (`param.array` is the array itself; `data -= ...` changes it in place.
+# `param.array -= ...` does too, and Adam's rule below is written so; it
+# then also hands the same array back to the Variable's setter, a harmless
+# extra step.)
+
+# %%
+class HandSGDRule(mc.optimizer.UpdateRule):
+    def update_core(self, param):
+        data = param.array
+        data -= self.hyperparam.lr * param.grad
+
+
+class HandSGD(mc.optimizer.Optimizer):
+    def __init__(self, lr=0.01):
+        super().__init__(lr=lr)
+
+    def create_update_rule(self):
+        return HandSGDRule(self.hyperparam)
+
+# %% [markdown]
+# minichain's `SGD` is built the same way. Its rule:
 
 # %%
 from minichain.optimizers.sgd import SGDRule
@@ -115,8 +168,9 @@ from minichain.optimizers.sgd import SGDRule
 print(inspect.getsource(SGDRule.update_core))
 
 # %% [markdown]
-# Both must give the same step. Two MLPs made from the same seed have the
-# same weights; one is stepped by hand, the other by `mc.optimizers.SGD`:
+# All three must give the same step. Three MLPs made from the same seed have
+# the same weights; one is stepped by `hand_sgd_step`, one by our `HandSGD`,
+# one by `mc.optimizers.SGD`:
 
 # %%
 def new_model():
@@ -126,16 +180,17 @@ def new_model():
     return model
 
 
-by_hand, by_optimizer = new_model(), new_model()
-optimizer = mc.optimizers.SGD(lr=0.5)
-optimizer.setup(by_optimizer)
-for model in (by_hand, by_optimizer):
+by_hand, by_our_rule, by_sgd = new_model(), new_model(), new_model()
+ours, sgd = HandSGD(lr=0.5).setup(by_our_rule), mc.optimizers.SGD(lr=0.5).setup(by_sgd)
+for model in (by_hand, by_our_rule, by_sgd):
     model.cleargrads()
     F.softmax_cross_entropy(model(x), t).backward()
 hand_sgd_step(by_hand.params(), lr=0.5)
-optimizer.update()
-same = all(np.array_equal(p.array, q.array)
-           for p, q in zip(by_hand.params(), by_optimizer.params()))
+ours.update()
+sgd.update()
+same = all(np.array_equal(p.array, q.array) and np.array_equal(q.array, r.array)
+           for p, q, r in zip(by_hand.params(), by_our_rule.params(),
+                              by_sgd.params()))
 print("parameters after one step are identical:", same)
 assert same
 
@@ -153,6 +208,47 @@ assert same
 from minichain.optimizers.adam import AdamRule
 
 print(inspect.getsource(AdamRule.update_core))
+
+# %% [markdown]
+# The step size is `self.lr`, not `α`. Both averages start at zero, so in
+# the first steps they are too small: after `t` steps `m` has only the
+# weight `1 - β₁ᵗ` of a full average and `v` the weight `1 - β₂ᵗ` (with the
+# defaults `β₁ = 0.9`, `β₂ = 0.999`). Adam's *bias correction* divides those
+# weights out. As in Chainer, it is folded into the step size, which
+# `AdamRule.lr` computes for the rule's step count `t`:
+
+# %%
+print(inspect.getsource(AdamRule.lr.fget))
+
+# %% [markdown]
+# So the first step moves every element by `α`, whatever the scale of its
+# gradient: `m / √v` is then `±1` up to the two weights, and `lr` undoes
+# them. One step of `Adam(alpha=0.01)` on four elements whose gradients
+# span four orders of magnitude, then the factor `lr / α` over the steps:
+# it settles at 1 once both averages have filled up. (The four elements are
+# one Parameter in a bare `Link`: a Parameter assigned inside
+# `with link.init_scope():` is registered as the link's own, which is how
+# `setup` finds what to update.)
+
+# %%
+one = mc.Link()
+with one.init_scope():
+    one.w = mc.Parameter(np.zeros(4, dtype=np.float32))
+adam = mc.optimizers.Adam(alpha=0.01).setup(one)
+one.w.grad = np.array([0.002, -0.5, 20.0, -3.0], dtype=np.float32)
+adam.update()
+print("gradient:  ", one.w.grad)
+print("first step:", [f"{step:.3g}" for step in one.w.array])
+assert np.allclose(one.w.array, -0.01 * np.sign(one.w.grad), rtol=1e-3)
+
+rule = AdamRule(adam.hyperparam)
+factors = {}
+for steps in (1, 10, 100, 1000, 10000):
+    rule.t = steps
+    factors[steps] = rule.lr / adam.hyperparam.alpha
+print("lr / alpha after", list(factors), "steps:",
+      [f"{factor:.3g}" for factor in factors.values()])
+assert abs(factors[10000] - 1) < 1e-3
 
 # %% [markdown]
 # The lines of `spiral.train` that do the work, from the model to the
@@ -187,13 +283,18 @@ print(inspect.getsource(spiral.forward))
 # %%
 result = spiral.train(n_epochs=100, seed=0)
 print(f"final accuracy on the training points (evaluation mode): {result.accuracy:.3f}")
-print(f"loss: epoch 1 {result.history['loss'][0]:.4f},"
-      f" epoch 100 {result.history['loss'][-1]:.4f}")
+print(f"loss: about {result.history['loss'][0]:.1g} in epoch 1,"
+      f" about {result.history['loss'][-1]:.1g} in epoch 100")
 assert result.accuracy >= 0.95
+assert result.history["loss"][-1] < result.history["loss"][0] / 10
+assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 
 # %% [markdown]
 # The history holds one loss and one accuracy per epoch, the means over
-# that epoch's minibatches. On the left, our hand-made loop for comparison:
+# that epoch's minibatches. (Its losses are printed to one significant
+# digit: over a thousand steps, the rounding differences between CPUs
+# change their later digits, while the accuracy, a count of points, does
+# not move.) On the left, our hand-made loop for comparison:
 # one of its full-batch steps is one pass over the data, so it has run 300
 # epochs to Adam's 100.
 
@@ -263,8 +364,10 @@ assert train_accuracy == result.accuracy
 
 # %%
 xx, yy, classes = spiral.decision_boundary(result.model, x, resolution=150)
-print("grid:", classes.shape, " share of the grid per class:",
-      np.round(np.bincount(classes.ravel(), minlength=3) / classes.size, 3))
+shares = np.bincount(classes.ravel(), minlength=3) / classes.size
+print("grid:", classes.shape, "  every class holds more than a fifth of it:",
+      bool(shares.min() > 0.2))
+assert shares.min() > 0.2
 
 fig, ax = plt.subplots(figsize=(4.5, 4.5))
 ax.contourf(xx, yy, classes, levels=[-0.5, 0.5, 1.5, 2.5], alpha=0.3,
@@ -294,51 +397,65 @@ assert same_history
 
 # %% [markdown]
 # The spiral MLP is too small for memory to matter, so `spiral.compare_memory`
-# measures one step of a deeper one (12 hidden layers of 64 units, 600
+# measures one step of a deeper one (12 hidden layers of 64 units, 6000
 # points), plain and with 4 segments. As in chapter 10, an *activation* is
-# the output of one hidden layer, kept for backward: here 600 × 64 float32
-# values, about 0.15 MiB (`memory["activation"]` below). Checkpointing keeps
-# fewer of them at once:
+# the output of one hidden layer, kept for backward: here 6000 × 64 float32
+# values, about 1.5 MiB (`memory["activation"]` below), and the peaks are
+# printed in activations, to one decimal. Checkpointing keeps fewer of
+# them at once:
 
 # %%
 print(inspect.getsource(spiral.step_memory))
-memory = spiral.compare_memory(n_layers=12, segments=4)
+memory = spiral.compare_memory(n_layers=12, segments=4, n_per_class=2000)
+activation = memory["activation"]
+print(f"one activation: {activation / 2 ** 20:.2f} MiB")
 for name in ("plain", "checkpointed"):
-    print(f"{name:13s} peak {memory[name] / 2 ** 20:.2f} MiB")
-print(f"one activation     {memory['activation'] / 2 ** 20:.2f} MiB")
-print(f"checkpointed / plain = {memory['checkpointed'] / memory['plain']:.2f}")
+    print(f"{name:13s} peak {memory[name] / activation:4.1f} activations")
 assert memory["checkpointed"] < memory["plain"]
+# The Python objects of a step are a few KiB; each peak is more than 16 KiB
+# from where its tenth of an activation would round the other way.
+for name in ("plain", "checkpointed"):
+    tenth = activation / 10
+    assert abs(memory[name] % tenth - tenth / 2) > 16 * 1024
 
 # %% [markdown]
+# This closes the training loop. Chapter 13 looks at where the time of a
+# small operation goes and what makes minichain fast; chapter 14 goes beyond
+# `checkpoint_sequential` to checkpoint schedules that are optimal for a
+# given memory budget.
+#
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch12.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch12
 
 # %% [markdown]
-# **1.** Train a *linear* classifier (`spiral.train(n_layers=0, ...)`, no
-# hidden layer) for 100 epochs with `seed=0` and assign its final accuracy
-# to `answer_1`. Compare it with the MLP's, and with guessing.
+# **1.** How narrow can the hidden layer be? Train
+# `spiral.train(n_units=4, n_layers=1, n_epochs=100, seed=0)`, one hidden
+# layer of only 4 units, and assign its final accuracy to `answer_1`.
+# Where does it fall between the linear classifier and the MLP above?
 
 # %%
 answer_1 = None
 ch12.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Write `momentum_step(params, velocities, lr, momentum)` that does
-# one step of SGD with momentum by hand: for each parameter `p` and its
-# velocity array `v` (same shape), `v ← momentum · v - lr · grad`, then
-# `p ← p + v`. The velocities must carry over to the next call. Assign the
-# function to `answer_2`; the check compares it with
-# `mc.optimizers.MomentumSGD` over three steps.
+# **2.** Write an update rule `MomentumRule` (a subclass of
+# `mc.optimizer.UpdateRule`) for SGD with momentum: `init_state` gives each
+# parameter a velocity `self.state["v"]`, zeros of the parameter's shape,
+# and `update_core` does `v ← momentum · v - lr · grad`, then `p ← p + v`,
+# reading `lr` and `momentum` from `self.hyperparam`. Assign the class to
+# `answer_2`; the check plugs it into an optimizer, as `HandSGD` does with
+# `HandSGDRule`, and compares it with `mc.optimizers.MomentumSGD` over
+# several steps and settings.
 
 # %%
-# def momentum_step(params, velocities, lr, momentum):
+# class MomentumRule(mc.optimizer.UpdateRule):
 #     ...
 answer_2 = None
 ch12.check_2(answer_2)

@@ -885,7 +885,7 @@ assert np.shares_memory(p.grad, buffer) and np.array_equal(buffer, [4.0, 4.0, 4.
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
 # `None`. The checks are ordinary Python in `notebooks/exercises/ch13.py`,
-# imported by the next cell (a teacher finds the solutions there too).
+# imported by the next cell (the solutions are kept apart, for teachers).
 
 # %%
 from exercises import ch13

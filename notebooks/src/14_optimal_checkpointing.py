@@ -1,23 +1,27 @@
 # %% [markdown]
 # # 14 · Beyond the square root: optimal checkpoint schedules
 #
-# Chapter 10 cut a chain of `L` blocks into `√L` segments and forgot each one:
-# about `2√L` activations for one extra forward. That is where most
-# frameworks stop. But it is one point of a whole family. Given any number
-# of activations we may hold at once, a *budget*, which schedule of
-# recomputation costs the fewest calls? Griewank and Walther answered it in
-# 1992 (*Revolve*, or binomial checkpointing): the best schedule comes from a
-# three-line recursion, and it reaches budgets far below `√L`, down to a few
-# activations for a few more forwards.
+# Chapter 10's `√L` segments are one point of a trade-off between the
+# activations a step holds and the blocks it runs again. Here you derive, for
+# any budget of activations held at once, the schedule with the fewest block
+# calls, check it against `mc.checkpoint_revolve`, compare it with
+# Griewank and Walther's Revolve, and measure its memory and time on a real
+# net.
 #
-# This chapter derives the recursion by hand on a tiny chain, writes the
-# schedule it implies, draws it, checks both against minichain's
-# `mc.checkpoint_revolve`, and measures the time–memory curve on a real net.
+# The problem is an old one in automatic differentiation. Griewank (1992,
+# *Optimization Methods and Software*) showed that a chain of `L` steps can
+# be reversed with memory and a recomputation factor that both grow only
+# like `log L`, and Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000,
+# Algorithm 799) computes the optimal schedules. Their model counts memory
+# a little differently from what a define-by-run engine holds, so this
+# chapter solves a variant of it and then sets the two side by side.
 
 # %%
 import functools
 import gc
 import inspect
+import itertools
+import math
 import time
 
 import matplotlib.pyplot as plt
@@ -25,17 +29,30 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain.checkpoint import revolve_cost, revolve_schedule, schedule_calls
+from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls,
+                                  split_into_segments)
 
 # %% [markdown]
 # ## The game
 #
 # A chain `h_i = f_i(h_{i-1})`, `i = 1..L`, from an input `x = h_0` that the
 # caller holds. Backward through block `i` needs its graph, so the block
-# must have been run *with* its graph ("taped"). What we count:
+# must have been run *with* its graph ("taped"). The moves:
 #
-# - **memory**: the *slots*. A stored checkpoint `h_i` takes one; so does
-#   each taped block (its graph keeps its output). `x` takes none.
+# - **advance**: run blocks without a graph, from a checkpoint, from `x`, or
+#   from the value just reached;
+# - **store** the value just reached as a checkpoint; **free** a checkpoint;
+# - **tape** blocks up to the next block to reverse, then **backward**
+#   through them. From a checkpoint or `x`, several blocks may be taped at
+#   once; from the value just reached, only one, reversed at once: that
+#   value takes no slot (below), yet the tape keeps it alive, so it may stay
+#   alive only briefly.
+#
+# What we count:
+#
+# - **memory**: the *slots*. A stored checkpoint takes one; so does each
+#   taped block (its graph keeps its output). `x` and the value just reached
+#   take none.
 # - **time**: every call of a block, with or without its graph, counts one.
 #
 # With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
@@ -69,7 +86,7 @@ for m, calls in options.items():
 print("best:", min(options, key=options.get))
 
 # %% [markdown]
-# A checkpoint in the middle wins: 7 calls, where the plain chain takes 4
+# A checkpoint in the middle wins, with 7 calls; the plain chain takes 4
 # calls but 4 slots. (`R(3, 2) = 5` is the same reasoning one size smaller:
 # `m = 1` gives `1 + 3 + 1`, `m = 2` gives `2 + 1 + 2`.) The recursion
 # written as code, memoised so that each `(n, M)` is worked out once:
@@ -89,11 +106,11 @@ print("R(n, M), n down, M across:")
 print("      " + "".join(f"M={M:<4d}" for M in range(1, 6)))
 for n in range(1, 11):
     print(f"n={n:<3d} " + "".join(f"{hand_cost(n, M):<6d}" for M in range(1, 6)))
+row = ", ".join(f"{hand_cost(10, M)} with {M}" for M in (1, 2, 3, 4, 5))
+print(f"ten blocks cost {row} slots, and {hand_cost(10, 10)} (the plain chain) with 10")
 
 # %% [markdown]
-# Read a row: ten blocks cost 55 calls with one slot, 22 with two, 14 with
-# four, and 10 (the plain chain) once ten slots are allowed. Most of the
-# saving comes with the first few slots.
+# Most of the saving comes with the first few slots.
 #
 # The schedule itself follows the same recursion. Each action is a tuple;
 # ranges name blocks `start+1 .. stop`:
@@ -143,9 +160,10 @@ print(hand_schedule(0, 6, 2, []))
 # %% [markdown]
 # ## The real thing
 #
-# `mc.checkpoint.revolve_cost` computes the same table, with NumPy and a
-# loop instead of recursion so that `L = 1024` takes a fraction of a second;
-# `revolve_schedule` writes the schedule:
+# `mc.checkpoint.revolve_cost` computes the same table with NumPy, one row
+# per budget, and `revolve_schedule` writes the schedule with a loop in
+# place of our second recursive call, so that a long chain with one slot
+# does not recurse at all:
 
 # %%
 from minichain import checkpoint
@@ -197,6 +215,9 @@ F.sum(y).backward()
 print("calls per block after backward:", calls)
 print("total", sum(calls), "= R(16, 3) =", revolve_cost(16, 3))
 assert sum(calls) == revolve_cost(16, 3)
+taped = sorted(i for kind, *span in revolve_schedule(16, 3) if kind == "taped"
+               for i in range(span[0] + 1, span[1] + 1))
+assert taped == list(range(1, 17))                # each block taped exactly once
 
 revolved = [x.grad] + [W.grad for W in weights]
 x2 = mc.Variable(x.array)
@@ -207,14 +228,64 @@ for block in blocks:
     h = block(h)
 F.sum(h).backward()
 plain = [x2.grad] + [W.grad for W in weights]
-assert all(np.allclose(a, b, rtol=1e-12) for a, b in zip(revolved, plain))
-print("gradients equal to the plain chain's:", True)
+assert all(np.allclose(a, b, rtol=1e-12, atol=0) for a, b in zip(revolved, plain))
+print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 
 # %% [markdown]
-# The last blocks are called once or twice, the first ones most: they sit
-# under every advance that starts from `x`. What the random state and
-# `config.in_recomputing` do during these calls is what `F.forget` does
-# (chapter 10): dropout draws the same mask each time a block is called.
+# Every block is taped exactly once, during forward for the last blocks and
+# during backward for the others; every other call is an advance. What the
+# random state and `config.in_recomputing` do during these calls is what
+# `F.forget` does (chapter 10): dropout draws the same mask each time a
+# block is called.
+#
+# ## Revolve's model, and where this variant differs
+#
+# Revolve's game differs from ours in three rules: `x` occupies one of its
+# `s` checkpoints; a block is always reversed alone, taped from the value
+# just reached (or a checkpoint) and backpropagated at once; and that
+# one-block tape takes no checkpoint. So Revolve never tapes several blocks
+# in one go.
+#
+# Griewank's result is a closed form. If no block may be advanced more than
+# `t` times (its taped call not counted), `s` checkpoints reverse at most
+# $\binom{s+t}{s}$ blocks. The fewest calls for `n` blocks, the `n` taped
+# ones included, follow from it:
+#
+# $$T(n, s) = (t + 1)\,n - \binom{s+t}{s+1}, \quad t \text{ the least with }
+# \binom{s+t}{s} \ge n.$$
+#
+# Every Revolve schedule with `s` checkpoints is also a schedule of our game
+# with `M = s` slots: `x`'s checkpoint is free here, and the one-block tape
+# takes the slot it leaves. So `R(n, M) ≤ T(n, M)` must hold. Side by side:
+
+# %%
+def binomial_cost(n, s):
+    """T(n, s): Revolve's fewest calls, from the closed form."""
+    t = 0
+    while math.comb(s + t, s) < n:
+        t += 1
+    return (t + 1) * n - math.comb(s + t, s + 1)
+
+
+assert all(binomial_cost(n, M) >= hand_cost(n, M)
+           for n in range(1, 61) for M in range(1, 9))
+print("R(n, M) / T(n, M), n down, M = s across:")
+print("      " + "".join(f"M={M:<8d}" for M in range(1, 5)))
+for n in range(1, 13):
+    print(f"n={n:<3d} " + "".join(
+        f"{hand_cost(n, M):>3d} /{binomial_cost(n, M):>3d}  " for M in range(1, 5)))
+for M in range(1, 5):
+    same = [n for n in range(1, 13) if hand_cost(n, M) == binomial_cost(n, M)]
+    cheaper = f"; the variant cheaper for the other {12 - len(same)}" if len(same) < 12 else ""
+    print(f"M = {M}: equal for n = {same}{cheaper}")
+print(f"L = 1024, 12 slots: R = {revolve_cost(1024, 12)}, T = {binomial_cost(1024, 12)}")
+
+# %% [markdown]
+# With one slot the two games are the same game (one block taped at a time,
+# from the value just reached), and the counts agree. From two slots on,
+# the variant is cheaper at most sizes: a piece of the chain that fits in
+# its slots is taped in one go from its checkpoint, where Revolve advances
+# through it again to reverse its blocks one by one.
 #
 # ## The picture
 #
@@ -222,9 +293,39 @@ print("gradients equal to the plain chain's:", True)
 # block call, one per block's backward), the block index upward. Grey lines
 # advance without a graph, black ones tape, red ones go back down
 # (backward), and a blue bar is a checkpoint held from its store to its
-# free.
+# free. Beside the optimal schedule, chapter 10's uniform segments written
+# as a schedule of the same game: `checkpoint_sequential` stores every
+# segment's start, tapes the last segment in forward, then rebuilds the
+# others from the last back, and its checkpoints stay until the step ends.
 
 # %%
+def uniform_schedule(length, segments):
+    """checkpoint_sequential's schedule as actions of the game; its
+    checkpoints are freed only at the end, since its graph keeps them."""
+    sizes = [len(group) for group in split_into_segments(list(range(length)), segments)]
+    stops = list(itertools.accumulate(sizes))
+    starts = [0] + stops[:-1]
+    schedule = []
+    for start, stop in zip(starts[:-1], stops[:-1]):
+        schedule += [("advance", start, stop), ("store", stop)]
+    for start, stop in reversed(list(zip(starts, stops))):
+        schedule += [("taped", start, stop), ("backward", start, stop)]
+    return schedule + [("free", stop) for stop in stops[:-1]]
+
+
+def slots_held(schedule):
+    """The most slots a schedule holds at once: checkpoints plus taped blocks."""
+    stored = taped = most = 0
+    for kind, *where in schedule:
+        stored += {"store": 1, "free": -1}.get(kind, 0)
+        if kind == "taped":
+            taped = where[1] - where[0]
+        elif kind == "backward":
+            taped = 0
+        most = max(most, stored + taped)
+    return most
+
+
 def draw_schedule(schedule, length, ax, title):
     t, stores = 0, {}
     for action in schedule:
@@ -250,45 +351,90 @@ def draw_schedule(schedule, length, ax, title):
     ax.set_title(title)
 
 
+optimal, uniform = revolve_schedule(16, 3), uniform_schedule(16, 4)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
-draw_schedule(revolve_schedule(16, 3), 16, axes[0],
-              f"Revolve, L = 16, 3 slots: {revolve_cost(16, 3)} calls")
-uniform = [("advance", 0, 4), ("store", 4), ("advance", 4, 8), ("store", 8),
-           ("advance", 8, 12), ("store", 12)]
-for start in (12, 8, 4, 0):
-    uniform += [("taped", start, start + 4), ("backward", start, start + 4)]
-    if start:
-        uniform.append(("free", start))
-draw_schedule(uniform, 16, axes[1],
-              f"uniform, 4 segments (7 slots): {schedule_calls(uniform)} calls")
+for ax, schedule, name in ((axes[0], optimal, "optimal"),
+                           (axes[1], uniform, "uniform, 4 segments")):
+    draw_schedule(schedule, 16, ax, f"{name}, L = 16: {slots_held(schedule)} slots, "
+                                    f"{schedule_calls(schedule)} calls")
 plt.tight_layout()
 plt.show()
+assert slots_held(optimal) == 3 and schedule_calls(optimal) == revolve_cost(16, 3)
 
 # %% [markdown]
-# Left, the binomial schedule: a staircase of checkpoints, each lower one
-# held longer, with the one-slot pattern (advance, tape one block, back) at
-# the bottom of each stair. Right, chapter 10's uniform segments drawn the
-# same way (`checkpoint_sequential` keeps the last segment's graph, as here):
-# fewer calls, but three checkpoints plus a whole taped segment of four.
+# Left, the optimal schedule: the blue bars nest, each checkpoint held
+# while the blocks above it are reversed, so one stored later sits higher
+# and is freed sooner. Where two checkpoints are held, the one slot left
+# gives the one-slot pattern: advance, tape one block, back. Right, uniform
+# segments: three checkpoints held to the end of the step, and four
+# segments taped whole; fewer calls for more than twice the slots (the
+# titles count both).
+#
+# ## Chapter 10's estimate, reconciled
+#
+# Chapter 10 estimated the activations of `s` uniform segments as
+# `s + ⌈L/s⌉`: one checkpoint per segment output, and one segment rebuilt.
+# The game counts one fewer. The last segment's output is the chain's
+# output: one of the last segment's taped activations while that segment
+# lives, and kept by nothing after it. So the schedule stores only the
+# `s - 1` boundaries between segments and holds `s - 1 + ⌈L/s⌉` slots
+# (asserted below for every `s`); chapter 10's estimate is one activation
+# high. Neither count has the gradients in flight, which the measured peaks
+# below add. For the net we measure next (`L = 24`), every `s` against the
+# optimum with the same slots:
+
+# %%
+L = 24
+print(" s  slots  uniform calls  R(L, slots)")
+on_curve = []
+for s in range(1, L + 1):
+    schedule = uniform_schedule(L, s)
+    slots = slots_held(schedule)
+    assert slots == s - 1 + math.ceil(L / s)
+    assert schedule_calls(schedule) == 2 * L - L // s
+    optimum = revolve_cost(L, slots)
+    assert optimum <= schedule_calls(schedule)      # uniform is a schedule of the game
+    if schedule_calls(schedule) == optimum:
+        on_curve.append(s)
+    if s <= 8 or s == L:
+        print(f"{s:2d}  {slots:5d}  {schedule_calls(schedule):13d}  {optimum:11d}")
+print(f"uniform segments are optimal for s = {on_curve}; "
+      f"for the other {L - len(on_curve)} the optimum is cheaper")
+
+# %% [markdown]
+# With one segment, uniform is the plain chain. With a few long segments
+# it costs what the optimum costs with as many slots (the last line lists
+# for which `s`); with more segments, the optimum does more with the same
+# slots.
 #
 # ## Memory, measured
 #
 # Now a net whose activations are big enough to see: 24 blocks
 # `tanh(linear(h, W, b))` of width 128 on a batch of 512, so one activation
 # is 256 KiB. As in chapter 10 the weights' gradient buffers exist before we
-# measure, and the peak is what one step (forward and backward) adds.
+# measure, and the peak is what one step (forward and backward) adds. Each
+# block counts its calls, so the calls below are counted, not predicted.
 
 # %%
-L, width, batch = 24, 128, 512
+width, batch = 128, 512
 rng = np.random.default_rng(1)
-params = []
+net_calls = [0]
+
+
+def net_block(W, b):
+    def block(h):
+        net_calls[0] += 1
+        return F.tanh(F.linear(h, W, b))
+    return block
+
+
+net = []
 for _ in range(L):
     W = mc.Parameter((rng.normal(size=(width, width)) / np.sqrt(width)).astype(np.float32))
     b = mc.Parameter(np.zeros(width, dtype=np.float32))
     W.zerograd()
     b.zerograd()
-    params.append((W, b))
-net = [lambda h, W=W, b=b: F.tanh(F.linear(h, W, b)) for W, b in params]
+    net.append(net_block(W, b))
 x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
 activation = batch * width * 4
 
@@ -299,14 +445,16 @@ def plain_chain(fs, h):
     return h
 
 
-variants = {"plain": (L, lambda: plain_chain(net, x))}
-segments = round(np.sqrt(L))                      # 5 segments for L = 24
-variants[f"uniform, {segments} segments"] = (
-    2 * L - L // segments, lambda: mc.checkpoint_sequential(net, segments, x))
+segments = round(math.sqrt(L))                       # 5 segments for L = 24
+variants = {
+    "plain": ([("taped", 0, L), ("backward", 0, L)], lambda: plain_chain(net, x)),
+    f"uniform, {segments} segments": (
+        uniform_schedule(L, segments), lambda: mc.checkpoint_sequential(net, segments, x)),
+}
 budgets = [1, 2, 3, 4, 6, 8]
 for M in budgets:
     variants[f"revolve, budget {M}"] = (
-        revolve_cost(L, M), lambda M=M: mc.checkpoint_revolve(net, x, M))
+        revolve_schedule(L, M), lambda M=M: mc.checkpoint_revolve(net, x, M))
 
 
 def step(run):
@@ -314,55 +462,82 @@ def step(run):
     loss.backward()
 
 
-for run in (variants["plain"][1], variants[f"uniform, {segments} segments"][1],
-            variants["revolve, budget 8"][1]):
-    step(run)                                     # first calls fill caches
+for _, run in variants.values():
+    step(run)                                         # first calls fill caches
+
+# %% [markdown]
+# Beyond its slots, a step holds arrays the game does not count. Two are
+# always there at the peak: the gradient waiting at the block being reversed,
+# and the array being made (`linear`'s output before `tanh` runs on it, or a
+# gradient while the one it comes from is still read). A third, the value
+# just reached, joins them when a one-block tape from it fills every slot
+# while a gradient is already waiting. (Before the first backward nothing
+# waits: the gradient of `F.sum` is a broadcast view of one number and takes
+# no memory.) That rule, read off the schedule:
+
+# %%
+def uncounted_arrays(schedule):
+    """2, or 3 if a one-block tape from the value just reached fills every
+    slot after a backward has left a gradient waiting."""
+    stored, waiting, full = set(), False, slots_held(schedule)
+    for kind, *where in schedule:
+        if kind == "store":
+            stored.add(where[0])
+        elif kind == "free":
+            stored.remove(where[0])
+        elif kind == "backward":
+            waiting = True
+        elif kind == "taped" and waiting and where[0] not in stored | {0} \
+                and len(stored) + 1 == full:
+            return 3
+    return 2
+
+
 peaks = {}
-for name, (calls_needed, run) in variants.items():
+print(f"{'':22s} calls  slots  + uncounted  = peak, whole activations")
+for name, (schedule, run) in variants.items():
+    net_calls[0] = 0
     gc.collect()
     with mc.memory.measure() as m:
         step(run)
-    peaks[name] = m.peak / activation
-    print(f"{name:22s} {calls_needed:4d} calls  peak {peaks[name]:5.1f} activations")
-for M in budgets:
-    assert peaks[f"revolve, budget {M}"] <= M + 3.5
+    peak = peaks[name] = m.peak / activation
+    slots, extra = slots_held(schedule), uncounted_arrays(schedule)
+    assert net_calls[0] == schedule_calls(schedule)
+    assert slots + extra <= peak < slots + extra + 0.5, (name, peak)
+    print(f"{name:22s} {net_calls[0]:5d}  {slots:5d}  {extra:11d}  = {round(peak):4d}")
 
 # %% [markdown]
-# Each revolve peak sits two or three activations (and a fraction) above
-# its budget. The three are arrays the game does not count: the value a
-# one-slot tape starts from (the running value), the gradient waiting at
-# the next block to reverse, and the array being made (`linear`'s output
-# before `tanh`, or a gradient while the one it comes from is still read).
-# All three meet only in the one-slot stretches of a schedule while the
-# other slots hold checkpoints; the large budgets here never get there, so
-# they stay two above. The fraction is small objects: the random states
-# saved with each checkpoint, Variables, and the measuring hook's own
-# records. `docs/forget.md` counts them array by array.
+# Every peak is its slots plus two or three arrays, as the rule says, plus
+# less than half an activation of small objects (the cell asserts both):
+# the random states saved with each checkpoint, Variables, and the measuring
+# hook's own records, whose exact size differs between NumPy versions.
+# `docs/forget.md` counts the arrays one by one.
 #
 # ## The time–memory curve
 #
-# The cost model's price of a budget is `R(L, M) / L` forwards. Drawn for
-# every budget, with uniform segments and the plain chain beside it, and the
-# measured peaks as points (left). Right, the clock: a step costs one
-# forward per `L` calls plus one backward, so the model predicts
-# `(R/L · t_f + t_b) / (t_f + t_b)` times the plain step, with `t_f` and `t_b`
-# the plain forward and backward, timed here. (Times vary between runs: the
-# notebook test does not compare this cell's printout.)
+# The cost model's price of a budget is `R(L, M) / L` forwards. Left: that
+# price for every budget, uniform segments and the plain chain beside it,
+# and the peaks just measured as circles. Right, the clock: a step costs
+# one forward per `L` calls plus one backward, so the model predicts
+# `(R/L · t_f + t_b) / (t_f + t_b)` times the plain step, with `t_f` and
+# `t_b` the plain forward and backward, timed here. Times differ between
+# machines and runs, so they are only drawn.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
 def time_over_plain(run, pairs=3):
     """Median of paired ratios: each step of ``run`` beside a plain step,
     the two taking turns going first (the load of a shared machine moves
     between pairs more than within one)."""
+    plain_run = variants["plain"][1]
     ratios = []
     for i in range(pairs):
         took = {}
-        for side in (("plain", run) if i % 2 else (run, "plain")):
+        for side, go in ((("plain", plain_run), ("run", run)) if i % 2
+                         else (("run", run), ("plain", plain_run))):
             gc.collect()
             start = time.perf_counter()
-            step(variants["plain"][1] if side == "plain" else side)
-            took["plain" if side == "plain" else "run"] = time.perf_counter() - start
+            step(go)
+            took[side] = time.perf_counter() - start
         ratios.append(took["run"] / took["plain"])
     return sorted(ratios)[pairs // 2]
 
@@ -376,33 +551,28 @@ for _ in range(3):
     forward.append(middle - start)
     backward.append(time.perf_counter() - middle)
 t_f, t_b = sorted(forward)[1], sorted(backward)[1]
-measured = {name: time_over_plain(run) for name, (_, run) in variants.items()}
-for name, (calls_needed, _) in variants.items():
-    model = (calls_needed / L * t_f + t_b) / (t_f + t_b)
-    print(f"{name:22s} time / plain {measured[name]:4.2f}   model {model:4.2f}")
+names = list(variants)
+forwards = {n: schedule_calls(variants[n][0]) / L for n in names}
+models = [(forwards[n] * t_f + t_b) / (t_f + t_b) for n in names]
+measured = [time_over_plain(variants[n][1]) for n in names]
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
 all_budgets = range(1, L + 1)
 left.plot(all_budgets, [revolve_cost(L, M) / L for M in all_budgets], "-",
-          color="tab:red", label="revolve (model)")
-left.plot([M + 3 for M in all_budgets], [revolve_cost(L, M) / L for M in all_budgets],
-          ":", color="tab:red", label="revolve, model + 3 uncounted arrays")
+          color="tab:red", label="optimal (model)")
 seg = range(1, L + 1)
-left.plot([s - 1 + -(-L // s) for s in seg], [(2 * L - L // s) / L for s in seg],
+left.plot([slots_held(uniform_schedule(L, s)) for s in seg],
+          [schedule_calls(uniform_schedule(L, s)) / L for s in seg],
           ".", color="tab:blue", label="uniform, s segments (model)")
 left.plot([L], [1], "ks", label="plain")
-for name, (calls_needed, _) in variants.items():
-    left.plot(peaks[name], calls_needed / L, "o", mfc="none",
-              color="tab:red" if "revolve" in name else "black")
-left.plot([], [], "o", mfc="none", color="0.3", label="measured peak")
+left.plot([peaks[n] for n in names], [forwards[n] for n in names], "o", mfc="none",
+          color="0.3", label="measured peak")
 left.set_xscale("log", base=2)
 left.set_xlabel("activations held (slots; measured: peak)")
 left.set_ylabel("forwards per step (calls / L)")
 left.set_title(f"L = {L}: memory against recomputation")
 left.legend(fontsize=8)
-names = list(variants)
-models = [(variants[n][0] / L * t_f + t_b) / (t_f + t_b) for n in names]
-right.plot(models, [measured[n] for n in names], "o")
+right.plot(models, measured, "o")
 right.plot([1, max(models)], [1, max(models)], "--", color="0.5", label="model = measured")
 right.set_xlabel("model: time / plain")
 right.set_ylabel("measured: time / plain")
@@ -412,28 +582,21 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# On the left, the measured revolve peaks (circles) sit near the dotted
-# line, the model moved right by the three arrays it does not count (a
-# little left of it where a budget is large enough to stay two above). The
-# revolve curve falls steeply at small budgets and is nearly flat at large
-# ones: from 24 slots down to about 6 the price is about one extra
-# forward, while one slot costs `(L+1)/2 = 12.5` forwards. The uniform
-# points (`s - 1` checkpoints plus a taped segment of `⌈L/s⌉`) lie above
-# the curve: for the same memory, revolve recomputes less, and it goes on
-# where uniform segments cannot.
+# On the left, the optimal curve falls steeply at small budgets and flattens
+# at large ones, and the uniform points never lie below it. The measured
+# peaks sit two or three activations to the right of their model points:
+# the uncounted arrays of the table above.
 #
-# On the right, each point is one variant; on the dashed line the clock
-# agrees with the model. The model prices every call like a call of the
-# plain forward, which builds a graph. Most of revolve's calls advance
-# without one, which costs less (no nodes made, nothing kept), and that
-# pulls the points below the line, the more so the more a schedule
-# advances. Two things push them up: every taped run gets a backward pass
-# of its own, with a fixed cost, and those passes run under the hook that
-# frees the recomputed arrays, which sends them down the engine's general
-# (slower) path. On these small blocks the points usually land below the
-# line; on the 256-wide blocks of `make bench` (`benchmarks/revolve_net.py`)
-# the effects nearly cancel, and `docs/forget.md` tables the figures. On a
-# shared machine the clock also wanders by several percent from run to run.
+# On the right, a point on the dashed line is a variant whose clock agrees
+# with the model. The model prices every call like a call of the plain
+# forward, which builds a graph. An advance builds none (no nodes made,
+# nothing kept), which pulls points below the line, the more so the more a
+# schedule advances. Two things push them up: every taped run gets a
+# backward pass of its own, with a fixed cost, and those passes run under
+# the hook that frees the recomputed arrays, which sends them down the
+# engine's general (slower) path. Which effect wins depends on the size of
+# the blocks and on the machine; `docs/forget.md` tables one quiet run on
+# wider blocks.
 
 # %% [markdown]
 # ## Exercises
@@ -441,9 +604,10 @@ plt.show()
 # Each exercise has a check that prints `right` or `not yet: <why>`. Replace
 # `None` with your answer and run the cell.
 #
-# **1.** By hand, as in the "four blocks, two slots" cell: what is `R(6, 2)`,
-# the fewest calls for 6 blocks with 2 slots? Assign the number to
-# `answer_1`.
+# **1.** A simulation of 1000 time steps is to be reversed with Revolve, and
+# no step may be advanced more than 3 times (its taped call not counted).
+# How many checkpoints does Revolve need at least, `x`'s included? Reason
+# from the closed form, then assign the number to `answer_1`.
 
 # %%
 from exercises import ch14
@@ -452,21 +616,25 @@ answer_1 = None
 ch14.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Write `revolve_cost(n, M)`, the recursion of this chapter, as a
-# function (without looking at `hand_cost`), and assign it to `answer_2`.
-# The check compares it with its own table for every `n ≤ 12`, `M ≤ n`.
+# **2.** Write `revolve_model_cost(n, s)`, the fewest calls in *Revolve's*
+# model (the rules of the section on Revolve: `x` takes a checkpoint, blocks
+# are taped one at a time, a tape takes no checkpoint), as a recursion in
+# the style of `hand_cost`, and assign it to `answer_2`. Which cases change?
+# The check compares it with the closed form `T(n, s)` for every `n ≤ 12`
+# and `s ≤ 12`.
 
 # %%
 answer_2 = None
 ch14.check_2(answer_2)
 
 # %% [markdown]
-# **3.** Write out an optimal schedule for 5 blocks and 2 slots, as a list
-# of actions like `hand_schedule_4_2` above, and assign it to `answer_3`.
-# The check plays it: every action must be allowed where it stands (start
-# from a checkpoint or the value just reached; tape up to the next block to
-# reverse; never more than 2 slots), every block must be reversed, and no
-# schedule may be cheaper.
+# **3.** Write out an optimal schedule of this chapter's game for 5 blocks
+# and 2 slots, as a list of actions like `hand_schedule_4_2` above, and
+# assign it to `answer_3`. The check plays it: every action must be allowed
+# where it stands (start from a checkpoint, `x` or the value just reached;
+# tape up to the next block to reverse, several blocks only from a
+# checkpoint or `x`; never more than 2 slots), every block must be reversed,
+# and no schedule may be cheaper.
 
 # %%
 answer_3 = None

@@ -5,15 +5,17 @@ recorded from the engine (``animation.frames``), so a player that ignored
 its data, or a control that did nothing, would fail.
 """
 
-import time
-
 import numpy
 import pytest
+
+pytest.importorskip("pytest_playwright", reason=(
+    "pytest-playwright is missing: `make install` installs it ([dev] extra)"))
+from playwright.sync_api import expect  # noqa: E402
 
 import minichain as mc
 import minichain.functions as F
 
-SHOWN = """(function () {
+SHOWN = """() => {
   var root = document.querySelector(".mc-player");
   var running = root.querySelectorAll("g.node.mc-running title");
   var visible = Array.prototype.filter.call(
@@ -31,7 +33,7 @@ SHOWN = """(function () {
     bytes: root.querySelector(".mc-bytes").textContent,
     slider: +root.querySelector(".mc-slider").value
   };
-})()"""
+}"""
 
 
 def branch_and_forget():
@@ -46,11 +48,14 @@ def branch_and_forget():
     return loss
 
 
-def slide_to(browser, index):
+def slide_to(page, index):
     """Move the slider as a user dragging it would (an ``input`` event)."""
-    browser.evaluate("(function () { var s = document.querySelector("
-                     "'.mc-slider'); s.value = %d; "
-                     "s.dispatchEvent(new Event('input')); })()" % index)
+    page.locator(".mc-slider").evaluate(
+        "(s, i) => { s.value = i; s.dispatchEvent(new Event('input')); }", index)
+
+
+def shown(page):
+    return page.evaluate(SHOWN)
 
 
 def expected(frame, index):
@@ -65,36 +70,40 @@ def expected(frame, index):
 
 
 @pytest.fixture(scope="module")
-def player(chromium, tmp_path_factory):
+def player(browser, watch, tmp_path_factory):
+    """One page holding the saved player, and the frames it was made from;
+    what the page requested and reported is watched from the start."""
     animation = mc.visualize.animate_backward(branch_and_forget())
     path = tmp_path_factory.mktemp("player") / "player.html"
     animation.save(str(path))
-    chromium.open(path.as_uri())
-    return chromium, animation.frames
+    page = browser.new_page()
+    seen = watch(page)
+    page.goto(path.as_uri())
+    yield page, animation.frames, seen
+    page.close()
 
 
 def test_it_opens_on_the_first_frame_offline_and_without_errors(player):
-    browser, frames = player
-    assert browser.evaluate(SHOWN) == expected(frames[0], 0)
-    assert browser.errors() == []
-    urls = browser.requested_urls()
-    assert urls and all(u.startswith(("file:", "data:")) for u in urls), urls
+    page, frames, seen = player
+    assert shown(page) == expected(frames[0], 0)
+    assert seen.errors == []
+    assert seen.requests and seen.outside() == [], seen.requests
 
 
 def test_next_and_prev_step_through_the_recorded_frames(player):
-    browser, frames = player
-    slide_to(browser, 0)
+    page, frames, _ = player
+    slide_to(page, 0)
     for index in range(1, len(frames)):
-        browser.click(".mc-next")
-        assert browser.evaluate(SHOWN) == expected(frames[index], index)
-    browser.click(".mc-next")  # past the end: stays on the last frame
-    assert browser.evaluate(SHOWN)["frame"] == len(frames) - 1
-    browser.click(".mc-prev")
-    assert browser.evaluate(SHOWN) == expected(frames[-2], len(frames) - 2)
+        page.locator(".mc-next").click()
+        assert shown(page) == expected(frames[index], index)
+    page.locator(".mc-next").click()  # past the end: stays on the last frame
+    assert shown(page)["frame"] == len(frames) - 1
+    page.locator(".mc-prev").click()
+    assert shown(page) == expected(frames[-2], len(frames) - 2)
 
 
 def test_the_story_the_frames_tell(player):
-    browser, frames = player
+    _, frames, _ = player
     # Several steps, a heap that was not always empty, and the recomputation
     # inside Forget shown on its own graph.
     assert len(frames) >= 6
@@ -104,40 +113,41 @@ def test_the_story_the_frames_tell(player):
 
 
 def test_the_slider_jumps_to_a_frame(player):
-    browser, frames = player
+    page, frames, _ = player
     inner = next(i for i, f in enumerate(frames) if f["graph"] == 1)
-    slide_to(browser, inner)
-    assert browser.evaluate(SHOWN) == expected(frames[inner], inner)
+    slide_to(page, inner)
+    assert shown(page) == expected(frames[inner], inner)
 
 
 def test_play_advances_on_its_own_and_pauses(player):
-    browser, frames = player
-    slide_to(browser, 0)
-    browser.click(".mc-play")
-    assert "pause" in browser.evaluate(
-        "document.querySelector('.mc-play').textContent")
-    reached = browser.wait_until(
-        "+document.querySelector('.mc-player').getAttribute('data-frame') >= 2"
-        " && +document.querySelector('.mc-player').getAttribute('data-frame')",
-        timeout=10)
-    browser.click(".mc-play")  # pause
-    paused_at = browser.evaluate(SHOWN)["frame"]
-    assert paused_at >= reached
-    assert browser.evaluate(SHOWN) == expected(frames[paused_at], paused_at)
-    time.sleep(1.2)  # longer than one tick of play
-    assert browser.evaluate(SHOWN)["frame"] == paused_at
+    page, frames, _ = player
+    root = page.locator(".mc-player")
+    slide_to(page, 0)
+    page.locator(".mc-play").click()
+    expect(page.locator(".mc-play")).to_contain_text("pause")
+    page.wait_for_function(
+        "() => +document.querySelector('.mc-player').dataset.frame >= 2")
+    page.locator(".mc-play").click()  # pause
+    expect(page.locator(".mc-play")).not_to_contain_text("pause")
+    paused_at = shown(page)["frame"]
+    assert paused_at >= 2
+    assert shown(page) == expected(frames[paused_at], paused_at)
+    # Paused means no further tick: the frame is still the same after the
+    # next animation frames and a full tick of play have had their chance.
+    page.wait_for_timeout(1200)
+    expect(root).to_have_attribute("data-frame", str(paused_at))
 
 
-def test_the_same_animation_twice_on_a_page_gives_two_players(chromium,
+def test_the_same_animation_twice_on_a_page_gives_two_players(page, watch,
                                                               tmp_path):
+    seen = watch(page)
     animation = mc.visualize.animate_backward(branch_and_forget())
-    page = tmp_path / "twice.html"
-    page.write_text("<!DOCTYPE html><html><body>{0}{0}</body></html>".format(
+    path = tmp_path / "twice.html"
+    path.write_text("<!DOCTYPE html><html><body>{0}{0}</body></html>".format(
         animation.html()), encoding="utf-8")
-    chromium.open(page.as_uri())
-    chromium.click(".mc-player:nth-of-type(2) .mc-next")
-    frames = chromium.evaluate(
-        "Array.prototype.map.call(document.querySelectorAll('.mc-player'),"
-        " function (p) { return +p.getAttribute('data-frame'); })")
-    assert frames == [0, 1]
-    assert chromium.errors() == []
+    page.goto(path.as_uri())
+    page.locator(".mc-player").nth(1).locator(".mc-next").click()
+    players = page.locator(".mc-player")
+    expect(players.nth(0)).to_have_attribute("data-frame", "0")
+    expect(players.nth(1)).to_have_attribute("data-frame", "1")
+    assert seen.errors == []

@@ -308,7 +308,7 @@ def test_only_inputs_and_outputs_stay_alive():
     with mc.memory.measure() as forgotten:
         y = F.forget(func, x)
     assert plain.final >= 3 * 8000  # the output and two more arrays
-    # The output, the random state saved for the replay (about 2.7 KB,
+    # The output, the random state saved for the replay (about 2.6 KiB,
     # mostly NumPy's global Mersenne Twister) and a few small objects.
     assert 8000 <= forgotten.final < 8000 + 8000
     assert y.shape == (1000,)  # y held the output through the measurement

@@ -85,58 +85,67 @@ class Forget(FunctionNode):
     def backward(self, target_input_indexes, grad_outputs):
         if all(gy is None for gy in grad_outputs):
             return (None,) * len(target_input_indexes)
-        # True when the outer backward runs with enable_double_backprop=True:
-        # then the gradients we return must carry a graph.
-        double = bool(config.enable_backprop)
         kept, self._kept = self._kept, None  # a kept graph serves once
-        links = []
-        if kept is not None and not double:
-            xs, outputs, recomputation = kept
+        retained = self.get_retained_inputs()
+        if config.enable_backprop:
+            # The outer backward runs with enable_double_backprop=True: the
+            # gradients we return must carry a graph.
+            del kept
+            gxs = _double_backward(self.func, retained, grad_outputs,
+                                   self._random_state)
         else:
-            xs, links = self._recompute_inputs(target_input_indexes, double)
-            recomputation = _Recomputation(release=not double)
-            with force_backprop_mode(), using_config("in_recomputing", True), \
-                    _replayed_random(self._random_state), recomputation:
-                outputs = _call_func(self.func, xs)
-            recomputation.collecting = False
-        del kept
-        with force_backprop_mode(), recomputation:
-            seed = _GradientSeed(grad_outputs).apply(outputs)[0]
-            del outputs  # the graph keeps what its backward needs, no more
-            # A backward pass, not ``grad``: Parameters used inside ``func``
-            # are leaves of the recomputed graph and get their ``.grad`` as
-            # in any backward (once; in place into a buffer they own). The
-            # inputs ``xs`` are leaves too, for now: their gradients are ours.
-            seed.backward(enable_double_backprop=double)
-        for x, creator in links:
-            x.node.set_creator_node(creator)  # hang the graph below the input
-        n = len(xs)  # an anchor's index is n: it gets no gradient
-        return tuple([xs[i].grad_var if i < n else None
+            if kept is not None:
+                xs, outputs, recomputation = kept
+            else:
+                targets = set(target_input_indexes)
+                xs = [Variable(x.array, requires_grad=i in targets)
+                      for i, x in enumerate(retained)]
+                recomputation = _Recomputation(release=True)
+                with force_backprop_mode(), \
+                        using_config("in_recomputing", True), \
+                        _replayed_random(self._random_state), recomputation:
+                    outputs = _call_func(self.func, xs)
+                recomputation.collecting = False
+            del kept
+            with force_backprop_mode(), recomputation:
+                seed = _GradientSeed(grad_outputs).apply(outputs)[0]
+                del outputs  # the graph keeps what its backward needs
+                # A backward pass, not ``grad``: Parameters used inside
+                # ``func`` are leaves of the recomputed graph and get their
+                # ``.grad`` as in any backward (once; in place into a buffer
+                # they own). The inputs ``xs`` are leaves too: their
+                # gradients are ours.
+                seed.backward()
+            gxs = [x.grad_var for x in xs]
+        n = len(gxs)  # an anchor's index is n: it gets no gradient
+        return tuple([gxs[i] if i < n else None
                       for i in target_input_indexes])
 
-    def _recompute_inputs(self, target_input_indexes, double):
-        """The Variables to run ``func`` on again, and the links to restore.
 
-        Without double backprop they are new leaves around the retained
-        arrays. With it, each is ``identity(x)`` of the real input ``x``, cut
-        loose while the inner backward runs (so that pass stops there) and
-        joined again afterwards, so that the gradients' own graph reaches
-        ``x``.
-        """
-        targets = set(target_input_indexes)
-        retained = self.get_retained_inputs()
-        if not double:
-            xs = [Variable(x.array, requires_grad=i in targets)
-                  for i, x in enumerate(retained)]
-            return xs, []
-        from minichain.functions.array.identity import IdentityNode
-        xs, links = [], []
-        for x in retained:
-            x_link = IdentityNode().apply((x,))[0]
-            links.append((x_link, x_link.creator_node))
-            x_link.unchain()
-            xs.append(x_link)
-        return xs, links
+def _double_backward(func, inputs, grad_outputs, random_state):
+    """Gradients of ``func`` at ``inputs`` that can be differentiated again.
+
+    ``func`` is run again on ``identity(x)`` of each real input ``x``, cut
+    loose while the inner backward runs (so that pass stops there) and
+    joined again afterwards, so that the gradients' own graph reaches ``x``.
+    ``forget`` and ``checkpoint_revolve`` both take this path under
+    ``enable_double_backprop=True``.
+    """
+    from minichain.functions.array.identity import IdentityNode
+    links = [IdentityNode().apply((x,))[0] for x in inputs]
+    creators = [x.creator_node for x in links]
+    for x in links:
+        x.unchain()
+    with force_backprop_mode(), using_config("in_recomputing", True), \
+            _replayed_random(random_state):
+        outputs = _call_func(func, links)
+    with force_backprop_mode():
+        seed = _GradientSeed(grad_outputs).apply(outputs)[0]
+        del outputs
+        seed.backward(enable_double_backprop=True)
+    for x, creator in zip(links, creators):
+        x.node.set_creator_node(creator)  # hang the graph below the input
+    return [x.grad_var for x in links]
 
 
 class _GradientSeed(FunctionNode):

@@ -1,13 +1,14 @@
 """Build the teacher's key: the chapters with every exercise answered, executed.
 
-    python notebooks/exercises/key.py                 # every chapter
-    python notebooks/exercises/key.py 03 05           # some chapters
-    python notebooks/exercises/key.py --out DIR 03    # elsewhere than _build/solutions
+    python -m grading.solutions                 # every chapter
+    python -m grading.solutions 03 05           # some chapters
+    python -m grading.solutions --out DIR 03    # elsewhere than _build/solutions
 
 ``make solutions`` runs it. For each chapter source ``notebooks/src/NN_*.py``
 that has a module ``notebooks/exercises/chNN.py``, every line
 ``answer_K = None`` of the exercises section is replaced by the source of
-``solution_K`` from that module, followed by ``answer_K = solution_K()``. The
+``solution_K`` from the chapter's key, ``grading/key/chNN.py``, followed by
+``answer_K = solution_K()``. The
 notebook is then executed top to bottom, with ``notebooks/`` as its working
 directory (as the course runs), and written to the output folder.
 
@@ -22,16 +23,16 @@ import pathlib
 import re
 import sys
 
-HERE = pathlib.Path(__file__).resolve().parent
-NOTEBOOKS = HERE.parent
-ROOT = NOTEBOOKS.parent
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+HERE = NOTEBOOKS / "exercises"
 DEFAULT_OUT = ROOT / "_build" / "solutions"
 ANSWER = re.compile(r"^answer_(\d+) = None$", re.M)
 PLACEHOLDER = re.compile(r"^# (def |class |    \.\.\.$)")
 COLOUR = re.compile(r"\x1b\[[0-9;]*m")     # terminal colours in tracebacks
 CHECK = re.compile(r"^ch\d\d\.check_\d+\(", re.M)
 
-sys.path.insert(0, str(NOTEBOOKS))
+sys.path[:0] = [str(NOTEBOOKS), str(ROOT)]
 import build  # noqa: E402  (notebooks/build.py: the percent-format parser)
 
 from exercises.common import solution_source  # noqa: E402
@@ -47,7 +48,7 @@ def answered_cells(source, module):
         number = int(match.group(1))
         exercise = module.EXERCISES[number]
         return "\n".join([
-            "# The key: solution_{} from notebooks/exercises/{}.py".format(
+            "# The key: solution_{} from grading/key/{}.py".format(
                 number, module.__name__.split(".")[-1]),
             solution_source(exercise.solution),
             "",
@@ -110,6 +111,7 @@ def build_key(chapter, out):
 
     source = next((NOTEBOOKS / "src").glob(chapter + "_*.py"))
     module = importlib.import_module("exercises.ch" + chapter)
+    importlib.import_module("grading.key.ch" + chapter)   # registers the solutions
     notebook = execute(build.make_notebook(answered_cells(source, module)))
     out.mkdir(parents=True, exist_ok=True)
     target = out / (source.stem + ".ipynb")

@@ -1,0 +1,161 @@
+"""The key to chapter 01's exercises: solutions, typical mistakes, other forms.
+
+Registered into ``exercises.ch01.EXERCISES`` on import; the tests,
+``make solutions`` and the grader read them. Learners never get this file.
+"""
+
+import numpy as np
+import minichain as mc
+import minichain.functions as F
+from minichain.computational_graph import build_computational_graph
+from exercises.ch01 import EXERCISES  # noqa: F401
+
+
+@EXERCISES.solution(1)
+def solution_1():
+    x = mc.Variable(np.array(2.0))
+    y = x ** 3 - 4 * x
+    y.backward()
+    return x.grad
+
+
+EXERCISES.wrong(1, [
+    (0.0, "the value of y instead of its slope", "y itself"),
+    (12.0, "forgot the -4x term", "-4x"),
+    (2.0, "differentiated x³ as 3x", "3x²"),
+    (-4.0, "kept only the -4x term", "compare with what backward gives"),
+])
+
+
+EXERCISES.malformed(1, [
+    ("8", "a string"),
+    ([8.0, 8.0], "a list of two numbers"),
+    (True, "a bool"),
+    (float("nan"), "NaN"),
+])
+
+
+@EXERCISES.solution(2)
+def solution_2():
+    x = mc.Variable(np.array(3.0))
+    w = mc.Variable(np.array(2.0))
+    graph = build_computational_graph(2 * 3 * x + x * w)
+    return sum(isinstance(node, mc.FunctionNode) for node in graph.nodes)
+
+
+EXERCISES.wrong(2, [
+    (8, "counted every node of the graph", "variables too"),
+    (5, "counted the variables", "number of variables"),
+    (4, "counted 2 * 3 as a function", "2 * 3 first"),
+    (2, "missed one operator", "too few"),
+    (7, "counted the constants too", "too many"),
+])
+
+
+EXERCISES.malformed(2, [
+    ("3", "a string"),
+    (2.5, "not a whole number"),
+    ([3], "a list"),
+])
+
+
+@EXERCISES.solution(3)
+def solution_3():
+    def derivative(f, x):
+        v = mc.Variable(x)
+        F.sum(f(v)).backward()   # or: y = f(v); y.grad = np.ones_like(y.array)
+        return v.grad
+
+    return derivative
+
+
+@EXERCISES.mistake(3, "returned f(x) instead of the gradient", "f(x) itself")
+def _():
+    def derivative(f, x):
+        return f(mc.Variable(x)).array
+    return derivative
+
+
+@EXERCISES.mistake(3, "called backward on an array output without a gradient",
+                   "no gradient was set")
+def _():
+    def derivative(f, x):
+        v = mc.Variable(x)
+        f(v).backward()
+        return v.grad
+    return derivative
+
+
+@EXERCISES.mistake(3, "wrote the derivative of x³ - 4x by hand", "never called f")
+def _():
+    def derivative(f, x):
+        return 3 * x ** 2 - 4
+    return derivative
+
+
+@EXERCISES.mistake(3, "a central difference on arrays", "never called f")
+def _():
+    def derivative(f, x):
+        h = 1e-6
+        return (f(x + h) - f(x - h)) / (2 * h)
+    return derivative
+
+
+@EXERCISES.mistake(3, "a central difference on Variables", "no backward ran")
+def _():
+    def derivative(f, x):
+        h = 1e-6
+        x = x.astype(np.float64)
+        return ((f(mc.Variable(x + h)) - f(mc.Variable(x - h))) / (2 * h)).array
+    return derivative
+
+
+@EXERCISES.mistake(3, "stored the gradient into the caller's array",
+                   "changed the array")
+def _():
+    def derivative(f, x):
+        v = mc.Variable(x.copy())
+        F.sum(f(v)).backward()
+        x[...] = v.grad
+        return x
+    return derivative
+
+
+EXERCISES.malformed(3, [
+    (42, "a number"),
+    (lambda f: f, "a function of one argument"),
+    (lambda f, x, h: x, "a function of three arguments"),
+    (lambda f, x: "slope", "a function returning a string"),
+])
+
+
+EXERCISES.right(1, [
+    (8, "an int"), (np.float32(8.0), "a NumPy scalar"), (np.array(8.0), "a 0-d array"),
+    (mc.Variable(np.array(8.0)), "a 0-d Variable"),
+])
+
+
+EXERCISES.right(2, [(3.0, "a float"), (np.int64(3), "a NumPy int")])
+
+
+def _seeded(f, x):
+    v = mc.Variable(x)
+    y = f(v)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    return v.grad_var            # a Variable is accepted as well
+
+
+def _by_grad(f, x):
+    v = mc.Variable(x.copy())
+    gx, = mc.grad([F.sum(f(v))], [v])
+    return gx.array
+
+
+EXERCISES.right(3, [(_seeded, "y.grad seeded with ones, the gradient as a Variable"),
+                    (_by_grad, "mc.grad of the sum, on a copy of x")])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(3, [{"seed": 101, "shapes": [[5], [3, 1, 2]]},
+                     {"seed": 102, "shapes": [[1], [2, 2, 2]]}])

@@ -1,0 +1,164 @@
+"""The key to chapter 13's exercises: solutions, typical mistakes, other forms.
+
+Registered into ``exercises.ch13.EXERCISES`` on import; the tests,
+``make solutions`` and the grader read them. Learners never get this file.
+"""
+
+import numpy as np
+from exercises.ch13 import EXERCISES, SquaredDifference, objects_per_op  # noqa: F401
+from exercises.common import Case
+
+
+@EXERCISES.solution(1)
+def solution_1():
+    import numpy as np
+    x, y = np.array([1.0, 1.0]), np.array([1.0, -1.0])
+    shared = 3.0 * (x + np.maximum(y, 0) > 0)   # the gradient Add hands on twice
+    shared *= y > 0                             # the inner ReLU, in place
+    return shared
+
+
+EXERCISES.wrong(1, [
+    ([3.0, 3.0], "the right gradient", "that is the right gradient"),
+    ([0.0, 3.0], "the chapter's y", "the chapter's answer"),
+    ([1.0, 0.0], "forgot the factor 3", "multiplied by 3"),
+    ([0.0, 0.0], "everything zeroed", "which entries"),
+])
+
+
+EXERCISES.malformed(1, [
+    (3.0, "one number"),
+    ("3, 0", "a string"),
+    ([3.0, 0.0, 0.0], "three entries"),
+])
+
+
+EXERCISES.right(1, [((3, 0), "a tuple of ints"),
+                    (np.array([3.0, 0.0], dtype=np.float32), "float32")])
+
+
+@EXERCISES.solution(2)
+def solution_2():
+    def backward_arrays(self, target_input_indexes, grad_outputs):
+        x, y = self.inputs[0].data, self.inputs[1].data
+        gy, = grad_outputs
+        gx = 2 * (x - y) * gy                # a new array, in x's dtype
+        return tuple([gx if i == 0 else -gx for i in target_input_indexes])
+
+    return backward_arrays
+
+
+def _arrays(make):
+    """A backward_arrays from ``make(x, y, gy, index)`` for each target."""
+    def backward_arrays(self, target_input_indexes, grad_outputs):
+        x, y = self.inputs[0].data, self.inputs[1].data
+        return tuple([make(x, y, grad_outputs[0], i)
+                      for i in target_input_indexes])
+    return backward_arrays
+
+
+def _sign(i):
+    return 1 if i == 0 else -1
+
+
+def _both_always(self, target_input_indexes, grad_outputs):
+    x, y = self.inputs[0].data, self.inputs[1].data
+    gx = 2 * (x - y) * grad_outputs[0]
+    return gx, -gx
+
+
+def _in_place(self, target_input_indexes, grad_outputs):
+    x, y = self.inputs[0].data, self.inputs[1].data
+    gy, = grad_outputs
+    gy *= 2 * (x - y)
+    return tuple([gy if i == 0 else -gy for i in target_input_indexes])
+
+
+def _on_variables(self, target_input_indexes, grad_outputs):
+    x, y = self.get_retained_inputs()
+    gx = 2 * (x - y) * grad_outputs[0]
+    return tuple([gx if i == 0 else -gx for i in target_input_indexes])
+
+
+def _as_list(self, target_input_indexes, grad_outputs):
+    x, y = self.inputs[0].data, self.inputs[1].data
+    gx = 2 * (x - y) * grad_outputs[0]
+    return [gx if i == 0 else -gx for i in target_input_indexes]
+
+
+EXERCISES.wrong(2, [
+    (_arrays(lambda x, y, gy, i: 2 * (x - y) * gy), "same sign for y",
+     "wrong sign"),
+    (_arrays(lambda x, y, gy, i: _sign(i) * 2 * (x - y)), "ignores gy",
+     "ignores the incoming gradient"),
+    (_arrays(lambda x, y, gy, i: _sign(i) * (x - y) * gy), "forgot the 2",
+     "a factor is missing"),
+    (_arrays(lambda x, y, gy, i: _sign(i) * 2 * (x - y).astype(np.float64) * gy),
+     "computed in float64", "keep the inputs' dtype"),
+    (_both_always, "both gradients whatever the targets", "one per index"),
+    (_in_place, "wrote into gy", "incoming gradient grad_outputs[0]"),
+    (_on_variables, "Variables instead of arrays", "plain arrays"),
+    (_as_list, "a list", "not a list"),
+])
+
+
+EXERCISES.malformed(2, [
+    (SquaredDifference, "the class, not a function"),
+    (lambda: None, "a function of no argument"),
+    ("2 * (x - y) * gy", "a string"),
+])
+
+
+# ----- the grader's own cases ---------------------------------------------------------
+EXERCISES.hidden(2, [{"seed": 1301, "shapes": [[5, 1], [4], [2, 2, 3]]}])
+
+
+# ----- 3. objects per op ---------------------------------------------------------------
+@EXERCISES.solution(3)
+def solution_3():
+    import gc
+    import numpy as np
+    import minichain as mc
+    n = 1000
+    y = mc.Variable(np.ones(10, dtype=np.float32))
+    gc.collect()
+    gc.disable()
+    before = len(gc.get_objects())
+    for _ in range(n):
+        y = y * 1.0001
+    after = len(gc.get_objects())
+    gc.enable()
+    return round((after - before) / n)
+
+
+def _counted(offset):
+    """The count a mistake gives: the right one (measured here) moved."""
+    return lambda: round(objects_per_op()) + offset
+
+
+EXERCISES.mistake(3, "kept every output Variable", "one too many")(_counted(1))
+EXERCISES.mistake(3, "counted with the collector on", "one short")(
+    _counted(-1))
+EXERCISES.mistake(3, "only the two nodes", "weak references and tuples")(
+    _counted(-5))
+EXERCISES.mistake(3, "nothing at all", "every op leaves")(lambda: 0)
+EXERCISES.mistake(3, "the total of a 1000-op chain", "too many")(
+    lambda: 1000 * round(objects_per_op()))
+EXERCISES.mistake(3, "an unrounded average", "whole number")(
+    lambda: objects_per_op() + 0.5)
+
+
+EXERCISES.malformed(3, [
+    ("seven", "a word"),
+    ([7, 7], "a list"),
+    (float("nan"), "not a number"),
+])
+
+
+# The right count is measured on the machine that checks, so these forms are
+# made when the test asks for them.
+for _what, _make in (
+        ("a float", lambda: float(round(objects_per_op()))),
+        ("a NumPy integer", lambda: np.int64(round(objects_per_op()))),
+        ("an average close to whole", lambda: objects_per_op() + 0.02)):
+    EXERCISES[3].also_right.append(Case(_what, _make))
