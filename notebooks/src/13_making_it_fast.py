@@ -2,10 +2,10 @@
 # # 13 · Making it fast, and keeping it right
 #
 # On a tiny array, what a graph framework costs is its bookkeeping, not the
-# arithmetic. This chapter measures where the time of one small operation
-# goes, part by part, then switches each of minichain's fast paths off and on
-# to see what it buys, what it costs in readability, and why the gradients
-# stay right.
+# arithmetic. You will measure where the time of one small operation goes,
+# part by part, then switch each of minichain's fast paths off and on to see
+# what it buys, what it costs in readability, and why the gradients stay
+# right.
 #
 # Times depend on the machine and on what else runs on it. They are drawn in
 # figures or printed with their unit (the notebook test blanks those out), and
