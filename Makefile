@@ -165,8 +165,9 @@ bench-peers: install ## compare with Chainer, DeZero, PyTorch (builds its own en
 	@if [ -f benchmarks/peers.py ]; then $(RUN) $(PY) benchmarks/peers.py; \
 	else echo "bench-peers: benchmarks/peers.py does not exist yet."; fi
 
-lint: install ## ruff on the package, tests, benchmarks and build_your_own
-	$(PY) -m ruff check $(wildcard minichain tests benchmarks build_your_own)
+lint: install ## ruff on the package, tests, benchmarks, build_your_own, grading and the course's tools
+	$(PY) -m ruff check $(wildcard minichain tests benchmarks build_your_own grading \
+		notebooks/*.py notebooks/exercises notebooks/book)
 
 clean: ## remove caches and build artefacts, _build/ included (keeps the environment)
 	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.venv-portable -prune \

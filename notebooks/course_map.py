@@ -82,8 +82,8 @@ def markdown_list(link_prefix="notebooks/", suffix=".ipynb"):
 def markdown_table(link_prefix="", suffix=".ipynb"):
     """The map as a Markdown table (chapter 01 shows this one)."""
     rows = ["| chapter | what it teaches |", "| --- | --- |"]
-    rows += [f"| [{c.number} · {c.title}]({link_prefix}{c.slug}{suffix}) | {c.summary} |"
-             for c in chapters()]
+    rows += [f"| [{c.number} · {c.title}]({link_prefix}{c.slug}{suffix}) "
+             f"| {c.summary} |" for c in chapters()]
     return "\n".join(rows)
 
 

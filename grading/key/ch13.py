@@ -113,7 +113,7 @@ EXERCISES.malformed(2, [
 EXERCISES.hidden(2, [{"seed": 1301, "shapes": [[5, 1], [4], [2, 2, 3]]}])
 
 
-# ----- 3. objects per op ---------------------------------------------------------------
+# ----- 3. objects per op --------------------------------------------------------------
 @EXERCISES.solution(3)
 def solution_3():
     import gc

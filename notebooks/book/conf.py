@@ -9,7 +9,8 @@ can be copied or zipped as it is; docs/book.md says why these tools.
 
 Sphinx reads from one folder, so the build first gathers its sources in
 ``_build/book-sources/``: the chapter notebooks, ``index.md`` (this
-folder's) and the two pages of ``docs/`` listed in ``DOCS``. That gathering, and the course map on the index page, are the
+folder's) and the two pages of ``docs/`` listed in ``DOCS``. That
+gathering, and the course map on the index page, are the
 only things written here; the rest is configuration.
 """
 
