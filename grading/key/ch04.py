@@ -28,7 +28,7 @@ EXERCISES.wrong(1, [
 EXERCISES.malformed(1, [
     ("12", "a string"),
     ((12.0, 12.0), "a tuple"),
-    (np.array([12.0]), "an array of shape (1,)"),
+    (np.array([12.0, 12.0]), "an array of shape (2,)"),
 ])
 
 
@@ -168,7 +168,8 @@ class _ForkWithFAdd(mc.FunctionNode):
         return [F.add(*[g for g in grad_outputs if g is not None])]
 
 
-EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array")])
+EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array"),
+                    (np.array([12.0]), "an array of shape (1,)")])
 
 
 EXERCISES.right(2, [(_ForkByCases, "copies in forward, one case per None"),

@@ -24,7 +24,7 @@ EXERCISES.wrong(1, [
 EXERCISES.malformed(1, [
     ("0", "a string"),
     (float("nan"), "NaN"),
-    ([0.0], "a list"),
+    ([0.0, -0.25], "a list of two points"),
 ])
 
 
@@ -78,7 +78,8 @@ EXERCISES.malformed(3, [
 ])
 
 
-EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32")])
+EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32"),
+                    ([0.0], "a list of one number")])
 
 
 EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),

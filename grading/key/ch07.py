@@ -27,7 +27,7 @@ EXERCISES.wrong(1, [
 EXERCISES.malformed(1, [
     ("4000", "a string"),
     (4000.5, "half a byte"),
-    ([4000], "a list"),
+    ([4000, 4000], "a list of two sizes"),
 ])
 
 
@@ -187,7 +187,8 @@ def _predict_restoring_by_hand(x):
         mc.config.enable_backprop = old
 
 
-EXERCISES.right(1, [(4000.0, "a float"), (np.int64(4000), "a NumPy int")])
+EXERCISES.right(1, [(4000.0, "a float"), (np.int64(4000), "a NumPy int"),
+                    ([4000], "a list of one number")])
 
 
 EXERCISES.right(2, [(_predict_with_config, "using_config('enable_backprop', False)"),
