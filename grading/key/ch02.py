@@ -30,6 +30,9 @@ EXERCISES.wrong(1, [
      "the label", "by its label"),
     ("x <--- Identity <--- v1 <--- Identity <--- y", "called the output y",
      "the ends"),
+    ("x ← Identity ← v1 ← Identity ← z", "arrows typed as ←", "<--- f <---"),
+    ("x <--- Identity <--- v1\nv1 <--- Identity <--- z", "one line per function",
+     "one line"),
 ])
 
 

@@ -120,6 +120,15 @@ def _():
     return _cube(backward)
 
 
+@EXERCISES.mistake(2, "backward multiplies by gy.array, cutting the path to gy",
+                   "not by its array")
+def _():
+    def backward(self, gy):
+        x, = self.get_retained_inputs()
+        return gy.array * 3 * x * x,
+    return _cube(backward)
+
+
 @EXERCISES.mistake(2, "forward cubes the input in place", "in place")
 def _():
     class Cube(mc.FunctionNode):

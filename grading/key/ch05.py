@@ -78,6 +78,14 @@ EXERCISES.malformed(3, [
 ])
 
 
+EXERCISES.wrong(3, [
+    (lambda rank, count: np.array([-rank, count]), "an array for a key",
+     "could not compare two of your keys"),
+    (lambda rank, count: complex(-rank, count), "a complex key",
+     "could not compare two of your keys"),
+])
+
+
 EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32"),
                     ([0.0], "a list of one number")])
 
