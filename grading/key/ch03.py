@@ -23,6 +23,7 @@ EXERCISES.wrong(1, [
     (1.08, "rounded to three figures", "five significant figures"),
     (-2 * np.cos(1.0), "a sign slip", "sign"),
     (2 * np.cos(np.radians(1.0)), "the cosine in degrees", "radians"),
+    (mc.Variable(np.array(1.0)), "gave x, not x.grad", "x itself"),
 ])
 
 

@@ -22,6 +22,7 @@ EXERCISES.wrong(1, [
     (8.0, "only the two paths through x * x", "adds two paths"),
     (6.0, "counted each path as x", "product of all the local derivatives"),
     (3.0, "counted the paths", "add what each path contributes"),
+    (mc.Variable(np.array(2.0)), "gave x, not x.grad", "x itself"),
 ])
 
 
@@ -137,6 +138,7 @@ EXERCISES.wrong(3, [
     (25.0, "the value x * x", "not a gradient"),
     (0.0, "thought backward clears it", "nothing cleared"),
     (40.0, "counted four contributions", "adds it to what it already holds"),
+    (np.array(5.0), "x.data, not x.grad", "x itself"),
 ])
 
 

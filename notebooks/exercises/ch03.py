@@ -35,6 +35,9 @@ def check_1(answer):
         raise NotYet("the cosine is taken at x², not at 2x")
     if close(value, -x.grad):
         raise NotYet("the sign is off: the derivative of sin is +cos")
+    if close(value, 1.0):
+        raise NotYet("1 is x itself (or the gradient backward starts from); "
+                     "multiply the local derivatives along the chain")
     if close(value, x.grad, rtol=5e-3):
         raise NotYet("close, but the check wants five significant figures: "
                      "compute it with NumPy instead of rounding by hand")

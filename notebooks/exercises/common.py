@@ -16,7 +16,9 @@ Three things make a checker fair to a learner:
 
 - It never lets an exception escape, its own or the learner's: a traceback
   in the middle of an exercise reads as "the course is broken". An exception
-  becomes ``not yet:`` with its type, message and the line it came from.
+  (``sys.exit`` too) becomes ``not yet:`` with its type, message and the line
+  it came from, and a learner's code that runs on without end is stopped
+  after ``PROBE_SECONDS``.
 - It accepts a right answer in every legitimate form: ``8``, ``8.0``,
   ``np.float32(8)``, ``np.array(8.0)`` or a 0-d Variable are the same number.
   The ``as_*`` helpers below turn an answer into one form, or stop with a
