@@ -302,7 +302,8 @@ EXERCISES.right(2, [(_OuterSizeChecked, "np.outer, the size checked too")])
 EXERCISES.right(3, [(" sqrt", "with a space"), ("F.sqrt", "as F.sqrt"),
                     ("Sqrt", "capitalised"), ("sqrt()", "with parentheses"),
                     ("F.sqrt()", "as a call of F.sqrt"),
-                    ("'sqrt'", "with its quotes typed in"), ("sqrt.", "a sentence's full stop"),
+                    ("'sqrt'", "with its quotes typed in"),
+                    ("sqrt.", "a sentence's full stop"),
                     (np.str_("sqrt"), "a NumPy string")])
 
 
