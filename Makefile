@@ -124,6 +124,8 @@ book: install ## the course as a static site in _build/book/ (open _build/book/i
 	@echo "book: open $(abspath $(BOOK))/index.html"
 
 notebooks: install ## build chapters from notebooks/src, then execute each top to bottom in a fresh kernel (CHAPTERS="03 05" for some)
+	@# After execution, each cell's consecutive prints are joined into one output
+	@# (a cell's print can arrive in pieces), as nbval and the book read them.
 	@$(PY) notebooks/build.py $(CHAPTERS)
 	@shopt -s nullglob; chapters=(notebooks/[0-9][0-9]_*.ipynb); \
 	if [ $${#chapters[@]} -eq 0 ]; then \
@@ -134,6 +136,7 @@ notebooks: install ## build chapters from notebooks/src, then execute each top t
 		if [ -n "$(CHAPTERS)" ] && ! echo " $(CHAPTERS) " | grep -q " $$num "; then continue; fi; \
 		echo "executing $$nb"; \
 		$(NB_RUN) $(PY) -m jupyter nbconvert $(NBCONVERT_FLAGS) "$$nb" || exit 1; \
+		$(PY) -m jupyter nbconvert --coalesce-streams --inplace --log-level=WARN "$$nb" || exit 1; \
 	done
 
 .PHONY: conformance

@@ -236,8 +236,9 @@ def _call_backward(run, func, targets, grad_outputs, hooks):
     """Run ``func``'s backward: one gradient (or None) per target, in the
     form of the table (arrays or Variables)."""
     try:
-        if (run.arrays and not hooks and func.backward_arrays is not None
-                and not _accumulates_here(run, func, targets)):
+        if run.arrays and not hooks and func.backward_arrays is not None and (
+                type(func).backward_accumulate is _DEFAULT_ACCUMULATE
+                or not _accumulates_here(run, func, targets)):
             gxs = func.backward_arrays(targets, grad_outputs)
             if type(gxs) is not tuple or len(gxs) != len(targets):
                 func._check_gradient_arrays(targets, gxs)  # raises
@@ -270,14 +271,12 @@ def _backward_on_variables(run, func, targets, grad_outputs):
 
 
 def _accumulates_here(run, func, targets):
-    """Does ``func``'s own ``backward_accumulate`` have to run?
-
-    Only if its class defines one and some target already has a gradient to
-    add into: with none yet, its contract says it agrees with
-    ``backward_arrays``, the cheaper way.
-    """
-    return type(func).backward_accumulate is not _DEFAULT_ACCUMULATE and any(
-        _current_gradient(run, func.inputs[i]) is not None for i in targets)
+    """Does the ``backward_accumulate`` that ``func``'s class defines have to
+    run? Only if some target already has a gradient to add into: with none
+    yet, its contract says it agrees with ``backward_arrays``, the cheaper
+    way."""
+    return any(_current_gradient(run, func.inputs[i]) is not None
+               for i in targets)
 
 
 def _accumulate(run, func, targets, gys):

@@ -93,8 +93,9 @@ class Function(_FunctionBase):
                 "{}: an old-style Function instance cannot be called twice. "
                 "Keep a template that is never called and call a copy "
                 "each time: copy.copy(template)(x)".format(self.label))
-        if (type(self).check_type_forward is not _NO_TYPE_CHECK
-                or "check_type_forward" in self.__dict__):
+        # Looked up on the instance (a check set on one instance counts),
+        # never via ``__dict__``, which would build a dict for every call.
+        if getattr(self.check_type_forward, "__func__", None) is not _NO_TYPE_CHECK:
             # Only a function that checks types is shown the input types
             # (so a None among the inputs passes when nothing checks them).
             node.check_type_forward = self.check_type_forward

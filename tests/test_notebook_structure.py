@@ -82,6 +82,23 @@ def test_no_unexpected_errors(path):
     )
 
 
+@chapter
+def test_what_a_cell_printed_is_one_output(path):
+    """Consecutive prints of a cell are joined (`make notebooks` coalesces):
+    the book shows each output as its own block, so a print that arrived in
+    two pieces would read as two broken lines."""
+    split = []
+    for index, cell in enumerate(code_cells(path)):
+        names = [o.get("name") for o in cell.get("outputs", [])
+                 if o["output_type"] == "stream"]
+        kinds = [(o["output_type"], o.get("name")) for o in cell.get("outputs", [])]
+        if any(a == b and a[0] == "stream" for a, b in zip(kinds, kinds[1:])):
+            split.append((index, names))
+    assert not split, (
+        f"{path.name}: cells whose printed text is in pieces: {split}; "
+        "run `make notebooks`")
+
+
 def test_chapter_file_names():
     notebooks = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
     if not notebooks:

@@ -42,6 +42,8 @@ extensions = [
 # The notebooks are executed by `make notebooks` and committed with their
 # outputs; the book shows them as they are.
 nb_execution_mode = "off"
+# One block per cell for what it printed, as JupyterLab shows it.
+nb_merge_streams = True
 # A chapter's formulas are $...$ and $$...$$; `substitution` lets index.md
 # show the course map (below) as {{ course_map }}.
 myst_enable_extensions = ["dollarmath", "amsmath", "substitution"]

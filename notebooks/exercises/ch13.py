@@ -1,5 +1,6 @@
 """Exercises of chapter 13:
-The wrong gradient of an in-place backward, and an array path written by hand.
+the wrong gradient of an in-place backward, an array path written by hand,
+and the objects one operation leaves for the garbage collector.
 """
 
 import numpy as np
@@ -7,14 +8,14 @@ import numpy as np
 import minichain as mc
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function, close)
+    Exercises, NotYet, as_array, as_function, as_number, close)
 
 EXERCISES = Exercises()
 
 
-# ----- 1. the toy engine's in-place ReLU, on another y ------------------------
-def toy_in_place_gradient(x, y):
-    """What the chapter's in-place toy engine gives ``x`` for
+# ----- 1. the in-place ReLU backward, on another y -----------------------------
+def in_place_gradient(x, y):
+    """What the chapter's in-place backward gives ``x`` for
     ``sum(relu(x + relu(y)) * 3)``: ``Add`` hands one array to both inputs,
     and the inner ReLU multiplies its mask into that very array."""
     s = x + np.maximum(y, 0)
@@ -25,23 +26,23 @@ def toy_in_place_gradient(x, y):
 
 @EXERCISES.check(1)
 def check_1(answer):
-    """The in-place toy's gradient of x for x = [1, 1], y = [1, -1]."""
+    """The in-place backward's gradient of x for x = [1, 1], y = [1, -1]."""
     x, y = np.array([1.0, 1.0]), np.array([1.0, -1.0])
     got = as_array(answer)
     if got.shape != (2,):
         raise NotYet("give the two entries of x.grad, not an array of shape "
                      "{}".format(got.shape))
     correct = 3.0 * (x + np.maximum(y, 0) > 0)
-    if close(got, toy_in_place_gradient(x, y)):
+    if close(got, in_place_gradient(x, y)):
         return None
     if close(got, correct):
-        raise NotYet("that is the right gradient, which the toy engine with "
-                     "a new array gives; the in-place ReLU of y also writes "
+        raise NotYet("that is the right gradient, which the new-array "
+                     "backward gives; the in-place ReLU of y also writes "
                      "into x's gradient")
-    if close(got, toy_in_place_gradient(x, np.array([-1.0, 1.0]))):
+    if close(got, in_place_gradient(x, np.array([-1.0, 1.0]))):
         raise NotYet("that is the chapter's answer for y = [-1, 1]; here y "
                      "is [1, -1]")
-    if close(3.0 * got, toy_in_place_gradient(x, y)):
+    if close(3.0 * got, in_place_gradient(x, y)):
         raise NotYet("the loss is multiplied by 3: its gradient is 3, not 1")
     raise NotYet("follow the one array that Add hands to both of its inputs: "
                  "which entries does the mask of relu(y) zero?")
@@ -187,3 +188,55 @@ def _check_one(index, gx, x, gy, difference):
     raise NotYet("the gradient of {} is wrong: compare with backward".format(name))
 
 
+# ----- 3. the objects one op leaves for the garbage collector -----------------
+def objects_per_op(n=2000):
+    """How many more objects ``gc.get_objects()`` lists per ``y * 1.0001``
+    of a long chain, counted with the collector off (so that it untracks
+    nothing while we count)."""
+    import gc
+    x = mc.Variable(np.ones(10, dtype=np.float32))
+    was = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        y = x
+        for _ in range(n):
+            y = y * 1.0001
+        after = len(gc.get_objects())
+    finally:
+        if was:
+            gc.enable()
+    del y
+    return (after - before) / n
+
+
+@EXERCISES.check(3)
+def check_3(answer):
+    """Objects the collector tracks, per op of a chain, as a whole number."""
+    value = as_number(answer)
+    expected = round(objects_per_op())
+    if abs(value - round(value)) > 0.1:
+        raise NotYet("give a whole number of objects per op (round your "
+                     "average)")
+    value = round(value)
+    if value == expected:
+        return None
+    if value == expected + 1:
+        raise NotYet("one too many: is each output Variable still alive in "
+                     "your count? In `y = y * c` the Variable is dropped when "
+                     "y is rebound; only its node stays in the graph")
+    if value == expected - 1:
+        raise NotYet("one short: with the collector running, it stops "
+                     "tracking tuples that hold only numbers (the shapes) as "
+                     "it visits them; count with it switched off")
+    if 0 < value < expected - 1:
+        raise NotYet("more than that: weak references and tuples are objects "
+                     "the collector tracks too, not only the two nodes")
+    if value <= 0:
+        raise NotYet("every op leaves new objects in the graph: count "
+                     "gc.get_objects() before and after a long chain and "
+                     "divide by its length")
+    raise NotYet("too many: count the objects added per op of a chain of "
+                 "`y = y * 1.0001` (the difference over the whole chain, "
+                 "divided by its length), with nothing else kept alive")

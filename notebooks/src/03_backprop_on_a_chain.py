@@ -146,7 +146,9 @@ plt.show()
 # first decimal between CPUs; averaged over many points it is steadier, and
 # its whole number holds everywhere. (A single `+`, `-`, `*` or `/` on two
 # floats, by contrast, gives the same bits on every machine: IEEE 754 fixes
-# its rounding. Only library functions such as `sin` and `exp` may differ.)
+# its rounding. What may differ is a library function such as `sin` or `exp`,
+# and a result of many operations whose order the library chooses, such as
+# a sum or a matrix product.)
 #
 # ## A hand-made engine for chains
 #

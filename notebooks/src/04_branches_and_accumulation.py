@@ -349,9 +349,12 @@ plt.show()
 # Its docstring says why the sum is a *new* array and never `+=`: a backward
 # may hand its incoming gradient on unchanged (`x + c` does), so one array
 # can be the gradient of two nodes at once, and writing into it would change
-# both. (Chapter 13 shows the wrong gradient that an engine taking that
-# shortcut gives.) A leaf, a node no function made, keeps its gradient on
-# its Variable: `_add_to_leaf` adds there, which is the next section.
+# both. (Chapter 13 shows the wrong gradient that writing in place into
+# such a shared array gives.) A leaf, a node no function made, keeps its
+# gradient on its Variable: `_add_to_leaf` adds there, which is the next
+# section. `run.depends` is set only under `mc.grad` (chapter 03), which by
+# default returns the gradients of the inputs it was asked for instead of
+# writing them to `.grad`, so there a leaf's gradient stays in the table.
 
 # %%
 import minichain.backprop as backprop

@@ -3,9 +3,10 @@
 #
 # Every function you apply records a node, and some nodes keep arrays for
 # their backward: that is the price of calling `backward()` later. This
-# chapter teaches you to pay it only when needed (`no_backprop_mode`,
-# `requires_grad=False`, `retain_grad`) and to measure, in bytes, which
-# arrays a graph keeps and which it lets go.
+# chapter teaches you to skip it where you will not differentiate
+# (`no_backprop_mode`), to say which values need no gradient
+# (`requires_grad=False`) and which gradients to keep (`retain_grad`), and
+# to measure, in bytes, which arrays a graph keeps and which it lets go.
 #
 # - **modes**: `no_backprop_mode()` records no graph at all (evaluation,
 #   inference); `force_backprop_mode()` records one again inside it;

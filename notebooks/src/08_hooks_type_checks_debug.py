@@ -189,8 +189,10 @@ with PrintHook():
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
 # allocated. A small two-layer network gives them something to record: 512
 # points of 32 features, a hidden layer of 512 units (so its activation is
-# 512 × 512 float32 values, 1 MiB) and 4 classes. (Times change from run to
-# run; the course's notebook test replaces each printed time by a
+# 512 × 512 float32 values, 1 MiB) and 4 classes. Its weights are
+# `mc.Parameter`s, Variables meant to be learned (chapter 12's optimizers
+# update them); here they behave like any Variable. (Times change from run
+# to run; the course's notebook test replaces each printed time by a
 # placeholder.)
 
 # %%
@@ -428,7 +430,9 @@ with mc.using_config("type_check", False):
 #
 # A NaN spreads: every operation with a NaN input gives NaN, so by the time
 # the loss is NaN, the place it was born is far away. Here `log` of a
-# negative number makes one, and it flows silently to the end:
+# negative number makes one. NumPy warns (the `RuntimeWarning` under the
+# cell, which names NumPy's line, not ours), but nothing stops, and the NaN
+# flows to the end:
 
 # %%
 x = mc.Variable(np.array([2.0, -1.0, 3.0]), name="x")

@@ -100,9 +100,10 @@ print("through HandAdapter:", grad_hand)
 # minichain's adapter is `FunctionAdapter`. Calling an old-style function
 # applies one; the output's `creator` is the Function the user wrote, and
 # its `creator_node` is the adapter the engine works with. Here is the real
-# adapter's backward: the same unwrap, call, wrap, plus two things ours
-# skipped (a check of each gradient against its input, and a mark on each
-# gradient saying who made it).
+# adapter's backward: the same unwrap, call, wrap, plus what ours skipped:
+# `None` in place of an input the function chose not to keep (a later
+# section), checks on what the function's backward returned, and a mark on
+# each gradient saying who made it.
 
 # %%
 print(inspect.getsource(mc.FunctionAdapter.backward))
@@ -229,7 +230,8 @@ mc.visualize.to_digraph(loss, rankdir="LR")
 # needs, so minichain refuses (on purpose, below). Chainer 7 does not: its
 # documentation says an instance cannot be used twice, but a second call
 # goes through, reusing the instance's node and corrupting the first
-# call's graph without a word. minichain turns that rule into an error.
+# call's graph, which shows only later, as a bare `AssertionError` in a
+# backward through it. minichain turns that rule into an error at the call.
 
 # %%
 # NBVAL_RAISES_EXCEPTION

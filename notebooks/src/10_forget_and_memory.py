@@ -101,7 +101,13 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # shows in the source below (and, for dropout, later in this chapter): any
 # number of inputs and outputs, the random state saved for the
 # recomputation, and an option (`keep_graph`) that `checkpoint_sequential`
-# uses further down. The forward:
+# uses further down. Two more names appear in it. `anchored` is set when no
+# input needs a gradient (a constant batch, as in the net below): `forget`
+# then adds one dummy input that does, so that backward still reaches the
+# node and the parameters used inside `func`, and forward drops it again.
+# `config.will_recompute` is True during this first, graph-less run; its
+# partner `in_recomputing`, True during the second, comes up with dropout
+# below. The forward:
 
 # %%
 from minichain.functions.util.forget import Forget
@@ -146,19 +152,24 @@ print(draw(y))
 #
 # $$ s + \lceil L/s \rceil, $$
 #
-# smallest near `s = √L`. This is an *estimate*, not a bound: it leaves out
-# the gradients in flight during backward, and the measurements below sit
-# above it. The source:
+# smallest near `s = √L`: `s` checkpoints, the last of them the chain's
+# output, and one segment's activations. This is an *estimate*, not a bound.
+# It counts the chain's output twice (as the last checkpoint, and as one of
+# the last segment's activations), and it leaves out the arrays in flight
+# during backward; the measurements below sit above it, and chapter 14
+# counts exactly. The source:
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
 
 # %% [markdown]
 # Our net is small so that the chapter runs in seconds: `L = 16` blocks of
-# width 256 on a batch of 1024, so one activation is 1 MiB. The gradient
-# buffers of the weights are allocated before measuring (`zerograd`), so the
-# measured peak is what the step itself adds: activations, plus the
-# gradients in flight during backward. The input is a constant
+# width 256 on a batch of 1024, so one activation is 1 MiB. The weights are
+# `mc.Parameter`s (chapter 08), and their gradient buffers are allocated
+# before measuring: `zerograd()` gives a Parameter a gradient of zeros that
+# backward then adds into, where `cleargrad()` would set it to `None`. So
+# the measured peak is what the step itself adds: activations, plus the
+# arrays in flight during backward. The input is a constant
 # (`requires_grad=False`, chapter 07): no gradient is needed for it.
 
 # %%
@@ -256,13 +267,16 @@ plt.show()
 # checkpoints and the last segment's graph; backward runs that segment's
 # backward at once, then rebuilds the other segments one at a time and frees
 # each as it goes, which is where the humps come from. The measured peak is
-# one activation above the estimate (the cell above prints both): the
-# estimate counts the input `x_batch` as a checkpoint, though it existed
-# before the step and is not in the measurement (one less), and leaves out
-# the two gradients in flight at the worst moment, the one a step receives
-# and the one it produces (two more). The repository's `docs/forget.md`
-# counts them array by array, and gives the figures for the 64-block net of
-# the benchmarks (`make bench`).
+# one activation above the estimate (the cell above prints both). The
+# estimate counts the chain's output twice, so the step really holds
+# `s - 1 + ⌈L/s⌉` activations (one less; the input `x_batch` is the
+# caller's and not measured). And it leaves out the two arrays in flight at
+# the worst moment, while a segment is rebuilt or walked back: the gradient
+# waiting at the segment's output, and the array being made (a block's
+# output, or a new gradient while the one it comes from is still read; two
+# more). The
+# repository's `docs/forget.md` counts them array by array, and gives the
+# figures for the 64-block net of the benchmarks (`make bench`).
 #
 # Every choice of `s`, against the estimate. With `s = 1` nothing is
 # recomputed: the only segment is the last, which keeps its graph, so this
@@ -301,7 +315,12 @@ plt.show()
 # %% [markdown]
 # From 2 segments on, every peak is the estimate plus one, for the reason
 # above. With one segment, where nothing is recomputed, the peak equals the
-# estimate, one activation below the plain net's.
+# estimate, one activation below the plain net's: the kept graph is freed
+# block by block as backward walks down it, so its peak comes at the start
+# of backward, with the 16 activations and only the array being made (the
+# gradient of `F.sum` is a view of one number and takes no memory). The
+# plain graph stays whole until the step ends, so later in its backward a
+# gradient is waiting as well.
 
 # %% [markdown]
 # ## What it costs

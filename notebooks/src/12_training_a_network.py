@@ -141,8 +141,9 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # subclass of `mc.optimizer.UpdateRule` with `update_core`, and an
 # optimizer whose `create_update_rule` hands one to each parameter.
 # (`param.array` is the array itself; `data -= ...` changes it in place.
-# `param.array -= ...` would too, but would then assign the same array
-# back to the Variable through its setter.)
+# `param.array -= ...` does too, and Adam's rule below is written so; it
+# then also hands the same array back to the Variable's setter, a harmless
+# extra step.)
 
 # %%
 class HandSGDRule(mc.optimizer.UpdateRule):
@@ -224,7 +225,10 @@ print(inspect.getsource(AdamRule.lr.fget))
 # gradient: `m / √v` is then `±1` up to the two weights, and `lr` undoes
 # them. One step of `Adam(alpha=0.01)` on four elements whose gradients
 # span four orders of magnitude, then the factor `lr / α` over the steps:
-# it settles at 1 once both averages have filled up.
+# it settles at 1 once both averages have filled up. (The four elements are
+# one Parameter in a bare `Link`: a Parameter assigned inside
+# `with link.init_scope():` is registered as the link's own, which is how
+# `setup` finds what to update.)
 
 # %%
 one = mc.Link()
@@ -416,7 +420,7 @@ for name in ("plain", "checkpointed"):
 
 # %% [markdown]
 # This closes the training loop. Chapter 13 looks at where the time of a
-# step goes and what makes minichain fast; chapter 14 goes beyond
+# small operation goes and what makes minichain fast; chapter 14 goes beyond
 # `checkpoint_sequential` to checkpoint schedules that are optimal for a
 # given memory budget.
 #

@@ -43,9 +43,10 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls
 #   from the value just reached;
 # - **store** the value just reached as a checkpoint; **free** a checkpoint;
 # - **tape** blocks up to the next block to reverse, then **backward**
-#   through them. Several blocks are taped from a checkpoint or `x`; from
-#   the value just reached, only one (that value is not counted below, and
-#   a tape keeps it alive, so it may not stay alive long).
+#   through them. From a checkpoint or `x`, several blocks may be taped at
+#   once; from the value just reached, only one, reversed at once: that
+#   value takes no slot (below), yet the tape keeps it alive, so it may stay
+#   alive only briefly.
 #
 # What we count:
 #

@@ -13,6 +13,7 @@ can change without touching these tests.
 
 import pathlib
 import re
+import runpy
 import subprocess
 import sys
 
@@ -29,7 +30,10 @@ sys.path.insert(0, str(ROOT / "notebooks"))
 import course_map  # noqa: E402
 
 CHAPTERS = course_map.chapters()
-PAGES = ["index"] + [chapter.slug for chapter in CHAPTERS]
+# The pages of docs/ the book carries after the chapters (conf.py's DOCS).
+DOCS = runpy.run_path(str(ROOT / "notebooks" / "book" / "conf.py"))["DOCS"]
+AFTER_CHAPTERS = [path.stem for path in DOCS]
+PAGES = ["index"] + [chapter.slug for chapter in CHAPTERS] + AFTER_CHAPTERS
 
 # TeX in Markdown: $$...$$ or $...$, once code spans and blocks are removed.
 CODE = re.compile(r"```.*?```|`[^`]*`", re.S)
@@ -91,6 +95,8 @@ def markdown_of(name):
     index's course map summaries."""
     if name == "index":
         return "\n".join(chapter.summary for chapter in CHAPTERS)
+    if name in AFTER_CHAPTERS:
+        return next(p for p in DOCS if p.stem == name).read_text(encoding="utf-8")
     notebook = nbformat.read(str(ROOT / "notebooks" / (name + ".ipynb")),
                              as_version=4)
     return "\n".join(cell.source for cell in notebook.cells
@@ -191,20 +197,22 @@ def test_the_sidebar_lists_every_chapter_in_order(book, page):
     links = page.locator(".bd-sidebar-primary nav.bd-links a")
     hrefs = [link.get_attribute("href") for link in links.all()]
     # The current page links to itself as "#".
-    expected = ["index.html"] + [c.slug + ".html" for c in CHAPTERS]
+    expected = (["index.html"] + [c.slug + ".html" for c in CHAPTERS]
+                + [name + ".html" for name in AFTER_CHAPTERS])
     expected[1] = "#"
     assert hrefs == expected
 
 
 def test_next_and_previous_walk_through_the_course(book, page):
     page.goto((book / "index.html").as_uri())
-    for chapter in CHAPTERS:
+    walk = [chapter.slug for chapter in CHAPTERS] + AFTER_CHAPTERS
+    for name in walk:
         page.locator("a.right-next").click()
-        expect(page).to_have_url(re.compile(re.escape(chapter.slug + ".html")))
+        expect(page).to_have_url(re.compile(re.escape(name + ".html")))
     expect(page.locator("a.right-next")).to_have_count(0)
-    for chapter in reversed(CHAPTERS[:-1]):
+    for name in reversed(walk[:-1]):
         page.locator("a.left-prev").click()
-        expect(page).to_have_url(re.compile(re.escape(chapter.slug + ".html")))
+        expect(page).to_have_url(re.compile(re.escape(name + ".html")))
 
 
 def test_search_finds_the_forget_chapter(book, page, watch):

@@ -44,8 +44,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 VENVS = ROOT / ".venv-portable"
 LOGS = ROOT / "_build" / "portable"
 
-# The optional package a chapter uses when it is present (chapter 13 measures
-# PyTorch beside minichain). CuPy is not here: minichain treats CuPy without
+# The optional package that could change what a chapter prints when it is
+# present (the benchmarks' peers import it; a chapter must print the same
+# with or without it). CuPy is not here: minichain treats CuPy without
 # a GPU exactly as no CuPy (minichain/backend.py), so only a GPU run differs.
 # This is the CPU build on this project's machines; see `torch_is_cpu_only`.
 TORCH = "torch==2.13.0"

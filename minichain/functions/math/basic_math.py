@@ -19,6 +19,12 @@ from minichain.utils import type_check
 from minichain.utils.array import force_array, sum_to as sum_array_to
 from minichain.variable import Variable
 
+# ``x * c`` and ``x + c`` are the commonest operations of a learner's loop, so
+# their forward (and MulConstant's backward_arrays) test for an ndarray result
+# inline and call force_array only for a 0-d input's scalar (a Python call
+# costs about as much as NumPy's work on a small array).
+_ndarray = numpy.ndarray
+
 
 def _scalar_label(value):
     """How a constant appears in a label: ``2``, ``(-2)``, ``0.1``, ``constant array``.
@@ -100,7 +106,8 @@ class AddConstant(FunctionNode):
         return "_ + {}".format(_scalar_label(self.value))
 
     def forward(self, inputs):
-        return force_array(inputs[0] + self.value),
+        y = inputs[0] + self.value
+        return (y if type(y) is _ndarray else force_array(y)),
 
     def backward(self, indexes, grad_outputs):
         return grad_outputs
@@ -234,13 +241,15 @@ class MulConstant(FunctionNode):
         return "_ * {}".format(_scalar_label(self.value))
 
     def forward(self, inputs):
-        return force_array(inputs[0] * self.value),
+        y = inputs[0] * self.value
+        return (y if type(y) is _ndarray else force_array(y)),
 
     def backward(self, indexes, grad_outputs):
         return MulConstant(self.value).apply(grad_outputs)
 
     def backward_arrays(self, indexes, grad_outputs):
-        return force_array(grad_outputs[0] * self.value),
+        gx = grad_outputs[0] * self.value
+        return (gx if type(gx) is _ndarray else force_array(gx)),
 
 
 # ----- division -------------------------------------------------------------------
