@@ -98,13 +98,17 @@ def observe(chapter, number, answer, case):
     """What exercise ``number``'s probe sees of ``answer`` on ``case``.
 
     An exercise whose answer is a value has no probe: the value itself is
-    what the judge looks at.
+    what the judge looks at. The configuration and the function hooks are
+    put back after a probe, as the notebook's check does.
     """
     module = importlib.import_module("exercises.ch" + chapter)
     probe = getattr(module.EXERCISES[number], "probe", None)
     if probe is None or answer is None:     # None: not answered yet
         return answer
-    return probe(answer, case)
+    from exercises import common
+
+    with common.isolated():     # a hook left registered must not touch the next
+        return probe(answer, case)
 
 
 def _describe(error):

@@ -264,3 +264,58 @@ def test_a_probe_cannot_make_a_wrong_answer_right():
     verdict = common.verdict(lambda seen: exercise.judge(seen, exercise.cases[0]),
                              forged)
     assert verdict.startswith("not yet: ")
+
+
+# ----- answers that never end, exit, or leave something behind ------------------------
+def test_a_probe_that_never_ends_is_stopped(monkeypatch):
+    """A learner's endless loop must not hang the notebook's check; an
+    ``except Exception`` inside the loop does not keep it going."""
+    import time
+
+    monkeypatch.setattr(common, "PROBE_SECONDS", 1)
+
+    def key(rank, push_count):
+        while True:
+            try:
+                time.sleep(0.01)
+            except Exception:  # noqa: BLE001 -- the learner's, on purpose
+                pass
+
+    started = time.monotonic()
+    verdict = importlib.import_module("exercises.ch05").check_3.verdict(key)
+    assert verdict.startswith("not yet: it did not finish within 1 s")
+    assert time.monotonic() - started < 30
+
+
+def test_an_answer_that_exits_is_a_verdict():
+    def derivative(f, x):
+        raise SystemExit(3)
+
+    verdict = importlib.import_module("exercises.ch01").check_3.verdict(derivative)
+    assert verdict.startswith("not yet: running it raised SystemExit: 3")
+
+
+def test_the_graders_child_puts_hooks_back_after_a_probe():
+    """In the grader, a learner's hook that never unregisters must not stay
+    registered for the probes and cells that follow."""
+    import minichain as mc
+    from grading import child
+
+    key = importlib.import_module("grading.key.ch08")
+    exercise = importlib.import_module("exercises.ch08").EXERCISES[1]
+    leaky = next(c for c in exercise.mistakes if c.what.startswith("an __exit__"))
+    before = dict(mc.get_function_hooks())
+    with pytest.raises(common.NotYet):
+        child.observe("08", 1, leaky.make(), exercise.cases[0])
+    assert mc.get_function_hooks() == before
+    assert key is not None
+
+
+def test_the_grader_is_never_called_your_code():
+    """A hint names the learner's line; the grader's child, which calls the
+    probes, is not the learner's code (nor are the checkers)."""
+    from grading import child
+
+    assert not common._is_yours(child.__file__)
+    assert not common._is_yours(common.__file__)
+    assert common._is_yours("<cell 12>")

@@ -23,6 +23,7 @@ EXERCISES.wrong(1, [
     (0.0, "the value of y instead of its slope", "y itself"),
     (12.0, "forgot the -4x term", "-4x"),
     (2.0, "differentiated x³ as 3x", "3x²"),
+    (mc.Variable(np.array(2.0)), "gave x, not x.grad", "x itself"),
     (-4.0, "kept only the -4x term", "compare with what backward gives"),
 ])
 
@@ -32,6 +33,8 @@ EXERCISES.malformed(1, [
     ([8.0, 8.0], "a list of two numbers"),
     (True, "a bool"),
     (float("nan"), "NaN"),
+    (10 ** 400, "an int too large for a float"),
+    ([None], "None in a list"),
 ])
 
 
@@ -55,7 +58,7 @@ EXERCISES.wrong(2, [
 EXERCISES.malformed(2, [
     ("3", "a string"),
     (2.5, "not a whole number"),
-    ([3], "a list"),
+    ([3, 3], "a list of two counts"),
 ])
 
 
@@ -121,7 +124,45 @@ def _():
     return derivative
 
 
+@EXERCISES.mistake(3, "one backward per element, in a loop", "times")
+def _():
+    def derivative(f, x):
+        out = np.empty_like(x)
+        for i in np.ndindex(x.shape):
+            v = mc.Variable(np.array(x[i]))
+            f(v).backward()
+            out[i] = v.grad
+        return out
+    return derivative
+
+
+@EXERCISES.mistake(3, "a backward, then a finite difference for the result",
+                   "times")
+def _():
+    def derivative(f, x):
+        v = mc.Variable(x)
+        F.sum(f(v)).backward()
+        h, x64 = 1e-3, x.astype(np.float64)
+        return (f(mc.Variable(x64 + h)).array
+                - f(mc.Variable(x64 - h)).array) / (2 * h)
+    return derivative
+
+
+@EXERCISES.mistake(3, "F.mean instead of F.sum", "F.mean averages")
+def _():
+    def derivative(f, x):
+        v = mc.Variable(x)
+        F.mean(f(v)).backward()
+        return v.grad
+    return derivative
+
+
+def _exits(f, x):
+    raise SystemExit(0)
+
+
 EXERCISES.malformed(3, [
+    (_exits, "a function that calls sys.exit"),
     (42, "a number"),
     (lambda f: f, "a function of one argument"),
     (lambda f, x, h: x, "a function of three arguments"),
@@ -132,10 +173,12 @@ EXERCISES.malformed(3, [
 EXERCISES.right(1, [
     (8, "an int"), (np.float32(8.0), "a NumPy scalar"), (np.array(8.0), "a 0-d array"),
     (mc.Variable(np.array(8.0)), "a 0-d Variable"),
+    (np.array([8.0]), "x.grad of an x made from np.array([2.0])"),
 ])
 
 
-EXERCISES.right(2, [(3.0, "a float"), (np.int64(3), "a NumPy int")])
+EXERCISES.right(2, [(3.0, "a float"), (np.int64(3), "a NumPy int"),
+                    ([3], "a list of one number")])
 
 
 def _seeded(f, x):

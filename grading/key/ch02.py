@@ -30,6 +30,9 @@ EXERCISES.wrong(1, [
      "the label", "by its label"),
     ("x <--- Identity <--- v1 <--- Identity <--- y", "called the output y",
      "the ends"),
+    ("x ← Identity ← v1 ← Identity ← z", "arrows typed as ←", "<--- f <---"),
+    ("x <--- Identity <--- v1\nv1 <--- Identity <--- z", "one line per function",
+     "one line"),
 ])
 
 
@@ -137,7 +140,7 @@ EXERCISES.wrong(3, [
 EXERCISES.malformed(3, [
     ("1", "a string"),
     (1.5, "not a whole number"),
-    ((1,), "a tuple"),
+    ((1, 2), "a tuple of two ranks"),
 ])
 
 
@@ -158,7 +161,8 @@ class _AddOneCopy(mc.FunctionNode):
 EXERCISES.right(2, [(_AddOneCopy, "a copy, then += 1 on the copy")])
 
 
-EXERCISES.right(3, [(1.0, "a float"), (np.array(1), "a 0-d array")])
+EXERCISES.right(3, [(1.0, "a float"), (np.array(1), "a 0-d array"),
+                    ((1,), "a tuple of one number")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------

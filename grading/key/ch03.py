@@ -23,6 +23,7 @@ EXERCISES.wrong(1, [
     (1.08, "rounded to three figures", "five significant figures"),
     (-2 * np.cos(1.0), "a sign slip", "sign"),
     (2 * np.cos(np.radians(1.0)), "the cosine in degrees", "radians"),
+    (mc.Variable(np.array(1.0)), "gave x, not x.grad", "x itself"),
 ])
 
 
@@ -117,6 +118,15 @@ def _():
     def backward(self, gy):
         x, = self.get_retained_inputs()
         return mc.Variable(gy.array * 3 * x.array ** 2),
+    return _cube(backward)
+
+
+@EXERCISES.mistake(2, "backward multiplies by gy.array, cutting the path to gy",
+                   "not by its array")
+def _():
+    def backward(self, gy):
+        x, = self.get_retained_inputs()
+        return gy.array * 3 * x * x,
     return _cube(backward)
 
 

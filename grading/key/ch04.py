@@ -22,13 +22,14 @@ EXERCISES.wrong(1, [
     (8.0, "only the two paths through x * x", "adds two paths"),
     (6.0, "counted each path as x", "product of all the local derivatives"),
     (3.0, "counted the paths", "add what each path contributes"),
+    (mc.Variable(np.array(2.0)), "gave x, not x.grad", "x itself"),
 ])
 
 
 EXERCISES.malformed(1, [
     ("12", "a string"),
     ((12.0, 12.0), "a tuple"),
-    (np.array([12.0]), "an array of shape (1,)"),
+    (np.array([12.0, 12.0]), "an array of shape (2,)"),
 ])
 
 
@@ -137,6 +138,7 @@ EXERCISES.wrong(3, [
     (25.0, "the value x * x", "not a gradient"),
     (0.0, "thought backward clears it", "nothing cleared"),
     (40.0, "counted four contributions", "adds it to what it already holds"),
+    (np.array(5.0), "x.data, not x.grad", "x itself"),
 ])
 
 
@@ -168,7 +170,8 @@ class _ForkWithFAdd(mc.FunctionNode):
         return [F.add(*[g for g in grad_outputs if g is not None])]
 
 
-EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array")])
+EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array"),
+                    (np.array([12.0]), "an array of shape (1,)")])
 
 
 EXERCISES.right(2, [(_ForkByCases, "copies in forward, one case per None"),

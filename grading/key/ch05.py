@@ -24,7 +24,7 @@ EXERCISES.wrong(1, [
 EXERCISES.malformed(1, [
     ("0", "a string"),
     (float("nan"), "NaN"),
-    ([0.0], "a list"),
+    ([0.0, -0.25], "a list of two points"),
 ])
 
 
@@ -78,7 +78,16 @@ EXERCISES.malformed(3, [
 ])
 
 
-EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32")])
+EXERCISES.wrong(3, [
+    (lambda rank, count: np.array([-rank, count]), "an array for a key",
+     "could not compare two of your keys"),
+    (lambda rank, count: complex(-rank, count), "a complex key",
+     "could not compare two of your keys"),
+])
+
+
+EXERCISES.right(1, [(0, "an int"), (-0.0, "minus zero"), (np.float32(0), "float32"),
+                    ([0.0], "a list of one number")])
 
 
 EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),

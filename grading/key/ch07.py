@@ -27,7 +27,7 @@ EXERCISES.wrong(1, [
 EXERCISES.malformed(1, [
     ("4000", "a string"),
     (4000.5, "half a byte"),
-    ([4000], "a list"),
+    ([4000, 4000], "a list of two sizes"),
 ])
 
 
@@ -154,6 +154,34 @@ def _():
     return h_grad
 
 
+@EXERCISES.mistake(3, "a backward without retain_grad, then a formula of h",
+                   "not minichain's h.grad")
+def _():
+    def h_grad(x):
+        h = F.sin(mc.Variable(x))
+        F.sum(h * h).backward()
+        return 2 * h.array
+    return h_grad
+
+
+@EXERCISES.mistake(3, "h a leaf made from np.sin", "sin never ran")
+def _():
+    def h_grad(x):
+        h = mc.Variable(np.asarray(np.sin(x)))
+        F.sum(h * h).backward()
+        return h.grad
+    return h_grad
+
+
+@EXERCISES.mistake(3, "F.mean for the loss", "gradient of a mean")
+def _():
+    def h_grad(x):
+        h = F.sin(mc.Variable(x))
+        F.mean(h * h).backward(retain_grad=True)
+        return h.grad
+    return h_grad
+
+
 EXERCISES.malformed(3, [
     (np.array([0.96, 1.68]), "an array, not a function"),
     (lambda: None, "a function of no argument"),
@@ -187,7 +215,8 @@ def _predict_restoring_by_hand(x):
         mc.config.enable_backprop = old
 
 
-EXERCISES.right(1, [(4000.0, "a float"), (np.int64(4000), "a NumPy int")])
+EXERCISES.right(1, [(4000.0, "a float"), (np.int64(4000), "a NumPy int"),
+                    ([4000], "a list of one number")])
 
 
 EXERCISES.right(2, [(_predict_with_config, "using_config('enable_backprop', False)"),

@@ -99,6 +99,29 @@ def _():
     return BackwardCounter
 
 
+@EXERCISES.mistake(1, "counted distinct function nodes", "a second backward")
+def _():
+    class BackwardCounter(mc.FunctionHook):
+        def __init__(self):
+            self.count, self.nodes = 0, set()
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.nodes.add(id(function))
+            self.count = len(self.nodes)
+    return BackwardCounter
+
+
+@EXERCISES.mistake(1, "the count starts at 1", "set it to 0 in __init__")
+def _():
+    class BackwardCounter(mc.FunctionHook):
+        def __init__(self):
+            self.count = 1
+
+        def backward_preprocess(self, function, in_data, out_grad):
+            self.count += 1
+    return BackwardCounter
+
+
 @EXERCISES.mistake(1, "an __exit__ that never unregisters", "still registered")
 def _():
     class BackwardCounter(mc.FunctionHook):
@@ -115,7 +138,13 @@ def _():
     return BackwardCounter
 
 
+class _TextCount(mc.FunctionHook):
+    def __init__(self):
+        self.count = "0"
+
+
 EXERCISES.malformed(1, [
+    (_TextCount, "a count that is a string"),
     (BackwardOrderHook(), "an instance, not a class"),
     (object, "a class that is not a hook"),
     ("BackwardCounter", "a string"),
@@ -191,6 +220,23 @@ EXERCISES.wrong(2, [
 ])
 
 
+class _OuterRefusingWithTypeError(mc.FunctionNode):
+    def check_type_forward(self, in_types):
+        a, b = in_types
+        if not (a.ndim.eval() == 1 and b.ndim.eval() == 1
+                and a.dtype.eval().kind == "f" and b.dtype.eval().kind == "f"):
+            raise TypeError("Outer takes two 1-D float vectors")
+
+    def forward(self, inputs):
+        return np.outer(*inputs),
+
+
+EXERCISES.wrong(2, [
+    (_OuterRefusingWithTypeError, "refused with TypeError, not InvalidType",
+     "check_type_forward raised TypeError instead of InvalidType"),
+])
+
+
 EXERCISES.malformed(2, [
     (np.outer, "a NumPy function"),
     ("Outer", "a string"),
@@ -255,7 +301,10 @@ EXERCISES.right(2, [(_OuterSizeChecked, "np.outer, the size checked too")])
 
 EXERCISES.right(3, [(" sqrt", "with a space"), ("F.sqrt", "as F.sqrt"),
                     ("Sqrt", "capitalised"), ("sqrt()", "with parentheses"),
-                    ("F.sqrt()", "as a call of F.sqrt")])
+                    ("F.sqrt()", "as a call of F.sqrt"),
+                    ("'sqrt'", "with its quotes typed in"),
+                    ("sqrt.", "a sentence's full stop"),
+                    (np.str_("sqrt"), "a NumPy string")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------

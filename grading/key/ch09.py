@@ -107,6 +107,20 @@ def _():
     return lambda template, xs: [type(template)(template.factor)(x) for x in xs]
 
 
+@EXERCISES.mistake(2, "the outputs in reverse order", "in the order of xs")
+def _():
+    import copy
+    return lambda template, xs: [copy.copy(template)(x) for x in reversed(xs)]
+
+
+@EXERCISES.mistake(2, "applied the copies to new Variables made from xs",
+                   "lead back to the Variables in xs")
+def _():
+    import copy
+    return lambda template, xs: [copy.copy(template)(mc.Variable(x.array))
+                                 for x in xs]
+
+
 @EXERCISES.mistake(2, "returned a map, not a list", "list or tuple")
 def _():
     import copy
@@ -157,6 +171,34 @@ EXERCISES.wrong(3, [
     (_tanh(lambda x, y, gy: (1 - y * y,)), "backward ignores gy",
      "ignores the incoming gradient gy"),
     (_tanh(lambda x, y, gy: (gy * (1 - y),)), "derivative 1 - y", "wrong gradient"),
+])
+
+
+class _TanhInputOnSelf(mc.Function):
+    def forward(self, inputs):
+        self.retain_inputs(())
+        self.retain_outputs((0,))
+        self.x = inputs[0]
+        return np.tanh(inputs[0]),
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * (1 - np.tanh(self.x) ** 2),
+
+
+class _TanhOutputOnSelf(mc.Function):
+    def forward(self, inputs):
+        self.retain_inputs(())
+        self.y = np.tanh(inputs[0])
+        return self.y,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * (1 - self.y ** 2),
+
+
+EXERCISES.wrong(3, [
+    (_TanhInputOnSelf, "released the input, then kept it as self.x", "as self.x"),
+    (_TanhOutputOnSelf, "kept y as self.y, not with retain_outputs",
+     "self.retain_outputs((0,))"),
 ])
 
 

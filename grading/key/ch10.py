@@ -94,6 +94,14 @@ def _():
     return counted
 
 
+@EXERCISES.mistake(3, "took one off during the recomputation", "went down again")
+def _():
+    def counted(h):
+        calls["n"] += -1 if mc.config.in_recomputing else 1
+        return F.tanh(h)
+    return counted
+
+
 @EXERCISES.mistake(3, "returned F.tanh of the bare array", "no gradient reached x")
 def _():
     def counted(h):

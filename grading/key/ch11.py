@@ -142,7 +142,29 @@ def _third_as_variable(f, x0):
     return g
 
 
-EXERCISES.right(1, [(_third_as_variable, "a Variable, double backprop every time")])
+def _third_in_float32(f, x0):
+    x = mc.Variable(np.array(x0, dtype=np.float32))
+    g = f(x)
+    for _ in range(3):
+        g, = mc.grad([g], [x], enable_double_backprop=True)
+    return g.array
+
+
+def _third_by_backward(f, x0):
+    x = mc.Variable(np.array([x0]))          # one element, not 0-d
+    f(x).backward(enable_double_backprop=True)
+    g = x.grad_var
+    x.cleargrad()
+    g.backward(enable_double_backprop=True)
+    gg = x.grad_var
+    x.cleargrad()
+    gg.backward()
+    return x.grad
+
+
+EXERCISES.right(1, [(_third_as_variable, "a Variable, double backprop every time"),
+                    (_third_in_float32, "x0 in float32"),
+                    (_third_by_backward, "backward and cleargrad, x of shape (1,)")])
 
 
 EXERCISES.right(3, [(0, "exactly 0"), (np.float32(0.0), "float32")])

@@ -42,6 +42,11 @@ EXERCISES.wrong(1, [
 ])
 
 
+@EXERCISES.mistake(1, "rounded to two decimals", "rounded too far")
+def _():
+    return round(_accuracy(4, 1, 100), 2)
+
+
 EXERCISES.malformed(1, [
     ("0.74", "a string"),
     (-0.5, "a negative accuracy"),

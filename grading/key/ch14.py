@@ -185,6 +185,10 @@ EXERCISES.wrong(3, [
       ("backward", 3, 5)], "backward through blocks not taped",
      "the blocks just taped"),
     ([(True, 0, 2)], "a bool for a kind", "is not an action"),
+    ([("store", 0)] + solution_3(), "stored x, a checkpoint from the start",
+     "x is one from the start"),
+    (solution_3()[:5] + [("backward", 4, 5)] + solution_3()[5:],
+     "backward twice through one tape", "no block is taped now"),
 ])
 
 

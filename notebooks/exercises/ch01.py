@@ -33,8 +33,9 @@ def check_1(answer):
     if close(value, 3 * 2.0 ** 2):
         raise NotYet("that is the derivative of x³ alone; the term -4x has a "
                      "derivative too")
-    if close(value, 3 * 2.0 - 4):
-        raise NotYet("the derivative of x³ is 3x², not 3x")
+    if close(value, 3 * 2.0 - 4):       # 2: also x itself
+        raise NotYet("2 is x itself (read x.grad, not x), or 3x - 4: the "
+                     "derivative of x³ is 3x², not 3x")
     raise NotYet("compare with what backward gives: build y from "
                  "mc.Variable(np.array(2.0)), call y.backward(), read x.grad")
 
@@ -114,18 +115,25 @@ def _trials(case):
 
 
 def _require_backward(called, ran):
+    """``called``: how many times f was applied to a Variable; ``ran``: whether
+    a backward ran."""
     if not called:
         raise NotYet("derivative never called f on a Variable: wrap x in "
                      "mc.Variable, apply f and let backward find the derivative")
     if not ran:
         raise NotYet("no backward ran inside derivative: the derivative must "
                      "come from backward (or mc.grad), not from another formula")
+    if called > 1:
+        raise NotYet("derivative called f {} times: the question asks for one "
+                     "backward, so call f once, on a Variable holding all of x; "
+                     "one backward of the sum gives every element's derivative"
+                     .format(called))
 
 
 @EXERCISES.probe(3, cases=[{"seed": 1, "shapes": [[4], [2, 3], []]}])
 def probe_3(answer, case):
-    """Run derivative on each trial: its results, whether it called f on a
-    Variable, and whether a backward ran."""
+    """Run derivative on each trial: its results, how many times it called f on
+    a Variable, and whether a backward ran."""
     derivative = as_function_of(answer, "derivative", ("f", "x"))
     seen = {"results": [], "calls": [], "ran": []}
     for name, f, df, x in _trials(case):
@@ -145,9 +153,9 @@ def probe_3(answer, case):
         if close(result, value, rtol=1e-4, atol=1e-5) \
                 and not close(value, df(given.astype(np.float64))):
             raise NotYet("that is f(x) itself, not its derivative")
-        _require_backward(any(calls), hook.ran)
+        _require_backward(sum(calls), hook.ran)
         seen["results"].append(result)
-        seen["calls"].append(any(calls))
+        seen["calls"].append(sum(calls))
         seen["ran"].append(hook.ran)
     return seen
 
@@ -157,11 +165,18 @@ def check_3(seen, case):
     """derivative(f, x): df/dx at every element of the array x, by backward."""
     for i, (name, f, df, x) in enumerate(_trials(case)):
         result = as_array(seen["results"][i])
-        _require_backward(seen["calls"][i], seen["ran"][i])
+        _require_backward(as_int(seen["calls"][i]), seen["ran"][i] is True)
         exact = df(x.astype(np.float64))
-        if result.shape != x.shape or not close(result, exact, rtol=1e-4,
-                                                 atol=1e-5):
-            raise NotYet("wrong for f = {} at x of shape {}".format(name, x.shape))
+        if result.shape != x.shape:
+            raise NotYet("for x of shape {} derivative returned shape {}".format(
+                x.shape, result.shape))
+        if close(result, exact, rtol=1e-4, atol=1e-5):
+            continue
+        if x.size > 1 and close(result * x.size, exact, rtol=1e-4, atol=1e-5):
+            raise NotYet("that is the derivative divided by the number of "
+                         "elements: F.mean averages, F.sum adds (and each "
+                         "element's derivative is what the sum gives)")
+        raise NotYet("wrong for f = {} at x of shape {}".format(name, x.shape))
     return None
 
 

@@ -34,6 +34,10 @@ def check_1(answer):
         raise NotYet("the arrows point from a value to what it was computed "
                      "from: write them as ' <--- '")
     arrows = re.findall(r"<-+", text)
+    if not arrows:
+        raise NotYet("write the arrows as draw prints them: x <--- f <--- y")
+    if "\n" in text:
+        raise NotYet("draw prints a chain on one line, from x to z")
     names = _ARROW.split(text)
     if any(arrow != "<---" for arrow in arrows):
         raise NotYet("write each arrow as draw prints it, '<---' (three "

@@ -35,6 +35,9 @@ def check_1(answer):
         raise NotYet("the cosine is taken at x², not at 2x")
     if close(value, -x.grad):
         raise NotYet("the sign is off: the derivative of sin is +cos")
+    if close(value, 1.0):
+        raise NotYet("1 is x itself (or the gradient backward starts from); "
+                     "multiply the local derivatives along the chain")
     if close(value, x.grad, rtol=5e-3):
         raise NotYet("close, but the check wants five significant figures: "
                      "compute it with NumPy instead of rounding by hand")
@@ -60,24 +63,31 @@ def _second_trials(case):
 
 
 def _second_derivatives(cube, case):
-    """Differentiate the gradient Cube's backward returns: d/dx (gy 3x²) = 6x gy.
+    """Differentiate the gradient Cube's backward returns, gx = gy 3x², with
+    respect to x (6x gy) and to gy (3x²), gy given as a Variable.
 
-    A backward that computes from arrays (``self.inputs[0].data``, ``x.array``)
-    gives the right first derivative and a gradient cut off from x, so the
-    second derivative is lost: it shows here and nowhere else.
+    A backward that computes from arrays (``self.inputs[0].data``, ``x.array``,
+    ``gy.array``) gives the right first derivative and a gradient cut off from
+    x or from gy, so a second derivative is lost: it shows here and nowhere
+    else.
     """
-    found = []
+    found = {"ggx": [], "ggy": []}
     for data, gy, weights in _second_trials(case):
-        x = mc.Variable(data)
+        x, gy_var = mc.Variable(data), mc.Variable(gy)
         y = output_variable(cube().apply((x,)), "apply")
-        gx, = mc.grad([y], [x], grad_outputs=[gy], enable_double_backprop=True)
-        ggx, = mc.grad([F.sum(gx * weights)], [x])
+        gx, = mc.grad([y], [x], grad_outputs=[gy_var], enable_double_backprop=True)
+        ggx, ggy = mc.grad([F.sum(gx * weights)], [x, gy_var])
         if ggx is None:
             raise NotYet("the gradient your backward returns has no graph back "
                          "to x, so it cannot be differentiated again: compute it "
                          "from the Variable that get_retained_inputs() gives, "
                          "not from an array (.data, .array)")
-        found.append(ggx.array)
+        if ggy is None:
+            raise NotYet("the gradient your backward returns has no graph back "
+                         "to gy: multiply by the Variable in grad_outputs, not "
+                         "by its array (gy.array)")
+        found["ggx"].append(ggx.array)
+        found["ggy"].append(ggy.array)
     return found
 
 
@@ -90,25 +100,32 @@ def probe_2(answer, case):
     differentiated once more."""
     cube = as_class(answer, mc.FunctionNode, "Cube")
     seen = probe_unary(_call_node(cube), *_CUBE, case)
-    seen["ggx"] = _second_derivatives(cube, case)
+    seen.update(_second_derivatives(cube, case))
     return seen
 
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(seen, case):
     """Cube: forward x³, backward gy * 3x², for random gy, shapes and dtypes;
-    its gradient differentiated once more gives 6x·gy."""
+    its gradient differentiated once more gives 6x·gy, and 3x² by gy."""
     judge_unary(seen, case, *_CUBE)
     trials = list(_second_trials(case))
-    if len(seen["ggx"]) != len(trials):
+    if len(seen["ggx"]) != len(trials) or len(seen["ggy"]) != len(trials):
         raise NotYet("the second derivative was not taken on every input")
-    for (data, gy, weights), ggx in zip(trials, seen["ggx"]):
-        expected = 6 * data.astype(np.float64) * gy * weights
-        if not (isinstance(ggx, np.ndarray) and ggx.shape == expected.shape
-                and close(ggx, expected, rtol=1e-4, atol=1e-5)):
+    for (data, gy, weights), ggx, ggy in zip(trials, seen["ggx"], seen["ggy"]):
+        x = data.astype(np.float64)
+        if not _same(ggx, 6 * x * gy * weights):
             raise NotYet("the first derivative is right, but differentiating "
                          "your backward again does not give 6x·gy")
+        if not _same(ggy, 3 * x * x * weights):
+            raise NotYet("the first derivative is right, but differentiating "
+                         "your backward with respect to gy does not give 3x²")
     return None
+
+
+def _same(value, expected):
+    return (isinstance(value, np.ndarray) and value.shape == expected.shape
+            and close(value, expected, rtol=1e-4, atol=1e-5))
 
 
 # ----- 3. what does x + 1 keep? -------------------------------------------------------

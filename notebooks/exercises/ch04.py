@@ -27,6 +27,9 @@ def check_1(answer):
     if close(value, 2 * 2.0 * 2.0):
         raise NotYet("that adds two paths (or is y itself); x reaches y along "
                      "three: twice through x * x, once directly")
+    if close(value, 2.0):
+        raise NotYet("2 is x itself; read x.grad after y.backward(), or add "
+                     "what the three paths contribute")
     if close(value, 3 * 2.0):
         raise NotYet("each path contributes the product of all the local "
                      "derivatives along it, and a path through x * x passes "
@@ -177,6 +180,8 @@ def check_3(answer):
     if close(value, once):
         raise NotYet("that is x.grad after one call; what does the second call "
                      "do to the gradient a leaf already holds?")
+    if close(value, 5.0):
+        raise NotYet("5 is x itself, not its gradient; read x.grad")
     if close(value, 5.0 ** 2):
         raise NotYet("that is y = x * x itself, not a gradient")
     if close(value, 0.0):

@@ -119,10 +119,31 @@ def check_2(answer):
 def _popped(key, pushes):
     heap, order = [], []
     for count, rank in enumerate(pushes):
-        heapq.heappush(heap, (key(rank, count), -count, rank, count))
+        _push(heap, (key(rank, count), -count, rank, count))
     while heap:
-        order.append(heapq.heappop(heap)[2:])
+        order.append(_pop(heap)[2:])
     return order
+
+
+def _push(heap, item):
+    """``heapq.heappush``; a key heapq cannot order stops with a hint."""
+    try:
+        heapq.heappush(heap, item)
+    except (TypeError, ValueError) as error:
+        raise _incomparable(item[0], error) from None
+
+
+def _pop(heap):
+    try:
+        return heapq.heappop(heap)
+    except (TypeError, ValueError) as error:
+        raise _incomparable(heap[0][0], error) from None
+
+
+def _incomparable(key, error):
+    return NotYet("heapq could not compare two of your keys, such as {!r} "
+                  "({}): return a number or a tuple of numbers".format(
+                      key, type(error).__name__))
 
 
 def _heap_engine(key, value):
@@ -140,13 +161,12 @@ def _heap_engine(key, value):
         creator = node.creator_node
         if creator is not None and creator not in pushed:
             pushed.append(creator)
-            heapq.heappush(heap, (key(creator.rank, len(pushed)),
-                                  -len(pushed), creator))
+            _push(heap, (key(creator.rank, len(pushed)), -len(pushed), creator))
 
     push(y.node)
     with mc.no_backprop_mode():
         while heap:
-            function = heapq.heappop(heap)[2]
+            function = _pop(heap)[2]
             gy = grads.pop(id(function.outputs[0]()))
             indexes = tuple(range(len(function.inputs)))
             for node, gx in zip(function.inputs, function.backward(indexes, (gy,))):

@@ -143,16 +143,33 @@ def check_2(seen, case):
 
 
 # ----- 3. code: h.grad, kept ----------------------------------------------------------
-class _BackwardWatcher(mc.FunctionHook):
-    """Notes the labels of the backward steps that run while it is registered."""
+class _Watcher(mc.FunctionHook):
+    """Notes which functions ran forward and backward while it is registered,
+    and holds the outputs of sin whose backward ran (h, when x is a Variable),
+    so that the check can see afterwards whether h's gradient was kept."""
 
     name = "exercise backward watcher"
 
     def __init__(self):
-        self.backward_labels = []
+        self.forward_labels, self.backward_labels, self.sin_outputs = [], [], []
+
+    def forward_preprocess(self, function, in_data):
+        self.forward_labels.append(function.label)
 
     def backward_preprocess(self, function, in_data, out_grad):
         self.backward_labels.append(function.label)
+        if function.label == "sin":
+            node = function.outputs[0]()
+            variable = None if node is None else node.get_variable_or_none()
+            if variable is not None:
+                self.sin_outputs.append(variable)
+
+    def h_kept(self):
+        """Whether a sin output kept its gradient after backward; None when
+        no sin ran backward (mc.grad to h, or x a constant)."""
+        if not self.sin_outputs:
+            return None
+        return any(v.grad_var is not None for v in self.sin_outputs)
 
 
 def _h_trials(case):
@@ -162,14 +179,15 @@ def _h_trials(case):
             yield rng.uniform(-1.5, 1.5, shape).astype(dtype)
 
 
-@EXERCISES.probe(3, cases=[{"seed": 9, "shapes": [[2], [2, 3]]}])
+@EXERCISES.probe(3, cases=[{"seed": 9, "shapes": [[3], [2, 3]]}])
 def probe_3(answer, case):
-    """h_grad on each trial: what it returned, and whether a backward ran."""
+    """h_grad on each trial: what it returned, whether sin ran, whether a
+    backward ran, and whether h's gradient was kept."""
     h_grad = as_function(answer, "h_grad")
-    seen = {"results": [], "backward ran": []}
+    seen = {"results": [], "sin ran": [], "backward ran": [], "h kept": []}
     for x in _h_trials(case):
         given = x.copy()
-        watcher = _BackwardWatcher()
+        watcher = _Watcher()
         with watcher:
             result = h_grad(x)
         if result is None:
@@ -181,8 +199,12 @@ def probe_3(answer, case):
             raise NotYet("h_grad changed the array x it was given")
         result = as_array(result)
         _judge_h(result, given)
+        ran = ("sin" in watcher.forward_labels, bool(watcher.backward_labels),
+               watcher.h_kept())
+        _judge_ran(*ran)
         seen["results"].append(result)
-        seen["backward ran"].append(bool(watcher.backward_labels))
+        for key, value in zip(("sin ran", "backward ran", "h kept"), ran):
+            seen[key].append(value)
     return seen
 
 
@@ -191,29 +213,49 @@ def _judge_h(result, x):
         raise NotYet("h.grad has the shape of h, {}, not {}".format(
             x.shape, result.shape))
     x64 = x.astype(np.float64)
-    if close(result, 2 * np.sin(x64) * np.cos(x64), rtol=1e-4, atol=1e-6):
+
+    def same(expected):
+        return close(result, expected, rtol=1e-4, atol=1e-6)
+
+    if same(2 * np.sin(x64)):
+        return
+    if same(2 * np.sin(x64) * np.cos(x64)):
         raise NotYet("that is x.grad, the gradient of x, not of h")
-    if close(result, np.sin(x64), rtol=1e-4, atol=1e-6):
+    if x.size > 1 and same(2 * np.sin(x64) / x.size):
+        raise NotYet("that is the gradient of a mean: the loss is F.sum(h * h)")
+    if same(np.sin(x64)):
         raise NotYet("that is h itself, not its gradient")
-    if not close(result, 2 * np.sin(x64), rtol=1e-4, atol=1e-6):
-        raise NotYet("that is not d loss / d h")
+    raise NotYet("that is not d loss / d h")
+
+
+def _judge_ran(sin_ran, backward_ran, h_kept):
+    if not backward_ran:
+        raise NotYet("no backward ran: return the gradient minichain "
+                     "computed for h, not a formula of yours")
+    if not sin_ran:
+        raise NotYet("build h with F.sin, as the question asks: minichain's "
+                     "sin never ran")
+    if h_kept is False:
+        raise NotYet("backward did not keep h's gradient (it drops a function "
+                     "output's gradient unless asked to keep it), so what "
+                     "h_grad returned is not minichain's h.grad")
 
 
 @EXERCISES.check(3, writes_code=True)
 def check_3(seen, case):
     """h_grad(x): h = sin(x), loss = sum(h * h); returns h.grad from minichain.
 
-    Besides the values, a hook checks that a backward really ran through the
-    graph (a formula of the learner's own would give the same numbers).
+    Besides the values, a hook checks that h came from sin, that a backward
+    really ran through the graph and, when sin's backward ran, that h's
+    gradient was kept (a formula of the learner's own gives the same numbers).
     """
     trials = list(_h_trials(case))
     if len(seen["results"]) != len(trials):
         raise NotYet("h_grad was not run on every input")
-    for x, result, ran in zip(trials, seen["results"], seen["backward ran"]):
-        _judge_h(as_array(result), x)
-        if ran is not True:
-            raise NotYet("no backward ran: return the gradient minichain "
-                         "computed for h, not a formula of yours")
+    for i, x in enumerate(trials):
+        _judge_h(as_array(seen["results"][i]), x)
+        _judge_ran(seen["sin ran"][i] is True, seen["backward ran"][i] is True,
+                   seen["h kept"][i])
     return None
 
 

@@ -1,5 +1,8 @@
 """Exercises of chapter 08: a hook of yours, a type check of yours, the first NaN."""
 
+import numbers
+import traceback
+
 import numpy as np
 
 import minichain as mc
@@ -18,10 +21,13 @@ def _split_graph(x):
     return F.sum(a * b + F.tanh(F.tanh(a) * 3))
 
 
-_GRAPHS = (   # (what, loss of a Variable of 4 elements)
-    ("sum(tanh(tanh(x * 2) * 3))", lambda x: F.sum(F.tanh(F.tanh(x * 2) * 3))),
-    ("sum(exp(x) * sin(x) + x)", lambda x: F.sum(F.exp(x) * F.sin(x) + x)),
-    ("a, b = split_axis(x, 2, 0); sum(a * b + tanh(tanh(a) * 3))", _split_graph),
+_GRAPHS = (   # (what, loss of a Variable of 4 elements, backward passes)
+    ("sum(tanh(tanh(x * 2) * 3))", lambda x: F.sum(F.tanh(F.tanh(x * 2) * 3)), 1),
+    ("sum(exp(x) * sin(x) + x)", lambda x: F.sum(F.exp(x) * F.sin(x) + x), 1),
+    ("a, b = split_axis(x, 2, 0); sum(a * b + tanh(tanh(a) * 3))", _split_graph,
+     1),
+    ("sum(tanh(x) * x), backward called twice on it",
+     lambda x: F.sum(F.tanh(x) * x), 2),
 )
 
 
@@ -45,14 +51,22 @@ def _step_labels(loss, values):
     return steps.labels
 
 
-def _start(counter_class):
+def _start(counter_class, first):
+    """A new hook, whose count must be 0; ``first``: the first one made."""
     hook = counter_class()
     start = getattr(hook, "count", None)
     if start is None:
         raise NotYet("a new hook has no attribute count; set it to 0 in __init__")
+    if isinstance(start, bool) or not isinstance(start, numbers.Real):
+        raise NotYet("count should be a number, 0 when the hook is made, not "
+                     "{!r}".format(start))
+    if start != 0 and first:
+        raise NotYet("a new hook starts with count = {}: set it to 0 in "
+                     "__init__".format(start))
     if start != 0:
-        raise NotYet("a new hook starts with count = {}, not 0 (is the count "
-                     "shared by every instance, a class attribute?)".format(start))
+        raise NotYet("a new hook starts with count = {}, not 0: is the count "
+                     "shared by every instance (a class attribute changed "
+                     "through the class)?".format(start))
     return hook
 
 
@@ -62,38 +76,44 @@ def probe_1(answer, case):
     whether it is still registered after its with block."""
     counter_class = as_class(answer, mc.FunctionHook, "BackwardCounter")
     seen = {"after forward": [], "after backward": [], "registered": []}
-    for what, loss in _GRAPHS:
-        hook = _start(counter_class)
+    for i, (what, loss, passes) in enumerate(_GRAPHS):
+        hook = _start(counter_class, first=i == 0)
         x = mc.Variable(np.array(case["x"]))
         with hook:
             y = loss(x)
             after_forward = hook.count
-            y.backward()
+            for _ in range(passes):
+                y.backward()
         registered = mc.get_function_hooks().get(getattr(hook, "name", None)) \
             is hook
         _judge_count(what, registered, after_forward, hook.count,
-                     _step_labels(loss, case["x"]))
+                     _step_labels(loss, case["x"]), passes)
         seen["after forward"].append(after_forward)
         seen["after backward"].append(hook.count)
         seen["registered"].append(registered)
     return seen
 
 
-def _judge_count(what, registered, after_forward, count, labels):
+def _judge_count(what, registered, after_forward, count, labels, passes):
     if registered:
         raise NotYet("the hook is still registered after its with block: "
                      "__exit__ must unregister it (leave __exit__ to "
                      "mc.FunctionHook, or call super().__exit__)")
     if after_forward != 0:
         raise NotYet("the count moved during forward; count backward steps only")
-    if count == 2 * len(labels):
+    steps = passes * len(labels)
+    if count == 2 * steps:
         raise NotYet("each backward step was counted twice (before and after "
                      "it); count it once")
     if count == len(set(labels)) != len(labels):
         raise NotYet("for {} the hook counted the kinds of function; a function "
                      "used twice runs its backward twice: count every step"
                      .format(what))
-    if count != len(labels):
+    if passes > 1 and count == len(labels):
+        raise NotYet("for {} the hook counted {} steps, those of one pass: a "
+                     "second backward runs every step again, and each is a step "
+                     "to count".format(what, count))
+    if count != steps:
         raise NotYet("for {} the hook counted {} backward steps; print the "
                      "labels it sees to find which ones it misses or adds"
                      .format(what, count))
@@ -104,17 +124,17 @@ def check_1(seen, case):
     """BackwardCounter: count is 0 when made, unchanged by forward, +1 per backward
     step.
 
-    The graphs repeat a function (two tanh) and hold one with two outputs
-    (split_axis), so counting kinds of function, inputs or output gradients
-    instead of steps comes out wrong; the hook must also be unregistered
-    when its with block ends.
+    The graphs repeat a function (two tanh), hold one with two outputs
+    (split_axis) and are backpropagated twice, so counting kinds of function,
+    function nodes, inputs or output gradients instead of steps comes out
+    wrong; the hook must also be unregistered when its with block ends.
     """
     if len(seen["after backward"]) != len(_GRAPHS):
         raise NotYet("the hook was not tried on every graph")
-    for i, (what, loss) in enumerate(_GRAPHS):
+    for i, (what, loss, passes) in enumerate(_GRAPHS):
         _judge_count(what, seen["registered"][i] is not False,
                      seen["after forward"][i], seen["after backward"][i],
-                     _step_labels(loss, case["x"]))
+                     _step_labels(loss, case["x"]), passes)
     return None
 
 
@@ -170,10 +190,20 @@ def probe_2(answer, case):
             seen["wrong inputs"].append("refused")
             continue
         except Exception as error:  # noqa: BLE001 -- reported to the learner
-            seen["wrong inputs"].append(type(error).__name__)
+            seen["wrong inputs"].append(_failure(error))
             continue
         seen["wrong inputs"].append("accepted")
     return seen
+
+
+def _failure(error):
+    """``"check_type_forward raised TypeError"`` when the type check refused the
+    inputs with another exception than InvalidType, else the exception's name
+    (forward failed)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if any(frame.name == "check_type_forward" for frame in frames):
+        return "check_type_forward raised " + type(error).__name__
+    return type(error).__name__
 
 
 @EXERCISES.check(2, writes_code=True)
@@ -198,6 +228,12 @@ def check_2(seen, case):
         if outcome == "accepted":
             raise NotYet("when {}, the inputs were accepted; the type check must "
                          "refuse them".format(what))
+        if not isinstance(outcome, str):
+            raise NotYet("the type check was not tried on every wrong input")
+        if outcome.startswith("check_type_forward raised"):
+            raise NotYet("when {}, {} instead of InvalidType: refuse with "
+                         "type_check.expect(...), which raises it".format(
+                             what, outcome))
         if outcome != "refused":
             raise NotYet("when {}, forward failed with {} instead of the type "
                          "check refusing the inputs first".format(what, outcome))
@@ -221,8 +257,8 @@ def _first_nan():
 
 
 def _label_of(text):
-    """"sqrt", "Sqrt", "F.sqrt", "sqrt()" and "F.sqrt()" all name sqrt."""
-    text = text.strip()
+    """"sqrt", "Sqrt", "F.sqrt", "sqrt()", "F.sqrt()" and "'sqrt'." all name sqrt."""
+    text = text.strip().strip(".!;:\"'` ")
     if text.endswith("()"):
         text = text[:-2].strip()
     if text.startswith(("F.", "mc.functions.", "minichain.functions.")):

@@ -112,15 +112,31 @@ def check_2(seen, case):
     for (make, slope, expected, xs, gys), ys, grads in zip(
             trials, seen["ys"], seen["grads"]):
         if len(ys) != len(xs) or any(
-                not isinstance(y, np.ndarray) or y.shape != x.shape
-                or not close(y, expected(x)) for x, y in zip(xs, ys)):
-            raise NotYet("the outputs are not what the template computes: use "
-                         "the template's own settings")
+                not isinstance(y, np.ndarray) or not _same(y, expected(x))
+                for x, y in zip(xs, ys)):
+            _wrong_outputs(xs, ys, expected)
         if len(grads) != len(xs) or any(
                 not isinstance(g, np.ndarray) or g.shape != x.shape
                 or not close(g, slope * gy) for x, g, gy in zip(xs, grads, gys)):
             raise NotYet("backward through the outputs gives wrong gradients")
     return None
+
+
+def _same(y, expected):
+    return y.shape == expected.shape and close(y, expected)
+
+
+def _wrong_outputs(xs, ys, expected):
+    """Stop with a hint for outputs (arrays) that are not the template applied
+    to each x in turn."""
+    wanted = [expected(x) for x in xs]
+    if len(ys) == len(xs) and all(
+            isinstance(y, np.ndarray) and any(_same(y, w) for w in wanted)
+            for y in ys):
+        raise NotYet("the outputs are not in the order of xs: the i-th output "
+                     "is the template applied to the i-th x")
+    raise NotYet("the outputs are not what the template computes: use the "
+                 "template's own settings")
 
 
 def _run_scale_all(scale_all, template, arrays, gys, expected):
@@ -143,22 +159,22 @@ def _run_scale_all(scale_all, template, arrays, gys, expected):
     ys = as_sequence(ys, "output Variables")
     if len(ys) != len(xs):
         raise NotYet("{} inputs gave {} outputs".format(len(xs), len(ys)))
-    for x, y in zip(xs, ys):
-        y = output_variable(y, "each output")
+    ys = [output_variable(y, "each output") for y in ys]
+    for y in ys:
         if y.creator is None:
             raise NotYet("an output has no creator: nothing was recorded")
         if not isinstance(y.creator, type(template)):
             raise NotYet("an output was made by {}, not by the template's "
                          "function ({}): apply the template rather than redo "
                          "its arithmetic".format(y.creator.label, name))
-        if y.shape != x.shape or not close(y.array, expected(x.array)):
-            raise NotYet("the outputs are not what the template computes: use the "
-                         "template's own settings")
+    if any(not _same(y.array, expected(x.array)) for x, y in zip(xs, ys)):
+        _wrong_outputs([x.array for x in xs], [y.array for y in ys], expected)
     if len({id(y.creator) for y in ys}) != len(ys):
         raise NotYet("two outputs share one function")
     F.sum(F.add(*[F.sum(y * gy) for y, gy in zip(ys, gys)])).backward()
     if any(x.grad is None for x in xs):
-        raise NotYet("backward through the outputs gives wrong gradients")
+        raise NotYet("the outputs do not lead back to the Variables in xs: "
+                     "apply the copies to those Variables, not to new ones")
     return [y.array for y in ys], [x.grad for x in xs]
 
 
@@ -171,18 +187,42 @@ def probe_3(answer, case):
     """The old-style Tanh on the case's trials, and what it keeps."""
     tanh = as_class(answer, mc.Function, "Tanh (old style)")
     seen = probe_unary(_call_old_style(tanh), *_TANH, case)
-    x = mc.Variable(np.array([0.0, 0.5]))
+    x = mc.Variable(np.array([0.3, 0.5]))
     y = _call_old_style(tanh)(x)
     seen["input kept"] = y.creator_node.inputs[0].data is not None
     seen["output kept"] = y.node.data is not None
+    seen["input on self"] = _attribute_holding(y.creator, x.array)
+    seen["output on self"] = _attribute_holding(y.creator, y.array)
     _kept(seen)
     return seen
+
+
+def _attribute_holding(function, array):
+    """The name of an attribute of the learner's ``function`` (``self.x``)
+    that holds ``array`` or a copy of it, or None."""
+    for name, value in vars(function).items():
+        if name.startswith("_"):
+            continue                  # minichain's own bookkeeping
+        values = value if isinstance(value, (tuple, list)) else [value]
+        for item in values:
+            item = item.array if isinstance(item, mc.Variable) else item
+            if isinstance(item, np.ndarray) and item.shape == array.shape \
+                    and np.array_equal(item, array):
+                return name
+    return None
 
 
 def _kept(seen):
     if seen["input kept"]:
         raise NotYet("the input is still kept; by default an old-style "
                      "Function keeps every input")
+    if seen["input on self"]:
+        raise NotYet("the input is still kept, as self.{}: the derivative "
+                     "1 - y² needs only the output".format(seen["input on self"]))
+    if not seen["output kept"] and seen["output on self"]:
+        raise NotYet("backward reads y from self.{}, which the graph does not "
+                     "know it keeps: keep it with self.retain_outputs((0,)) and "
+                     "read it as self.output_data".format(seen["output on self"]))
     if not seen["output kept"]:
         raise NotYet("the output is not kept, yet backward needs it")
 

@@ -26,7 +26,8 @@ def check_1(answer):
     """(s, estimate) with the smallest s + ⌈36/s⌉."""
     pair = as_sequence(answer, "two numbers, s and the estimate")
     if len(pair) != 2:
-        raise NotYet("give a pair (s, estimate), not {} numbers".format(len(pair)))
+        raise NotYet("give a pair (s, estimate), not {} number{}".format(
+            len(pair), "" if len(pair) == 1 else "s"))
     s = as_int(pair[0], "a number of segments")
     value = as_int(pair[1], "the estimate")
     if not 1 <= s <= 36:
@@ -54,8 +55,8 @@ def check_2(answer):
     if s == max(fitting):
         return None
     if s not in fitting:
-        raise NotYet("with {} segments the estimate is {} activations, over "
-                     "10".format(s, bound(16, s)))
+        raise NotYet("with {} segment{} the estimate is {} activations, over "
+                     "10".format(s, "" if s == 1 else "s", bound(16, s)))
     if bound(16, s) == min(bound(16, k) for k in fitting):
         raise NotYet("that s gives the smallest estimate; the question asks for "
                      "the largest s that still fits")
@@ -136,9 +137,12 @@ def _judge_counts(what, expected, added_forward, added, reached):
                      "is off in forget's first run, but also in many ordinary "
                      "runs and on in others, so test for the recomputation "
                      "itself")
-    if added == 0:
+    if added == 0 and added_forward == 0:
         raise NotYet('after {} nothing was counted in ch10.calls["n"] (the dict '
                      'that `calls` names in the exercise cell)'.format(what))
+    if added < added_forward:
+        raise NotYet("after {}, the count went down again during backward: "
+                     "during the recomputation leave it as it is".format(what))
     if (added_forward, added) == (0, expected):
         raise NotYet("it counted during the recomputation and not on the first "
                      "run: the test is the wrong way round")

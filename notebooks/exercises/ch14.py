@@ -218,7 +218,11 @@ def simulate(schedule, length, budget):
             calls += stop - start
             running = stop
         elif kind == "store":
-            if args[0] != running or args[0] in stored:
+            if args[0] in stored:
+                raise NotYet("{!r}: h_{} is a checkpoint already{}".format(
+                    shown, args[0], " (x is one from the start)"
+                    if args[0] == 0 else ""))
+            if args[0] != running:
                 raise NotYet("{!r}: only the value just reached can be "
                              "stored".format(shown))
             stored.add(args[0])
@@ -228,6 +232,9 @@ def simulate(schedule, length, budget):
                     shown, args[0]))
             stored.remove(args[0])
         else:
+            if taped is None:
+                raise NotYet("{!r}: no block is taped now; backward goes through "
+                             "the blocks just taped".format(shown))
             if taped != tuple(args):
                 raise NotYet("{!r}: backward goes through the blocks just "
                              "taped, {}".format(shown, taped))

@@ -16,7 +16,9 @@ Three things make a checker fair to a learner:
 
 - It never lets an exception escape, its own or the learner's: a traceback
   in the middle of an exercise reads as "the course is broken". An exception
-  becomes ``not yet:`` with its type, message and the line it came from.
+  (``sys.exit`` too) becomes ``not yet:`` with its type, message and the line
+  it came from, and a learner's code that runs on without end is stopped
+  after ``PROBE_SECONDS``.
 - It accepts a right answer in every legitimate form: ``8``, ``8.0``,
   ``np.float32(8)``, ``np.array(8.0)`` or a 0-d Variable are the same number.
   The ``as_*`` helpers below turn an answer into one form, or stop with a
@@ -30,7 +32,9 @@ import dataclasses
 import inspect
 import numbers
 import os
+import signal
 import sys
+import threading
 import traceback
 import warnings
 
@@ -44,14 +48,28 @@ NOT_YET = "not yet: "
 
 _COMMON = os.path.abspath(__file__)
 _HERE = os.path.dirname(_COMMON)
+# The grader's own modules (grading/, beside notebooks/): never the learner's code.
+_GRADING = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "grading")
 _MINICHAIN = os.path.dirname(os.path.abspath(mc.__file__))
 _PYTHON = tuple(os.path.abspath(p) for p in {sys.prefix, sys.base_prefix})
 _CONFIG_NAMES = ("enable_backprop", "type_check", "debug", "train",
                  "lazy_grad_sum")
 
 
+PROBE_SECONDS = 20   # a probe takes well under a second; a learner's endless
+                     # loop is stopped after this long
+
+
 class NotYet(Exception):
     """Raised inside a judge to stop with a hint (the text after ``not yet:``)."""
+
+
+class TimeLimit(BaseException):
+    """Raised into a learner's code that ran past its time (see :func:`time_limit`).
+
+    A BaseException, so that the ``except Exception:`` of a learner's loop
+    does not swallow it.
+    """
 
 
 # ----- verdicts ----------------------------------------------------------------
@@ -70,11 +88,16 @@ def verdict(judge, answer):
     if answer is None:
         return NOT_ANSWERED
     try:
-        with _restored_config(), _restored_hooks(), _quiet():
+        with isolated(), _quiet():
             remark = judge(answer)
     except NotYet as hint:
         return NOT_YET + str(hint)
-    except Exception as error:  # noqa: BLE001 -- that is the point
+    except TimeLimit:
+        return NOT_YET + ("it did not finish within {} s: an endless loop, or a "
+                          "recursion that never stops?".format(PROBE_SECONDS))
+    except KeyboardInterrupt:
+        return NOT_YET + "interrupted before it finished (an endless loop?)"
+    except BaseException as error:  # noqa: BLE001 -- SystemExit too: that is the point
         try:
             return NOT_YET + "running it raised " + describe(error)
         except Exception:  # noqa: BLE001 -- an exception that cannot be printed
@@ -121,9 +144,10 @@ _LIKELY_CAUSES = (
 
 
 def _is_yours(filename):
-    """A notebook cell or a learner's file: not minichain, Python or ours."""
+    """A notebook cell or a learner's file: not minichain, Python, the
+    checkers or the grader."""
     path = os.path.abspath(filename)
-    return not (path.startswith((_MINICHAIN, _HERE) + _PYTHON)
+    return not (path.startswith((_MINICHAIN, _HERE, _GRADING) + _PYTHON)
                 or "site-packages" in path)
 
 
@@ -151,6 +175,44 @@ def _library_path(path):
 
 
 _UNSET = object()
+
+
+@contextlib.contextmanager
+def isolated():
+    """Run a learner's code, then put back the configuration and the function
+    hooks as they were (see :func:`verdict`); the grader's child process runs
+    each probe inside it too, so that one answer cannot break the next."""
+    with _restored_config(), _restored_hooks():
+        yield
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Raise :class:`TimeLimit` into the block once it has run ``seconds``.
+
+    A learner's endless loop must not hang the notebook's check. The alarm
+    is a POSIX interval timer, so it works only in the main thread and
+    where the platform has one (elsewhere, and when another timer is already
+    armed, the block runs without a limit); it fires again every second
+    after the first, in case a bare ``except:`` swallowed it.
+    """
+    usable = (hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread()
+              and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+    if not usable:
+        yield
+        return
+
+    def stop(signum, frame):
+        raise TimeLimit()
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager
@@ -242,7 +304,7 @@ class Exercise:
         remarks = []
         for case in list(self.cases) + list(hidden):
             text = verdict(lambda a, case=case: self.judge(
-                observe(self.probe, a, case), case), answer)
+                observe(self.probe, a, case, PROBE_SECONDS), case), answer)
             if not text.startswith(RIGHT):
                 return text
             remarks.append(text[len(RIGHT) + 2:])
@@ -250,13 +312,19 @@ class Exercise:
         return RIGHT + (": " + remark if remark else "")
 
 
-def observe(probe, answer, case):
+def observe(probe, answer, case, seconds=None):
     """What ``probe`` sees of ``answer`` on ``case``, as the grader gets it:
     through ``wire``'s plain-data form, so that a judge that works here works
-    there."""
+    there. With ``seconds``, the probe (the learner's code) is stopped by
+    :class:`TimeLimit` after that long; the grader has its own limit."""
     from exercises import wire
 
-    return wire.decode(wire.encode(probe(answer, case)))
+    if seconds is None:
+        seen = probe(answer, case)
+    else:
+        with time_limit(seconds):
+            seen = probe(answer, case)
+    return wire.decode(wire.encode(seen))
 
 
 class Exercises(dict):
@@ -379,7 +447,11 @@ def _kind(answer):
 
 
 def as_number(answer):
-    """A float from an int, float, NumPy scalar, 0-d array or 0-d Variable."""
+    """A float from an int, float, NumPy scalar, 0-d array or 0-d Variable.
+
+    An array, list or Variable that holds exactly one number (``x.grad`` of
+    an ``x`` made from ``np.array([2.0])``) is that number.
+    """
     answer = _plain(answer)
     if isinstance(answer, (bool, np.bool_)):
         raise NotYet("give a number, not {}".format(answer))
@@ -388,21 +460,30 @@ def as_number(answer):
     if isinstance(answer, numbers.Complex) and not isinstance(answer, numbers.Real):
         raise NotYet("give a real number, not {!r}".format(answer))
     if isinstance(answer, numbers.Real):
-        value = float(answer)
+        value = _float(answer)
     elif isinstance(answer, (np.ndarray, list, tuple)):
         array = np.asarray(answer) if _numeric(answer) else None
         if array is None:
             raise NotYet("give one number, not {}".format(_kind(answer)))
-        if array.ndim != 0:
+        if array.size != 1:
             raise NotYet("give one number, not {} of shape {}".format(
                 "an array" if isinstance(answer, np.ndarray) else _kind(answer),
                 array.shape))
-        value = float(array)
+        value = _float(array.reshape(()))
     else:
         raise NotYet("give a number, not {}".format(_kind(answer)))
     if not np.isfinite(value):
         raise NotYet("{} is not a finite number".format(value))
     return value
+
+
+def _float(value):
+    """``float(value)``, an infinity for an int beyond a float's range (as the
+    grader receives it)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
 
 
 def _numeric(answer):
@@ -440,7 +521,8 @@ def as_sequence(answer, of="values"):
     if isinstance(answer, (set, frozenset, dict)):
         raise NotYet("give a list or tuple of {}: {} has no order".format(
             of, _kind(answer)))
-    if isinstance(answer, np.ndarray) and answer.ndim == 1:
+    if isinstance(answer, np.ndarray) and answer.ndim == 1 \
+            and answer.dtype.kind in "biufcU":      # what the grader receives too
         return list(answer)
     if not isinstance(answer, (list, tuple)):
         raise NotYet("give a list or tuple of {}, not {}".format(of, _kind(answer)))

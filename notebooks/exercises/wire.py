@@ -9,18 +9,25 @@ only these shapes and rebuilds them with its own types:
 Python             on the wire
 =================  =================================================
 None, bool, int,   themselves (float NaN and infinities as JSON's
-float, str         NaN / Infinity, which Python's json reads back)
+float, str         NaN / Infinity, which Python's json reads back; an
+                   int beyond a float's range as an infinity; a str
+                   subclass such as ``np.str_`` as a str)
 list               a JSON list
 tuple, set, dict   ``{"~": "tuple" | "set", "items": [...]}``,
                    ``{"~": "dict", "items": [[key, value], ...]}``
 complex            ``{"~": "complex", "value": [re, im]}``
 NumPy array        ``{"~": "array", "dtype", "shape", "data"}`` for
-                   bool, integer, float and complex dtypes only
+                   bool, integer, float, complex and str dtypes only
 NumPy scalar       ``{"~": "scalar", "dtype", "value"}``
 Variable           ``{"~": "variable", "array": <array or None>}``
-an exception       ``{"~": "error", "type", "message", "where"}``
-anything else      ``{"~": "object", "type", "repr"}``
+anything else      ``{"~": "object", "type", "repr"}`` (an exception
+                   among the values too)
 =================  =================================================
+
+An exception the learner's code *raised* crosses as
+``{"~": "error", "type", "message", "where", "text"}``, made by
+:func:`error_data` (never by :func:`encode`, so an exception that is merely
+a value, ``answer = ValueError()``, is not taken for one that was raised).
 
 Decoding gives tuples, sets, dicts, NumPy arrays and scalars, a minichain
 ``Variable`` made here around the array, and for anything else an
@@ -41,8 +48,9 @@ MAX_DEPTH = 24
 MAX_ELEMENTS = 200_000      # numbers in one message, arrays included
 MAX_TEXT = 20_000           # characters in one string
 MAX_MESSAGE = 16 * 2 ** 20  # bytes in one line on the wire
+_MAX_STR_BYTES = 4 * 1000   # a str array's elements: 1000 characters at most
 
-_ARRAY_KINDS = "biufc"
+_ARRAY_KINDS = "biufcU"
 _NAME = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -65,16 +73,14 @@ def encode(value, budget=None, depth=0):
         return _object(value, "nested too deeply to send")
     if value is None or type(value) is bool:
         return value
-    if type(value) is str:
-        return value[:MAX_TEXT]
+    if isinstance(value, str):
+        return str.__str__(value)[:MAX_TEXT]
     if type(value) is int:
-        return value if abs(value) < 10 ** 300 else float(value)
+        return value if abs(value) < 10 ** 300 else _big(value)
     if type(value) is float:
         return value
     if type(value) is complex:
         return {"~": "complex", "value": [value.real, value.imag]}
-    if isinstance(value, BaseException):
-        return error_data(value)
     array = _as_numpy(value)
     if array is not None:
         return _encode_array(array, value, budget)
@@ -105,6 +111,15 @@ def encode(value, budget=None, depth=0):
     return _object(value)
 
 
+def _big(value):
+    """An int too large for JSON's numbers: the float it rounds to, or an
+    infinity of its sign beyond a float's range."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def error_data(error, where="", text=""):
     """An exception as data: its type's name, its message, where it was raised,
     and ``text``, the sentence that says all three (``exercises.common.describe``'s,
@@ -125,7 +140,7 @@ def _as_numpy(value):
 
 
 def _encode_array(array, original, budget):
-    if array.dtype.kind not in _ARRAY_KINDS:
+    if array.dtype.kind not in _ARRAY_KINDS or array.dtype.itemsize > _MAX_STR_BYTES:
         return _object(original, "an array of dtype {}".format(array.dtype))
     budget[0] -= array.size
     if budget[0] < 0:
@@ -279,7 +294,9 @@ def _dtype(data):
     except TypeError:
         raise WireError("an unknown dtype {!r}".format(text)) from None
     if dtype.kind not in _ARRAY_KINDS:
-        raise WireError("dtype {} is not a number dtype".format(dtype))
+        raise WireError("dtype {} is not a number or text dtype".format(dtype))
+    if dtype.itemsize > _MAX_STR_BYTES:
+        raise WireError("dtype {} holds strings over the length limit".format(dtype))
     return dtype
 
 
@@ -303,7 +320,7 @@ def _read_array(data, budget, depth):
         if len(flat) != size:
             raise WireError("array data of {} values for shape {}".format(
                 len(flat), shape))
-        values = _numbers(flat)
+        values = _texts(flat) if dtype.kind == "U" else _numbers(flat)
     try:
         return np.array(values, dtype=dtype).reshape(shape)
     except (OverflowError, ValueError, TypeError):
@@ -314,6 +331,12 @@ def _read_array(data, budget, depth):
 def _numbers(values):
     if not all(isinstance(v, (int, float)) for v in values):
         raise WireError("array data that is not numbers")
+    return values
+
+
+def _texts(values):
+    if not all(isinstance(v, str) for v in values):
+        raise WireError("text array data that is not strings")
     return values
 
 

@@ -46,8 +46,22 @@ def test_plain_data_comes_back_as_it_went():
     assert back["complex"] == 1 - 1j and np.isnan(back["nan"])
 
 
+def test_text_comes_back_as_text():
+    """np.str_ and arrays of strings are answers too (a label, a list of labels)."""
+    back = wire.loads(wire.dumps([np.str_("sqrt"), np.array([["_ * _", "exp"]])]))
+    assert type(back[0]) is str and back[0] == "sqrt"
+    assert back[1].dtype == np.dtype("<U5") and back[1].tolist() == [["_ * _", "exp"]]
+
+
+def test_an_exception_that_is_a_value_is_not_one_that_was_raised():
+    back = wire.loads(wire.dumps([ValueError("x"), 10 ** 400, -(10 ** 400)]))
+    assert type(back[0]).__name__ == "ValueError"
+    assert isinstance(back[0], wire.Opaque)
+    assert back[1:] == [float("inf"), float("-inf")]
+
+
 def test_anything_else_comes_back_as_its_type_name_only():
-    back = wire.loads(wire.dumps([len, object(), np.array(["a"])]))
+    back = wire.loads(wire.dumps([len, object(), np.array([None, 1])]))
     assert [type(v).__name__ for v in back] == ["builtin_function_or_method",
                                                 "object", "ndarray"]
     assert all(isinstance(v, wire.Opaque) for v in back)
@@ -58,6 +72,8 @@ def test_anything_else_comes_back_as_its_type_name_only():
 @pytest.mark.parametrize("line", [
     '{"~": "pickle", "data": "gASV"}',                    # no such tag
     '{"~": "array", "dtype": "O", "shape": [1], "data": [1]}',
+    '{"~": "array", "dtype": "<U3", "shape": [1], "data": [1]}',
+    '{"~": "array", "dtype": "<U9000", "shape": [1], "data": ["a"]}',
     '{"~": "array", "dtype": "<f8", "shape": [3], "data": [1, 2]}',
     '{"~": "array", "dtype": "<f8", "shape": [100000, 100000], "data": []}',
     '{"~": "scalar", "dtype": "<i1", "value": 1000}',
