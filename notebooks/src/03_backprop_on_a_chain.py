@@ -430,8 +430,9 @@ ch03.check_1(answer_1)
 # gradient), and assign the class to `answer_2`. The check calls backward
 # with random upstream gradients, on several shapes, in float32 and float64,
 # runs `mc.gradient_check.check_backward` on it, and differentiates the
-# gradient your backward returns once more (double backprop): that second
-# derivative, `6x`, only comes out if backward computed with Variables.
+# gradient your backward returns once more (double backprop), by `x` and by
+# the upstream gradient `gy`: the second derivative `6x`, and the slope `3x²`
+# with respect to `gy`, only come out if backward computed with Variables.
 
 # %%
 # class Cube(mc.FunctionNode):
