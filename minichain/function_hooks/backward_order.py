@@ -71,7 +71,32 @@ def display_name(function):
     return function.label
 
 
-class BackwardOrderHook(FunctionHook):
+class StepLog:
+    """What a record of one backward offers: its ``steps``, read three ways.
+
+    Shared by this hook (minichain's engine) and
+    ``minichain.visualize.record_backward`` (any engine).
+    """
+
+    @property
+    def order(self):
+        """The functions, in the order their backward ran (None for collected ones)."""
+        return [s.function for s in self.steps]
+
+    def step_of(self, function):
+        """1-based step at which ``function`` ran, or None."""
+        for s in self.steps:
+            if s.function is function:
+                return s.step
+        return None
+
+    def table(self):
+        """The steps as text; see ``minichain.visualize.backward_order``."""
+        from minichain.visualize.backward_order import order_table
+        return order_table(self)
+
+
+class BackwardOrderHook(StepLog, FunctionHook):
     """Records each backward step: function, rank and the heap after the pop.
 
     Attributes:
@@ -92,18 +117,6 @@ class BackwardOrderHook(FunctionHook):
         # A backward that raised left its step unfinished: start clean.
         self._depth = 0
 
-    @property
-    def order(self):
-        """The visited FunctionNodes, in order (None for collected ones)."""
-        return [s.function for s in self.steps]
-
-    def step_of(self, function):
-        """1-based step at which ``function`` ran, or None."""
-        for s in self.steps:
-            if s.function is function:
-                return s.step
-        return None
-
     def backward_preprocess(self, function, in_data, out_grad):
         self._depth += 1
         if self._depth > 1:
@@ -116,8 +129,3 @@ class BackwardOrderHook(FunctionHook):
 
     def backward_postprocess(self, function, in_data, out_grad):
         self._depth -= 1
-
-    def table(self):
-        """The steps as text; see ``minichain.visualize.backward_order``."""
-        from minichain.visualize.backward_order import order_table
-        return order_table(self)

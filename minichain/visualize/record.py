@@ -20,6 +20,7 @@ backwards are not recorded.
 
 import contextlib
 
+from minichain.function_hooks.backward_order import StepLog
 from minichain.visualize import engine_api
 
 
@@ -53,27 +54,11 @@ class Step:
         return "Step({}, {!r}, rank={})".format(self.step, self.name, self.rank)
 
 
-class BackwardRecord:
+class BackwardRecord(StepLog):
     """The backwards one ``y.backward()`` ran, in order (``steps``)."""
 
     def __init__(self):
         self.steps = []
-
-    @property
-    def order(self):
-        """The functions, in the order they ran (None for collected ones)."""
-        return [s.function for s in self.steps]
-
-    def step_of(self, function):
-        """1-based step at which ``function`` ran, or None."""
-        for s in self.steps:
-            if s.function is function:
-                return s.step
-        return None
-
-    def table(self):
-        from minichain.visualize.backward_order import order_table
-        return order_table(self)
 
 
 def record_backward(y, *, retain_grad=False, enable_double_backprop=False):
