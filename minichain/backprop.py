@@ -26,7 +26,6 @@ Two rules keep every gradient right:
 """
 
 import heapq
-import itertools
 import threading
 import weakref
 
@@ -64,7 +63,6 @@ class _Pass:
 
     def __init__(self, seeds, starts, retain_grad, loss_scale, input_nodes):
         self.heap, self.grads, self.pushed = [], {}, set()
-        self.order = itertools.count()
         self.hooks = function_hook.get_function_hooks()  # a live dict
         self.recording = bool(config.enable_backprop)
         self.arrays = not (self.recording or self.hooks)
@@ -134,14 +132,17 @@ def _walk(run, seeds):
         if inputs is None:  # unchained since its forward
             continue
         grad_outputs = _take_output_grads(run, func)
-        targets = _targets(run, inputs)
+        if len(inputs) == 1 and run.depends is None:  # the common case
+            targets = (0,) if inputs[0].requires_grad else ()
+        else:
+            targets = _targets(run, inputs)
         if not targets:
             continue
-        hooks, seen = _hooks_before(run, func, grad_outputs)
-        grad_inputs = _call_backward(run, func, targets, grad_outputs, hooks)
-        for i, gx in zip(targets, grad_inputs):
+        grad_inputs = _call_backward(run, func, targets, grad_outputs)
+        for k, gx in enumerate(grad_inputs):  # a zip would cost more
             if gx is None:
                 continue
+            i = targets[k]
             x = inputs[i]
             if (type(gx) is not _ndarray or gx.shape != x.shape
                     or gx.dtype is not x.dtype or debug):
@@ -151,12 +152,10 @@ def _walk(run, seeds):
             creator = x.creator_node
             if creator is not None and creator not in pushed:
                 pushed.add(creator)
-                heapq.heappush(heap, (-creator.rank, next(run.order), creator))
+                heapq.heappush(heap, (-creator.rank, len(pushed), creator))
         # Drop these names now: left bound, they would keep this step's
         # gradients alive through the next step.
         grad_outputs = grad_inputs = gx = None
-        for hook in hooks:
-            hook.backward_postprocess(func, *seen)
 
 
 def _add_gradient(run, node, gx):
@@ -186,14 +185,12 @@ def _push(run, node):
     func = node.creator_node
     if func is not None and func not in run.pushed and node in run.grads:
         run.pushed.add(func)
-        heapq.heappush(run.heap, (-func.rank, next(run.order), func))
+        heapq.heappush(run.heap, (-func.rank, len(run.pushed), func))
 
 
 def _targets(run, inputs):
     """The indexes of the inputs that need a gradient (under ``grad()``,
     only those that lead to the inputs asked for)."""
-    if len(inputs) == 1 and run.depends is None:  # the common case, fast
-        return (0,) if inputs[0].requires_grad else ()
     return tuple([i for i, x in enumerate(inputs) if x.requires_grad
                   and (run.depends is None or x in run.depends)])
 
@@ -219,25 +216,21 @@ def _take_output_grads(run, func):
     return tuple(grads)
 
 
-def _hooks_before(run, func, grad_outputs):
-    """Call the hooks watching ``func`` before its backward; return them
-    and what they are shown (for their ``backward_postprocess``)."""
-    if not run.hooks and not func._local_function_hooks:
-        return (), None
-    hooks = function_hook.hooks_for(func)
-    seen = (tuple([x.data for x in func.inputs]),
-            tuple([_as_array(g) for g in grad_outputs]))
-    for hook in hooks:
-        hook.backward_preprocess(func, *seen)
-    return hooks, seen
-
-
-def _call_backward(run, func, targets, grad_outputs, hooks):
-    """Run ``func``'s backward: one gradient (or None) per target, in the
-    form of the table (arrays or Variables)."""
+def _call_backward(run, func, targets, grad_outputs):
+    """Run ``func``'s backward, between the hooks that watch it: one
+    gradient (or None) per target, in the form of the table (arrays or
+    Variables)."""
+    hooks = ()
+    if run.hooks or func._local_function_hooks:
+        hooks = function_hook.hooks_for(func)
+        seen = (tuple([x.data for x in func.inputs]),
+                tuple([_as_array(g) for g in grad_outputs]))
+        for hook in hooks:
+            hook.backward_preprocess(func, *seen)
+    cls = type(func)  # the class says which backward it has
     try:
-        if run.arrays and not hooks and func.backward_arrays is not None and (
-                type(func).backward_accumulate is _DEFAULT_ACCUMULATE
+        if run.arrays and not hooks and cls.backward_arrays is not None and (
+                cls.backward_accumulate is _DEFAULT_ACCUMULATE
                 or not _accumulates_here(run, func, targets)):
             gxs = func.backward_arrays(targets, grad_outputs)
             if type(gxs) is not tuple or len(gxs) != len(targets):
@@ -248,6 +241,9 @@ def _call_backward(run, func, targets, grad_outputs, hooks):
         if func.stack is not None:  # recorded by a debug-mode forward
             _attach_stack(error, func)
         raise
+    if hooks:
+        for hook in hooks:
+            hook.backward_postprocess(func, *seen)
     return gxs
 
 

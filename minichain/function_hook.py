@@ -8,24 +8,18 @@ global hooks run first, then the node's own. Timers, printers, memory
 profilers and the backward-order recorder are all hooks.
 """
 
-import threading
-
-class _ThreadHooks(threading.local):
-    """Each thread's own dict of global hooks, made on the thread's first
-    read (``threading.local`` runs ``__init__`` once per thread), so reading
-    it is one attribute lookup: ``FunctionNode.apply`` does it once per
-    operation."""
-
-    def __init__(self):
-        self.function_hooks = {}
-
-
-_thread_local = _ThreadHooks()
+from minichain.configuration import config
 
 
 def get_function_hooks():
-    """The thread's ordered dict of globally registered hooks (name -> hook)."""
-    return _thread_local.function_hooks
+    """The thread's ordered dict of globally registered hooks (name -> hook).
+
+    Each thread has its own, made on its first use of ``config`` and kept
+    with the settings ``FunctionNode.apply`` reads on every operation
+    (``configuration._EngineView``), so that ``apply`` finds both in one
+    thread-local read.
+    """
+    return config._view.function_hooks
 
 
 class FunctionHook:

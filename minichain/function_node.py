@@ -127,21 +127,23 @@ class FunctionNode(_FunctionBase):
         in_data = tuple(in_data)
         if backend.available:
             _check_same_device(self, in_data)
-        debug = config.debug  # read once: a thread-local lookup per read
+        # This thread's settings and hooks: one thread-local read for all.
+        view = config._view
+        debug = view.debug
         if debug:
             self._record_stack()
         # The check this node runs: its class's, one set on this instance
         # (tests do that with mocks), or the default, which checks nothing
         # and is skipped. Looked up on the instance, never via its
         # ``__dict__``: reading that makes Python build a dict for every node.
-        if config.type_check and getattr(
+        if view.type_check and getattr(
                 self.check_type_forward, "__func__", None) is not _NO_TYPE_CHECK:
             if missing:  # a check of types expects arrays: say what came
                 raise TypeError("{}: inputs must be Variables or NumPy/CuPy "
                                 "arrays, got {}".format(self.label, type(None)))
             type_check.invoke_check(self, in_data)
 
-        if function_hook._thread_local.function_hooks or self._local_function_hooks:
+        if view.function_hooks or self._local_function_hooks:
             outputs = self._forward_with_hooks(in_data)
         else:
             outputs = self.forward(in_data)
@@ -153,8 +155,10 @@ class FunctionNode(_FunctionBase):
 
         # Each output array becomes a Variable; with backprop on, its node
         # records this function as its creator, one rank above the inputs.
-        record = config.enable_backprop
-        creator, out_rank = (self, rank + 1) if record else (None, 0)
+        record = view.enable_backprop
+        creator, out_rank = None, 0
+        if record:
+            creator, out_rank = self, rank + 1
         ret, output_refs = [], []
         for y in outputs:
             if type(y) is _ndarray or isinstance(y, backend.array_types):
@@ -176,7 +180,7 @@ class FunctionNode(_FunctionBase):
                     input_nodes[index].data = in_data[index]
             if self._output_indexes_to_retain is not None:
                 self._retain_output_data(ret, outputs)
-            if config.lazy_grad_sum:  # the class default is False
+            if view.lazy_grad_sum:  # the class default is False
                 self.lazy_grad_sum = True
         return tuple(ret)
 

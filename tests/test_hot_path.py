@@ -138,7 +138,7 @@ def test_each_thread_starts_with_no_hooks_of_its_own():
 
 def test_get_function_hooks_is_the_dict_apply_reads():
     assert function_hook.get_function_hooks() is \
-        function_hook._thread_local.function_hooks
+        mc.config._view.function_hooks
 
 
 @pytest.mark.parametrize("make", [lambda x: x * 2.5, lambda x: x + 2.5])
