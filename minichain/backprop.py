@@ -62,13 +62,14 @@ class _Pass:
     """
 
     def __init__(self, seeds, starts, retain_grad, loss_scale, input_nodes):
-        self.heap, self.grads, self.pushed = [], {}, set()
+        self.heap, self.pushed = [], set()
         self.hooks = function_hook.get_function_hooks()  # a live dict
         self.recording = bool(config.enable_backprop)
         self.arrays = not (self.recording or self.hooks)
         self.debug = config.debug
         self.retain_grad, self.loss_scale = retain_grad, loss_scale
         self.keep = frozenset(input_nodes or ())
+        self.grads = {} if input_nodes is None else _KeepingTable(self.keep)
         self.depends = None if input_nodes is None else _depends_on_inputs(
             [node for node, _ in seeds], self.keep)  # grad(): what to walk
         # id of an array -> the node whose Variable has it (the caller's
@@ -80,6 +81,20 @@ class _Pass:
     def finish(self, g, node):
         """A table entry as a Variable of its own, to hand to the user."""
         return None if g is None else _own(self, g, node)
+
+
+class _KeepingTable(dict):
+    """The gradient table under ``grad()``: taking a gradient out of it
+    leaves those of the input nodes asked for, to be returned at the end."""
+
+    def __init__(self, keep):
+        super().__init__()
+        self.keep = keep
+
+    def pop(self, node, default=None):
+        if node in self.keep:
+            return self.get(node, default)
+        return super().pop(node, default)
 
 
 def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
@@ -123,6 +138,7 @@ def _walk(run, seeds):
     its backward the gradients of its outputs, add what it returns to its
     inputs' gradients, and push the functions that made those inputs."""
     heap, pushed, debug = run.heap, run.pushed, run.debug
+    take = run.grads.pop  # each gradient leaves the table as it is used
     for node, g in seeds:
         _add_gradient(run, node, g)
         _push(run, node)
@@ -131,7 +147,13 @@ def _walk(run, seeds):
         inputs = func.inputs
         if inputs is None:  # unchained since its forward
             continue
-        grad_outputs = _take_output_grads(run, func)
+        grad_outputs = []
+        for ref in func.outputs:
+            node = ref()  # None if the output's node is gone
+            grad_outputs.append(None if node is None else take(node, None))
+        grad_outputs = tuple(grad_outputs)
+        if run.retain_grad:
+            _retain_output_grads(run, func, grad_outputs)
         if len(inputs) == 1 and run.depends is None:  # the common case
             targets = (0,) if inputs[0].requires_grad else ()
         else:
@@ -195,25 +217,17 @@ def _targets(run, inputs):
                   and (run.depends is None or x in run.depends)])
 
 
-def _take_output_grads(run, func):
-    """The gradients of ``func``'s outputs, taken out of the table (each is
-    used once); None for an output that got none or is gone."""
-    grads = []
-    for ref in func.outputs:
+def _retain_output_grads(run, func, grad_outputs):
+    """``retain_grad=True``: each output Variable still alive keeps the
+    gradient it got (one the caller gave stays as it is)."""
+    for ref, g in zip(func.outputs, grad_outputs):
         node = ref()
-        if node is None:
-            grads.append(None)
-            continue
-        g = run.grads.get(node) if node in run.keep else run.grads.pop(
-            node, None)
-        var = node._variable() if run.retain_grad and g is not None else None
-        if var is not None:  # retain_grad: what the caller gave stays as is
+        var = None if node is None or g is None else node._variable()
+        if var is not None:
             given = run.given.get(node)
             var._grad_var = (given if given is not None and given._data is
                              _as_array(g) else _own(run, g, node))
             var._loss_scale = run.loss_scale
-        grads.append(g)
-    return tuple(grads)
 
 
 def _call_backward(run, func, targets, grad_outputs):

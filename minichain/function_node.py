@@ -35,8 +35,15 @@ class _FunctionBase:
         """Short text naming the function in graphs, hooks and errors."""
         return type(self).__name__
 
-    def check_type_forward(self, in_types):
-        """Check input types with ``type_check.expect``; default: no check."""
+    @staticmethod
+    def check_type_forward(*self_and_in_types):
+        """Check input types with ``type_check.expect``; default: no check.
+
+        A subclass writes ``check_type_forward(self, in_types)``. This
+        default is a static method so that, looked up on a node, it is this
+        very function (no bound method is made): ``apply`` asks "does this
+        node check anything?" with one ``is``, once per operation.
+        """
 
     def forward(self, inputs):
         """Compute output arrays from input arrays; returns a tuple."""
@@ -136,8 +143,7 @@ class FunctionNode(_FunctionBase):
         # (tests do that with mocks), or the default, which checks nothing
         # and is skipped. Looked up on the instance, never via its
         # ``__dict__``: reading that makes Python build a dict for every node.
-        if view.type_check and getattr(
-                self.check_type_forward, "__func__", None) is not _NO_TYPE_CHECK:
+        if view.type_check and self.check_type_forward is not _NO_TYPE_CHECK:
             if missing:  # a check of types expects arrays: say what came
                 raise TypeError("{}: inputs must be Variables or NumPy/CuPy "
                                 "arrays, got {}".format(self.label, type(None)))
