@@ -235,7 +235,8 @@ def _call_backward(run, func, targets, grad_outputs):
     gradient (or None) per target, in the form of the table (arrays or
     Variables)."""
     hooks = ()
-    if run.hooks or func._local_function_hooks:
+    if run.hooks or (function_hook.local_hooks_in_use
+                     and func._local_function_hooks):
         hooks = function_hook.hooks_for(func)
         seen = (tuple([x.data for x in func.inputs]),
                 tuple([_as_array(g) for g in grad_outputs]))

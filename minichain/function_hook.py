@@ -11,6 +11,13 @@ profilers and the backward-order recorder are all hooks.
 from minichain.configuration import config
 
 
+# Hooks of a node's own are rare. Until some node gets them (the first read
+# of ``FunctionNode.local_function_hooks`` makes its dict) this stays False,
+# and the engine need not look on each node, forward and backward, for hooks
+# it cannot have. It never goes back to False.
+local_hooks_in_use = False
+
+
 def get_function_hooks():
     """The thread's ordered dict of globally registered hooks (name -> hook).
 

@@ -92,6 +92,7 @@ class FunctionNode(_FunctionBase):
     def local_function_hooks(self):
         """Ordered dict of hooks registered on this node only."""
         if self._local_function_hooks is None:
+            function_hook.local_hooks_in_use = True
             self._local_function_hooks = {}
         return self._local_function_hooks
 
@@ -149,7 +150,8 @@ class FunctionNode(_FunctionBase):
                                 "arrays, got {}".format(self.label, type(None)))
             type_check.invoke_check(self, in_data)
 
-        if view.function_hooks or self._local_function_hooks:
+        if view.function_hooks or (function_hook.local_hooks_in_use
+                                   and self._local_function_hooks):
             outputs = self._forward_with_hooks(in_data)
         else:
             outputs = self.forward(in_data)
