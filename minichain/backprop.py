@@ -160,24 +160,28 @@ def _walk(run, seeds):
             targets = _targets(run, inputs)
         if not targets:
             continue
-        grad_inputs = _call_backward(run, func, targets, grad_outputs)
+        hooks = ()  # the hooks watching func (decided inline: rarely any)
+        if run.hooks or (function_hook.local_hooks_in_use
+                         and func._local_function_hooks):
+            hooks, seen = _hooks_before(run, func, grad_outputs)
+        grad_inputs = _call_backward(run, func, targets, grad_outputs, hooks)
         for k, gx in enumerate(grad_inputs):  # a zip would cost more
             if gx is None:
                 continue
-            i = targets[k]
-            x = inputs[i]
+            x = inputs[targets[k]]
             if (type(gx) is not _ndarray or gx.shape != x.shape
                     or gx.dtype is not x.dtype or debug):
                 # raises if it does not fit (in debug mode: or holds a NaN)
-                _check_gradient(run, func, i, gx)
+                _check_gradient(run, func, targets[k], gx)
             _add_gradient(run, x, gx)
             creator = x.creator_node
             if creator is not None and creator not in pushed:
                 pushed.add(creator)
                 heapq.heappush(heap, (-creator.rank, len(pushed), creator))
-        # Drop these names now: left bound, they would keep this step's
-        # gradients alive through the next step.
+        # Drop these now, or they keep this step's gradients alive longer.
         grad_outputs = grad_inputs = gx = None
+        for hook in hooks:  # as in Chainer: after the gradients are added
+            hook.backward_postprocess(func, *seen)
 
 
 def _add_gradient(run, node, gx):
@@ -230,18 +234,20 @@ def _retain_output_grads(run, func, grad_outputs):
             var._loss_scale = run.loss_scale
 
 
-def _call_backward(run, func, targets, grad_outputs):
-    """Run ``func``'s backward, between the hooks that watch it: one
-    gradient (or None) per target, in the form of the table (arrays or
-    Variables)."""
-    hooks = ()
-    if run.hooks or (function_hook.local_hooks_in_use
-                     and func._local_function_hooks):
-        hooks = function_hook.hooks_for(func)
-        seen = (tuple([x.data for x in func.inputs]),
-                tuple([_as_array(g) for g in grad_outputs]))
-        for hook in hooks:
-            hook.backward_preprocess(func, *seen)
+def _hooks_before(run, func, grad_outputs):
+    """Call the hooks watching ``func`` before its backward; return them
+    and what they are shown (for their ``backward_postprocess``)."""
+    hooks = function_hook.hooks_for(func)
+    seen = (tuple([x.data for x in func.inputs]),
+            tuple([_as_array(g) for g in grad_outputs]))
+    for hook in hooks:
+        hook.backward_preprocess(func, *seen)
+    return hooks, seen
+
+
+def _call_backward(run, func, targets, grad_outputs, hooks):
+    """Run ``func``'s backward: one gradient (or None) per target, in the
+    form of the table (arrays or Variables)."""
     cls = type(func)  # the class says which backward it has
     try:
         if run.arrays and not hooks and cls.backward_arrays is not None and (
@@ -256,9 +262,6 @@ def _call_backward(run, func, targets, grad_outputs):
         if func.stack is not None:  # recorded by a debug-mode forward
             _attach_stack(error, func)
         raise
-    if hooks:
-        for hook in hooks:
-            hook.backward_postprocess(func, *seen)
     return gxs
 
 

@@ -97,10 +97,8 @@ def test_event_order_forward_backward_and_nested_forwards():
         ("bpre", "_ * _", ((2,), (2,)), ((2,),)),
         ("fpre", "_ * _"), ("fpost", "_ * _"),
         ("fpre", "_ * _"), ("fpost", "_ * _"),
-        ("bpost", "_ * _"),
-        # x's two gradients are added after the hooks, as in Chainer's
-        # _backprop_to_all: backward_postprocess follows the backward itself
         ("fpre", "_ + _"), ("fpost", "_ + _"),
+        ("bpost", "_ * _"),
         ("deleted", None),
     ]
 
