@@ -82,11 +82,21 @@ DEFAULTS = {"type_check": True, "enable_backprop": True, "debug": False,
 
 @pytest.fixture(autouse=True)
 def _defaults():
-    """Each test starts and must end with the defaults, on this thread."""
-    assert agree() == DEFAULTS
-    yield
-    assert agree() == DEFAULTS
-    assert not mc.config._view.own
+    """Each test starts with no values of this thread's own (another test
+    may have left one, e.g. ``set_debug(False)``: put back afterwards) and
+    must end with the defaults and none of its own."""
+    own = {name: getattr(mc.config, name) for name in ENGINE_SETTINGS
+           if name in vars(mc.config)}
+    for name in own:
+        delattr(mc.config, name)
+    try:
+        assert agree() == DEFAULTS and not mc.config._view.own
+        yield
+        assert agree() == DEFAULTS
+        assert not mc.config._view.own
+    finally:
+        for name, value in own.items():
+            setattr(mc.config, name, value)
 
 
 def test_nested_using_config_left_by_an_exception():
