@@ -26,7 +26,6 @@ Two rules keep every gradient right:
 """
 
 import heapq
-import itertools
 import threading
 import weakref
 
@@ -63,14 +62,14 @@ class _Pass:
     """
 
     def __init__(self, seeds, starts, retain_grad, loss_scale, input_nodes):
-        self.heap, self.grads, self.pushed = [], {}, set()
-        self.order = itertools.count()
+        self.heap, self.pushed = [], set()
         self.hooks = function_hook.get_function_hooks()  # a live dict
         self.recording = bool(config.enable_backprop)
         self.arrays = not (self.recording or self.hooks)
         self.debug = config.debug
         self.retain_grad, self.loss_scale = retain_grad, loss_scale
         self.keep = frozenset(input_nodes or ())
+        self.grads = {} if input_nodes is None else _KeepingTable(self.keep)
         self.depends = None if input_nodes is None else _depends_on_inputs(
             [node for node, _ in seeds], self.keep)  # grad(): what to walk
         # id of an array -> the node whose Variable has it (the caller's
@@ -82,6 +81,20 @@ class _Pass:
     def finish(self, g, node):
         """A table entry as a Variable of its own, to hand to the user."""
         return None if g is None else _own(self, g, node)
+
+
+class _KeepingTable(dict):
+    """The gradient table under ``grad()``: taking a gradient out of it
+    leaves those of the input nodes asked for, to be returned at the end."""
+
+    def __init__(self, keep):
+        super().__init__()
+        self.keep = keep
+
+    def pop(self, node, default=None):
+        if node in self.keep:
+            return self.get(node, default)
+        return super().pop(node, default)
 
 
 def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
@@ -125,6 +138,7 @@ def _walk(run, seeds):
     its backward the gradients of its outputs, add what it returns to its
     inputs' gradients, and push the functions that made those inputs."""
     heap, pushed, debug = run.heap, run.pushed, run.debug
+    take = run.grads.pop  # each gradient leaves the table as it is used
     for node, g in seeds:
         _add_gradient(run, node, g)
         _push(run, node)
@@ -133,29 +147,40 @@ def _walk(run, seeds):
         inputs = func.inputs
         if inputs is None:  # unchained since its forward
             continue
-        grad_outputs = _take_output_grads(run, func)
-        targets = _targets(run, inputs)
+        grad_outputs = []
+        for ref in func.outputs:
+            node = ref()  # None if the output's node is gone
+            grad_outputs.append(None if node is None else take(node, None))
+        grad_outputs = tuple(grad_outputs)
+        if run.retain_grad:
+            _retain_output_grads(run, func, grad_outputs)
+        if len(inputs) == 1 and run.depends is None:  # the common case
+            targets = (0,) if inputs[0].requires_grad else ()
+        else:
+            targets = _targets(run, inputs)
         if not targets:
             continue
-        hooks, seen = _hooks_before(run, func, grad_outputs)
+        hooks = ()  # the hooks watching func (decided inline: rarely any)
+        if run.hooks or (function_hook.local_hooks_in_use
+                         and func._local_function_hooks):
+            hooks, seen = _hooks_before(run, func, grad_outputs)
         grad_inputs = _call_backward(run, func, targets, grad_outputs, hooks)
-        for i, gx in zip(targets, grad_inputs):
+        for k, gx in enumerate(grad_inputs):  # a zip would cost more
             if gx is None:
                 continue
-            x = inputs[i]
+            x = inputs[targets[k]]
             if (type(gx) is not _ndarray or gx.shape != x.shape
                     or gx.dtype is not x.dtype or debug):
                 # raises if it does not fit (in debug mode: or holds a NaN)
-                _check_gradient(run, func, i, gx)
+                _check_gradient(run, func, targets[k], gx)
             _add_gradient(run, x, gx)
             creator = x.creator_node
             if creator is not None and creator not in pushed:
                 pushed.add(creator)
-                heapq.heappush(heap, (-creator.rank, next(run.order), creator))
-        # Drop these names now: left bound, they would keep this step's
-        # gradients alive through the next step.
+                heapq.heappush(heap, (-creator.rank, len(pushed), creator))
+        # Drop these now, or they keep this step's gradients alive longer.
         grad_outputs = grad_inputs = gx = None
-        for hook in hooks:
+        for hook in hooks:  # as in Chainer: after the gradients are added
             hook.backward_postprocess(func, *seen)
 
 
@@ -186,44 +211,32 @@ def _push(run, node):
     func = node.creator_node
     if func is not None and func not in run.pushed and node in run.grads:
         run.pushed.add(func)
-        heapq.heappush(run.heap, (-func.rank, next(run.order), func))
+        heapq.heappush(run.heap, (-func.rank, len(run.pushed), func))
 
 
 def _targets(run, inputs):
     """The indexes of the inputs that need a gradient (under ``grad()``,
     only those that lead to the inputs asked for)."""
-    if len(inputs) == 1 and run.depends is None:  # the common case, fast
-        return (0,) if inputs[0].requires_grad else ()
     return tuple([i for i, x in enumerate(inputs) if x.requires_grad
                   and (run.depends is None or x in run.depends)])
 
 
-def _take_output_grads(run, func):
-    """The gradients of ``func``'s outputs, taken out of the table (each is
-    used once); None for an output that got none or is gone."""
-    grads = []
-    for ref in func.outputs:
+def _retain_output_grads(run, func, grad_outputs):
+    """``retain_grad=True``: each output Variable still alive keeps the
+    gradient it got (one the caller gave stays as it is)."""
+    for ref, g in zip(func.outputs, grad_outputs):
         node = ref()
-        if node is None:
-            grads.append(None)
-            continue
-        g = run.grads.get(node) if node in run.keep else run.grads.pop(
-            node, None)
-        var = node._variable() if run.retain_grad and g is not None else None
-        if var is not None:  # retain_grad: what the caller gave stays as is
+        var = None if node is None or g is None else node._variable()
+        if var is not None:
             given = run.given.get(node)
             var._grad_var = (given if given is not None and given._data is
                              _as_array(g) else _own(run, g, node))
             var._loss_scale = run.loss_scale
-        grads.append(g)
-    return tuple(grads)
 
 
 def _hooks_before(run, func, grad_outputs):
     """Call the hooks watching ``func`` before its backward; return them
     and what they are shown (for their ``backward_postprocess``)."""
-    if not run.hooks and not func._local_function_hooks:
-        return (), None
     hooks = function_hook.hooks_for(func)
     seen = (tuple([x.data for x in func.inputs]),
             tuple([_as_array(g) for g in grad_outputs]))
@@ -235,9 +248,10 @@ def _hooks_before(run, func, grad_outputs):
 def _call_backward(run, func, targets, grad_outputs, hooks):
     """Run ``func``'s backward: one gradient (or None) per target, in the
     form of the table (arrays or Variables)."""
+    cls = type(func)  # the class says which backward it has
     try:
-        if run.arrays and not hooks and func.backward_arrays is not None and (
-                type(func).backward_accumulate is _DEFAULT_ACCUMULATE
+        if run.arrays and not hooks and cls.backward_arrays is not None and (
+                cls.backward_accumulate is _DEFAULT_ACCUMULATE
                 or not _accumulates_here(run, func, targets)):
             gxs = func.backward_arrays(targets, grad_outputs)
             if type(gxs) is not tuple or len(gxs) != len(targets):

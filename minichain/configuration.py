@@ -11,6 +11,32 @@ import contextlib
 import os
 import sys
 import threading
+import weakref
+
+
+# The settings ``FunctionNode.apply`` reads on every operation.
+ENGINE_SETTINGS = ("debug", "type_check", "enable_backprop", "lazy_grad_sum")
+
+
+class _EngineView:
+    """One thread's engine settings and global hooks, in slots.
+
+    Why: reading ``config.debug`` first finds the calling thread's values
+    (``threading.local`` does that on every read), which costs about a tenth
+    of NumPy's time to multiply ten numbers, and ``apply`` needs four
+    settings and the hooks per operation. So each thread keeps them here:
+    ``config._view`` is one thread-local read, its slots are plain ones.
+    ``LocalConfig`` and ``GlobalConfig`` write every change of those four
+    settings here too, so the view always reads what ``config`` reads;
+    ``own`` names the settings this thread set itself, which a global
+    change does not touch.
+    """
+
+    __slots__ = ENGINE_SETTINGS + ("function_hooks", "own", "__weakref__")
+
+
+_views = weakref.WeakSet()  # every thread's view, for GlobalConfig
+_lock = threading.Lock()    # a global change and a new view never interleave
 
 
 class LocalConfig(threading.local):
@@ -18,14 +44,49 @@ class LocalConfig(threading.local):
 
     ``threading.local`` keeps one attribute dict per thread. The global
     defaults are stored as *class* attributes of this class, so a name the
-    thread never set is found by ordinary attribute lookup: as fast as a
-    local one, and a later change to the global value shows through at once.
+    thread never set is found by ordinary attribute lookup, and a later
+    change to the global value shows through at once.
     """
+
+    def __init__(self):
+        # Runs once per thread, on its first use of ``config``.
+        view = _EngineView()
+        view.function_hooks, view.own = {}, set()
+        with _lock:
+            for name in ENGINE_SETTINGS:
+                _copy_global(view, name)
+            _views.add(view)
+        super().__setattr__("_view", view)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name in ENGINE_SETTINGS:
+            view = self._view
+            with _lock:
+                view.own.add(name)
+                setattr(view, name, value)
+
+    def __delattr__(self, name):
+        super().__delattr__(name)
+        if name in ENGINE_SETTINGS:
+            view = self._view
+            with _lock:
+                view.own.discard(name)
+                _copy_global(view, name)
 
     def show(self, file=sys.stdout):
         merged = global_config._values()
         merged.update(vars(self))
+        del merged["_view"]
         _show(merged, file)
+
+
+def _copy_global(view, name):
+    """Give ``view`` the global value of ``name`` (none if it has none)."""
+    if hasattr(LocalConfig, name):
+        setattr(view, name, getattr(LocalConfig, name))
+    elif hasattr(view, name):
+        delattr(view, name)
 
 
 class GlobalConfig:
@@ -40,20 +101,32 @@ class GlobalConfig:
         raise AttributeError("global config has no key {!r}".format(name))
 
     def __setattr__(self, name, value):
-        self._names.add(name)
-        setattr(LocalConfig, name, value)
+        with _lock:
+            self._names.add(name)
+            setattr(LocalConfig, name, value)
+            _update_views(name)
 
     def __delattr__(self, name):
         if name not in self._names:
             raise AttributeError(name)
-        self._names.discard(name)
-        delattr(LocalConfig, name)
+        with _lock:
+            self._names.discard(name)
+            delattr(LocalConfig, name)
+            _update_views(name)
 
     def _values(self):
         return {name: getattr(LocalConfig, name) for name in self._names}
 
     def show(self, file=sys.stdout):
         _show(self._values(), file)
+
+
+def _update_views(name):
+    """A global value changed: every thread that did not set its own sees it."""
+    if name in ENGINE_SETTINGS:
+        for view in _views:
+            if name not in view.own:
+                _copy_global(view, name)
 
 
 def _show(values, file):

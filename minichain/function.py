@@ -95,7 +95,7 @@ class Function(_FunctionBase):
                 "each time: copy.copy(template)(x)".format(self.label))
         # Looked up on the instance (a check set on one instance counts),
         # never via ``__dict__``, which would build a dict for every call.
-        if getattr(self.check_type_forward, "__func__", None) is not _NO_TYPE_CHECK:
+        if self.check_type_forward is not _NO_TYPE_CHECK:
             # Only a function that checks types is shown the input types
             # (so a None among the inputs passes when nothing checks them).
             node.check_type_forward = self.check_type_forward

@@ -8,24 +8,25 @@ global hooks run first, then the node's own. Timers, printers, memory
 profilers and the backward-order recorder are all hooks.
 """
 
-import threading
-
-class _ThreadHooks(threading.local):
-    """Each thread's own dict of global hooks, made on the thread's first
-    read (``threading.local`` runs ``__init__`` once per thread), so reading
-    it is one attribute lookup: ``FunctionNode.apply`` does it once per
-    operation."""
-
-    def __init__(self):
-        self.function_hooks = {}
+from minichain.configuration import config
 
 
-_thread_local = _ThreadHooks()
+# Hooks of a node's own are rare. Until some node gets them (the first read
+# of ``FunctionNode.local_function_hooks`` makes its dict) this stays False,
+# and the engine need not look on each node, forward and backward, for hooks
+# it cannot have. It never goes back to False.
+local_hooks_in_use = False
 
 
 def get_function_hooks():
-    """The thread's ordered dict of globally registered hooks (name -> hook)."""
-    return _thread_local.function_hooks
+    """The thread's ordered dict of globally registered hooks (name -> hook).
+
+    Each thread has its own, made on its first use of ``config`` and kept
+    with the settings ``FunctionNode.apply`` reads on every operation
+    (``configuration._EngineView``), so that ``apply`` finds both in one
+    thread-local read.
+    """
+    return config._view.function_hooks
 
 
 class FunctionHook:

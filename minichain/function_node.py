@@ -35,8 +35,15 @@ class _FunctionBase:
         """Short text naming the function in graphs, hooks and errors."""
         return type(self).__name__
 
-    def check_type_forward(self, in_types):
-        """Check input types with ``type_check.expect``; default: no check."""
+    @staticmethod
+    def check_type_forward(*self_and_in_types):
+        """Check input types with ``type_check.expect``; default: no check.
+
+        A subclass writes ``check_type_forward(self, in_types)``. This
+        default is a static method so that, looked up on a node, it is this
+        very function (no bound method is made): ``apply`` asks "does this
+        node check anything?" with one ``is``, once per operation.
+        """
 
     def forward(self, inputs):
         """Compute output arrays from input arrays; returns a tuple."""
@@ -72,6 +79,7 @@ class FunctionNode(_FunctionBase):
     _applied = False
     _input_indexes_to_retain = None
     _output_indexes_to_retain = None
+    _retaining = False  # True once retain_inputs or retain_outputs is called
     _retained_output_data = None
     _local_function_hooks = None
 
@@ -85,6 +93,7 @@ class FunctionNode(_FunctionBase):
     def local_function_hooks(self):
         """Ordered dict of hooks registered on this node only."""
         if self._local_function_hooks is None:
+            function_hook.local_hooks_in_use = True
             self._local_function_hooks = {}
         return self._local_function_hooks
 
@@ -127,21 +136,23 @@ class FunctionNode(_FunctionBase):
         in_data = tuple(in_data)
         if backend.available:
             _check_same_device(self, in_data)
-        debug = config.debug  # read once: a thread-local lookup per read
+        # This thread's settings and hooks: one thread-local read for all.
+        view = config._view
+        debug = view.debug
         if debug:
             self._record_stack()
         # The check this node runs: its class's, one set on this instance
         # (tests do that with mocks), or the default, which checks nothing
         # and is skipped. Looked up on the instance, never via its
         # ``__dict__``: reading that makes Python build a dict for every node.
-        if config.type_check and getattr(
-                self.check_type_forward, "__func__", None) is not _NO_TYPE_CHECK:
+        if view.type_check and self.check_type_forward is not _NO_TYPE_CHECK:
             if missing:  # a check of types expects arrays: say what came
                 raise TypeError("{}: inputs must be Variables or NumPy/CuPy "
                                 "arrays, got {}".format(self.label, type(None)))
             type_check.invoke_check(self, in_data)
 
-        if function_hook._thread_local.function_hooks or self._local_function_hooks:
+        if view.function_hooks or (function_hook.local_hooks_in_use
+                                   and self._local_function_hooks):
             outputs = self._forward_with_hooks(in_data)
         else:
             outputs = self.forward(in_data)
@@ -153,8 +164,10 @@ class FunctionNode(_FunctionBase):
 
         # Each output array becomes a Variable; with backprop on, its node
         # records this function as its creator, one rank above the inputs.
-        record = config.enable_backprop
-        creator, out_rank = (self, rank + 1) if record else (None, 0)
+        record = view.enable_backprop
+        creator, out_rank = None, 0
+        if record:
+            creator, out_rank = self, rank + 1
         ret, output_refs = [], []
         for y in outputs:
             if type(y) is _ndarray or isinstance(y, backend.array_types):
@@ -171,12 +184,13 @@ class FunctionNode(_FunctionBase):
             self.rank = rank
             self.inputs = tuple(input_nodes)
             self.outputs = tuple(output_refs)
-            if self._input_indexes_to_retain is not None:
-                for index in self._input_indexes_to_retain:
-                    input_nodes[index].data = in_data[index]
-            if self._output_indexes_to_retain is not None:
-                self._retain_output_data(ret, outputs)
-            if config.lazy_grad_sum:  # the class default is False
+            # One read for what few functions do: each read of a node's
+            # attribute here costs about as much as a line, since the
+            # node's class changes from call to call and Python cannot
+            # specialise the read (about 300 instructions per op saved).
+            if self._retaining:
+                self._retain_data(input_nodes, in_data, ret, outputs)
+            if view.lazy_grad_sum:  # the class default is False
                 self.lazy_grad_sum = True
         return tuple(ret)
 
@@ -190,8 +204,14 @@ class FunctionNode(_FunctionBase):
             hook.forward_postprocess(self, in_data)
         return outputs
 
-    def _retain_output_data(self, ret, outputs):
-        """Keep the arrays of the outputs named by ``retain_outputs``."""
+    def _retain_data(self, input_nodes, in_data, ret, outputs):
+        """Keep the arrays named by ``retain_inputs`` and ``retain_outputs``
+        (the inputs' on their nodes, the outputs' on this node too)."""
+        if self._input_indexes_to_retain is not None:
+            for index in self._input_indexes_to_retain:
+                input_nodes[index].data = in_data[index]
+        if self._output_indexes_to_retain is None:
+            return
         retained = []
         for index in self._output_indexes_to_retain:
             ret[index]._node.data = outputs[index]
@@ -201,10 +221,12 @@ class FunctionNode(_FunctionBase):
     def retain_inputs(self, indexes):
         """Inside ``forward``: keep these inputs' arrays for backward."""
         self._input_indexes_to_retain = tuple(indexes)
+        self._retaining = True
 
     def retain_outputs(self, indexes):
         """Inside ``forward``: keep these outputs' arrays for backward."""
         self._output_indexes_to_retain = tuple(indexes)
+        self._retaining = True
 
     def get_retained_inputs(self):
         """Variables of the retained inputs, in the order given to retain."""

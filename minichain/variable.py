@@ -587,6 +587,11 @@ def _new_node(variable, data, requires_grad, name=None):
     return node
 
 
+# ``_bare(cls)`` is ``object.__new__(cls)``: an instance whose ``__init__``
+# does not run. A global, so the hot path need not look it up on a class.
+_bare = object.__new__
+
+
 def _make_output(data, requires_grad, creator=None, rank=0):
     """The Variable for a function's output array (no checks: hot path).
 
@@ -595,11 +600,11 @@ def _make_output(data, requires_grad, creator=None, rank=0):
     ``_new_node``: this runs once per output of every operation, and a
     Python call costs about as much as the eight slot assignments together.
     """
-    var = Variable.__new__(Variable)
+    var = _bare(Variable)
     var._data = data
     var._grad_var = None
     var._loss_scale = None
-    var._node = node = VariableNode.__new__(VariableNode)
+    var._node = node = _bare(VariableNode)
     node._variable = weakref.ref(var)
     node.creator_node = creator
     node.data = None

@@ -138,7 +138,7 @@ def test_each_thread_starts_with_no_hooks_of_its_own():
 
 def test_get_function_hooks_is_the_dict_apply_reads():
     assert function_hook.get_function_hooks() is \
-        function_hook._thread_local.function_hooks
+        mc.config._view.function_hooks
 
 
 @pytest.mark.parametrize("make", [lambda x: x * 2.5, lambda x: x + 2.5])
@@ -201,3 +201,43 @@ def test_backward_accumulate_runs_only_when_there_is_a_gradient_to_add_into():
     F.sum(y).backward()                       # now it has one
     assert _Accumulating.calls == 1
     np.testing.assert_array_equal(x.grad, [4.0, 4.0, 4.0])
+
+
+class _Keeps(mc.FunctionNode):
+    """Retains what it is told to: ``apply`` reads one flag for both."""
+
+    def __init__(self, inputs=None, outputs=None):
+        self.keep_inputs, self.keep_outputs = inputs, outputs
+
+    def forward(self, inputs):
+        if self.keep_inputs is not None:
+            self.retain_inputs(self.keep_inputs)
+        if self.keep_outputs is not None:
+            self.retain_outputs(self.keep_outputs)
+        return inputs[0] + inputs[1], inputs[0] * inputs[1]
+
+
+@pytest.mark.parametrize("keep_inputs, keep_outputs", [
+    (None, None), ((1,), None), (None, (1,)), ((0, 1), (0,)), ((), ())])
+def test_retained_arrays_are_exactly_those_asked_for(keep_inputs,
+                                                     keep_outputs):
+    a, b = mc.Variable(np.ones(2)), mc.Variable(np.full(2, 3.0))
+    node = _Keeps(keep_inputs, keep_outputs)
+    outs = node.apply((a, b))
+    kept_in = [i for i, n in enumerate(node.inputs) if n.data is not None]
+    assert kept_in == sorted(keep_inputs or ())
+    kept_out = [i for i, y in enumerate(outs) if y.node.data is not None]
+    assert kept_out == sorted(keep_outputs or ())
+    retained = node.get_retained_outputs()
+    assert [r.array.tolist() for r in retained] == [
+        outs[i].array.tolist() for i in (keep_outputs or ())]
+    for i in keep_inputs or ():
+        assert node.inputs[i].data is (a, b)[i].array
+
+
+def test_nothing_is_retained_without_a_graph():
+    node = _Keeps((0, 1), (0, 1))
+    with mc.no_backprop_mode():
+        outs = node.apply((mc.Variable(np.ones(2)), mc.Variable(np.ones(2))))
+    assert node.inputs is None and node._retained_output_data is None
+    assert all(y.node.data is None for y in outs)

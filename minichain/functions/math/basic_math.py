@@ -417,10 +417,25 @@ def _operator(name, two_input, one_input, reflected=False):
     A Python number (``y * 2.0``) is the most common operand in a learner's
     loop, so it goes straight to the one-input node, cast to x's dtype;
     every other operand is classified by ``_binary``.
+
+    The operator remembers its last cast: the cast (``numpy.float32(2.0)``)
+    costs half as much as NumPy's whole multiplication of ten numbers, and
+    a loop gives the same number object again and again. Right because the
+    same (immutable) number cast to the same dtype object gives the same
+    (immutable) scalar; the three are replaced together, as one tuple, so
+    another thread never sees a number with another's cast.
     """
+    last = (None, None, None)  # (number, dtype, the number cast to dtype)
+
     def operator(x, value):
+        nonlocal last
         if type(value) is float or type(value) is int:
-            return one_input(x._data.dtype.type(value)).apply((x,))[0]
+            dtype = x._data.dtype
+            number, cast_to, scalar = last
+            if value is not number or dtype is not cast_to:
+                scalar = dtype.type(value)
+                last = (value, dtype, scalar)
+            return one_input(scalar).apply((x,))[0]
         return _binary(x, value, two_input, one_input, reflected)
     operator.__name__ = operator.__qualname__ = name
     return operator
