@@ -151,9 +151,8 @@ for phase, calls in (("forward", forward_calls), ("backward", backward_calls)):
 #
 # The profiler says which functions run; timing the parts of one op by
 # themselves says how much each costs. One op here is `y * c`, 2 000 times.
-# We time alone NumPy's multiplication, the cast of `c` to the array's dtype
-# (`np.float32(1.0001)`), making the node, making the output Variable
-# (`_make_output`), and in backward the node's `backward_arrays`. Then the
+# We time alone NumPy's multiplication, making the node, making the output
+# Variable (`_make_output`), and in backward the node's `backward_arrays`. Then the
 # whole chain, with the garbage collector switched off and on in turn: the
 # difference is the collector's share. What is left of the forward is the
 # Python of `apply` and of the operator (checks, configuration reads, linking
@@ -217,7 +216,6 @@ x = mc.Variable(a)
 node = MulConstant(c).apply((x,))[0].creator_node
 parts = {name: per_call(statement) for name, statement in (
     ("NumPy multiply", "a * c"),
-    ("cast c to float32", "a.dtype.type(1.0001)"),
     ("new MulConstant", "MulConstant(c)"),
     ("_make_output", "_make_output(a, True, None, 1)"),
     ("backward_arrays", "node.backward_arrays((0,), (gy,))"))}
@@ -225,7 +223,7 @@ chain_seconds(reps=2)                      # warm up
 chains = chain_seconds()
 (forward_on, backward_on), (forward_off, _) = chains[True], chains[False]
 forward_parts = {name: parts[name] for name in (
-    "NumPy multiply", "cast c to float32", "new MulConstant", "_make_output")}
+    "NumPy multiply", "new MulConstant", "_make_output")}
 forward_parts["apply, operator: the rest"] = max(
     0.0, forward_off - sum(forward_parts.values()))
 forward_parts["garbage collector"] = max(0.0, forward_on - forward_off)
@@ -260,11 +258,19 @@ plt.show()
 # price of the graph. Three kinds of cost make it up:
 #
 # - **objects**: every op makes a node, an output Variable with its
-#   VariableNode, two weak references and a few tuples, and NumPy makes the
-#   cast constant;
+#   VariableNode, two weak references and a few tuples (the constant `c`,
+#   cast to the array's dtype, is made once: the operator remembers its last
+#   cast, and a loop passes the same number again and again);
 # - **Python lines** that decide and link: `apply` reads the configuration,
 #   asks whether a type check or a hook applies, and records ranks, inputs and
-#   outputs; backward's loop does the same kind of work per step;
+#   outputs; backward's loop does the same kind of work per step. Python 3.11
+#   makes an attribute read fast by specialising it to the one class it has
+#   seen at that line; in `apply` the node's class changes from op to op
+#   (`MulConstant`, then `AddConstant`), so every `self.something` there
+#   takes the slow, general path. That is why `apply` reads as few as it can:
+#   one `_retaining` flag rather than two retain attributes, and the thread's
+#   engine settings as one object read once per op
+#   (`configuration._EngineView`);
 # - **the garbage collector**, which every few hundred new objects walks the
 #   ones made since its last visit, so its share grows with the objects each
 #   op leaves alive (exercise 3 counts them).
@@ -569,8 +575,8 @@ mc.visualize.plot_memory({"dropped as used (minichain)": dropping.timeline,
 plt.show()
 
 # %% [markdown]
-# **What it costs**: almost nothing in the code (`_take_output_grads` pops
-# each gradient out of the table instead of reading it), and one more thing
+# **What it costs**: almost nothing in the code (`_walk` pops each
+# gradient out of the table instead of reading it), and one more thing
 # to know: to see an intermediate gradient, ask for `retain_grad=True`.
 #
 # ### 5. A Parameter's own gradient buffer, and Linear's fused accumulation
