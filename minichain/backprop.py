@@ -77,6 +77,7 @@ class _Pass:
         self.handed_out = {id(g._data): n for n, g in list(seeds) + starts}
         self.given = dict(seeds)  # output node -> the gradient given for it
         self.old_style = {}  # id of an array -> old-style Function that made it
+        self.func = None  # the function whose step runs (for its errors)
 
     def finish(self, g, node):
         """A table entry as a Variable of its own, to hand to the user."""
@@ -119,8 +120,13 @@ def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
         try:
             for node, g in starts:
                 _add_gradient(run, node, g._data if run.arrays else g)
-            _walk(run, [(n, g._data if run.arrays else g) for n, g in seeds])
+            for node, g in seeds:
+                _add_gradient(run, node, g._data if run.arrays else g)
+                _push(run, node)
+            _walk(run)
         except Exception as error:
+            if run.func is not None and run.func.stack is not None:
+                _attach_stack(error, run.func)  # its forward ran in debug mode
             if outermost:
                 _note_in_place(error, _local.in_place)
                 _undo(_local.undo)
@@ -133,53 +139,54 @@ def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
 
 
 # ----- the loop ----------------------------------------------------------------
-def _walk(run, seeds):
-    """Backpropagate from ``seeds``: pop the function of highest rank, hand
-    its backward the gradients of its outputs, add what it returns to its
-    inputs' gradients, and push the functions that made those inputs."""
-    heap, pushed, debug = run.heap, run.pushed, run.debug
-    take = run.grads.pop  # each gradient leaves the table as it is used
-    for node, g in seeds:
-        _add_gradient(run, node, g)
-        _push(run, node)
+def _walk(run):
+    """Pop the function of highest rank, run its backward on its outputs'
+    gradients, add what comes back to its inputs' and push their creators.
+    (``_run`` has put the seeds in the table and their creators on the heap.)"""
+    heap, pushed, grads, debug = run.heap, run.pushed, run.grads, run.debug
+    take, plain, arrays = grads.pop, run.depends is None, run.arrays
     while heap:
-        func = heapq.heappop(heap)[2]
+        run.func = func = heapq.heappop(heap)[2]  # named by errors: _run
         inputs = func.inputs
         if inputs is None:  # unchained since its forward
             continue
-        grad_outputs = []
-        for ref in func.outputs:
-            node = ref()  # None if the output's node is gone
-            grad_outputs.append(None if node is None else take(node, None))
-        grad_outputs = tuple(grad_outputs)
+        outputs = func.outputs  # weak references: a dead one gives None
+        grad_outputs = ((take(outputs[0](), None),) if len(outputs) == 1
+                        else tuple([take(ref(), None) for ref in outputs]))
         if run.retain_grad:
             _retain_output_grads(run, func, grad_outputs)
-        if len(inputs) == 1 and run.depends is None:  # the common case
-            targets = (0,) if inputs[0].requires_grad else ()
-        else:
-            targets = _targets(run, inputs)
-        if not targets:
+        # The inputs to give a gradient (plain: not under grad(), where all
+        # that require one do): one input, the common case, without a call.
+        targets = (0,) if len(inputs) == 1 and plain else _targets(run, inputs)
+        if not targets or not inputs[targets[0]].requires_grad:
             continue
         hooks = ()  # the hooks watching func (decided inline: rarely any)
         if run.hooks or (function_hook.local_hooks_in_use
                          and func._local_function_hooks):
             hooks, seen = _hooks_before(run, func, grad_outputs)
-        grad_inputs = _call_backward(run, func, targets, grad_outputs, hooks)
-        for k, gx in enumerate(grad_inputs):  # a zip would cost more
+        if (arrays and not hooks and type(func).backward_arrays is not None
+                and type(func).backward_accumulate is _DEFAULT_ACCUMULATE):
+            gxs = func.backward_arrays(targets, grad_outputs)  # chapter 13
+        else:  # on Variables, or a class that accumulates: the general way
+            gxs = _call_backward(run, func, targets, grad_outputs, hooks)
+        if type(gxs) is not tuple or len(gxs) != len(targets):
+            func._check_gradient_arrays(targets, gxs)  # raises
+        for k, gx in enumerate(gxs):  # a zip would cost more
             if gx is None:
                 continue
             x = inputs[targets[k]]
             if (type(gx) is not _ndarray or gx.shape != x.shape
                     or gx.dtype is not x.dtype or debug):
-                # raises if it does not fit (in debug mode: or holds a NaN)
-                _check_gradient(run, func, targets[k], gx)
-            _add_gradient(run, x, gx)
+                _check_gradient(run, func, targets[k], gx)  # raises if unfit
             creator = x.creator_node
+            if creator is not None and x not in grads:  # what _add_gradient
+                grads[x] = gx  # would do: a first gradient, nothing to add
+            else:
+                _add_gradient(run, x, gx)
             if creator is not None and creator not in pushed:
                 pushed.add(creator)
                 heapq.heappush(heap, (-creator.rank, len(pushed), creator))
-        # Drop these now, or they keep this step's gradients alive longer.
-        grad_outputs = grad_inputs = gx = None
+        grad_outputs = gxs = gx = None  # or they live on into the next step
         for hook in hooks:  # as in Chainer: after the gradients are added
             hook.backward_postprocess(func, *seen)
 
@@ -246,23 +253,15 @@ def _hooks_before(run, func, grad_outputs):
 
 
 def _call_backward(run, func, targets, grad_outputs, hooks):
-    """Run ``func``'s backward: one gradient (or None) per target, in the
-    form of the table (arrays or Variables)."""
+    """Run ``func``'s backward, in the cases ``_walk`` does not do inline:
+    one gradient (or None) per target, in the form of the table (arrays or
+    Variables)."""
     cls = type(func)  # the class says which backward it has
-    try:
-        if run.arrays and not hooks and cls.backward_arrays is not None and (
-                cls.backward_accumulate is _DEFAULT_ACCUMULATE
-                or not _accumulates_here(run, func, targets)):
-            gxs = func.backward_arrays(targets, grad_outputs)
-            if type(gxs) is not tuple or len(gxs) != len(targets):
-                func._check_gradient_arrays(targets, gxs)  # raises
-        else:
-            gxs = _backward_on_variables(run, func, targets, grad_outputs)
-    except Exception as error:
-        if func.stack is not None:  # recorded by a debug-mode forward
-            _attach_stack(error, func)
-        raise
-    return gxs
+    if run.arrays and not hooks and cls.backward_arrays is not None and (
+            cls.backward_accumulate is _DEFAULT_ACCUMULATE
+            or not _accumulates_here(run, func, targets)):
+        return func.backward_arrays(targets, grad_outputs)
+    return _backward_on_variables(run, func, targets, grad_outputs)
 
 
 def _backward_on_variables(run, func, targets, grad_outputs):
@@ -473,8 +472,6 @@ def _check_gradient(run, func, index, gx):
                 "input-index={}, actual {} != expected {}\n{}".format(
                     what, index, getattr(data, what), getattr(node, what),
                     error))
-        if func.stack is not None:  # recorded by a debug-mode forward
-            _attach_stack(error, func)
         raise error from None
     if run.debug:
         _check_nan(func, (data,), "backward")

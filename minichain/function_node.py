@@ -112,28 +112,17 @@ class FunctionNode(_FunctionBase):
             raise TypeError(
                 "{}: apply takes a tuple (or list) of inputs, got {}; write "
                 "apply((x,)) for one input".format(self.label, type(inputs)))
-        # Plain loops instead of comprehensions in this method: in Python
-        # 3.11 a comprehension is a hidden function call, and for the one or
-        # two inputs of a typical function the loop is about twice as fast.
         # apply runs once per operation (see the per-op figure of
-        # benchmarks/run.py), so every line here counts: each pass over the
-        # inputs or outputs does all it can in one go.
-        in_data, input_nodes = [], []
-        requires_grad = False
-        rank = 0  # the largest input rank (a loop: max() builds a list)
-        missing = False  # a None among the inputs (Chainer allows it)
-        for x in inputs:
-            if not isinstance(x, Variable):
-                missing = missing or x is None
-                x = _wrap_input(self, x)
-            node = x._node
-            in_data.append(x._data)
-            input_nodes.append(node)
-            if node.requires_grad:
-                requires_grad = True
-            if node.rank > rank:
-                rank = node.rank
-        in_data = tuple(in_data)
+        # benchmarks/run.py), so its common case, one Variable in and one
+        # array out, is written out here; any other mix of inputs and
+        # outputs goes through the general helpers below, which do the same.
+        if len(inputs) == 1 and type(inputs[0]) is Variable:
+            node = inputs[0]._node
+            in_data, input_nodes = (inputs[0]._data,), (node,)
+            requires_grad, rank, missing = node.requires_grad, node.rank, False
+        else:
+            in_data, input_nodes, requires_grad, rank, missing = (
+                _gather_inputs(self, inputs))
         if backend.available:
             _check_same_device(self, in_data)
         # This thread's settings and hooks: one thread-local read for all.
@@ -168,22 +157,16 @@ class FunctionNode(_FunctionBase):
         creator, out_rank = None, 0
         if record:
             creator, out_rank = self, rank + 1
-        ret, output_refs = [], []
-        for y in outputs:
-            if type(y) is _ndarray or isinstance(y, backend.array_types):
-                var = _make_output(y, requires_grad, creator, out_rank)
-            elif y is None:  # an output without an array (Chainer allows it)
-                var = Variable(None, requires_grad=requires_grad)
-                var._node.creator_node, var._node.rank = creator, out_rank
-            else:
-                _check_forward_outputs(self, outputs)  # raises
-            ret.append(var)
-            if record:
-                output_refs.append(weakref.ref(var._node))
+        if len(outputs) == 1 and type(outputs[0]) is _ndarray:
+            var = _make_output(outputs[0], requires_grad, creator, out_rank)
+            ret, output_refs = (var,), (weakref.ref(var._node),)
+        else:
+            ret, output_refs = _wrap_outputs(
+                self, outputs, requires_grad, creator, out_rank)
         if record:
             self.rank = rank
-            self.inputs = tuple(input_nodes)
-            self.outputs = tuple(output_refs)
+            self.inputs = input_nodes
+            self.outputs = output_refs
             # One read for what few functions do: each read of a node's
             # attribute here costs about as much as a line, since the
             # node's class changes from call to call and Python cannot
@@ -192,7 +175,7 @@ class FunctionNode(_FunctionBase):
                 self._retain_data(input_nodes, in_data, ret, outputs)
             if view.lazy_grad_sum:  # the class default is False
                 self.lazy_grad_sum = True
-        return tuple(ret)
+        return ret
 
     def _forward_with_hooks(self, in_data):
         """``forward``, with the hooks that watch this node around it."""
@@ -415,6 +398,47 @@ class FunctionNode(_FunctionBase):
         # Drop the two innermost frames (this method and ``apply``): what is
         # left ends at the line that applied the function.
         self.stack = traceback.extract_stack()[:-2]
+
+
+def _gather_inputs(function, inputs):
+    """The inputs' arrays and nodes (arrays become inputs that need no
+    gradient), whether any needs a gradient, the largest rank, and whether
+    a None came (Chainer allows one).
+
+    A plain loop, not comprehensions: in Python 3.11 a comprehension is a
+    hidden function call, and for two or three inputs the loop is faster.
+    """
+    in_data, input_nodes = [], []
+    requires_grad, rank, missing = False, 0, False
+    for x in inputs:
+        if not isinstance(x, Variable):
+            missing = missing or x is None
+            x = _wrap_input(function, x)
+        node = x._node
+        in_data.append(x._data)
+        input_nodes.append(node)
+        requires_grad = requires_grad or node.requires_grad
+        if node.rank > rank:
+            rank = node.rank
+    return tuple(in_data), tuple(input_nodes), requires_grad, rank, missing
+
+
+def _wrap_outputs(function, outputs, requires_grad, creator, rank):
+    """Each output array as a Variable made by ``creator`` (a None output,
+    which Chainer allows, as a Variable without an array), and a weak
+    reference to each one's node."""
+    ret, refs = [], []
+    for y in outputs:
+        if isinstance(y, backend.array_types):
+            var = _make_output(y, requires_grad, creator, rank)
+        elif y is None:
+            var = Variable(None, requires_grad=requires_grad)
+            var._node.creator_node, var._node.rank = creator, rank
+        else:
+            _check_forward_outputs(function, outputs)  # raises
+        ret.append(var)
+        refs.append(weakref.ref(var._node))
+    return tuple(ret), tuple(refs)
 
 
 def _wrap_input(function, x):

@@ -10,6 +10,7 @@ a class's ``backward_accumulate`` only when it has one.
 
 import gc
 import threading
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -241,3 +242,282 @@ def test_nothing_is_retained_without_a_graph():
         outs = node.apply((mc.Variable(np.ones(2)), mc.Variable(np.ones(2))))
     assert node.inputs is None and node._retained_output_data is None
     assert all(y.node.data is None for y in outs)
+
+
+# ----- apply's common case, written out: one Variable in, one array out --------
+# ``apply`` handles a plain Variable as its only input, and a single ndarray as
+# its only output, without the general helpers. Each test builds the same node
+# both ways (a Parameter input, or a list of two outputs, takes the general
+# way) and asks that nothing tells them apart.
+
+class _Scale(mc.FunctionNode):
+    """``y = k x``; with ``twice``, returns ``(y, y)`` (the general way)."""
+
+    def __init__(self, k=3.0, twice=False, retain=False):
+        self.k, self.twice, self.retain = k, twice, retain
+
+    def forward(self, inputs):
+        if self.retain:
+            self.retain_inputs((0,))
+            self.retain_outputs((0,))
+        y = inputs[0] * self.k
+        return (y, y.copy()) if self.twice else (y,)
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * self.k,
+
+
+def _state(x, node, y):
+    """What apply wrote, in terms both ways can be compared by."""
+    created = node.inputs is not None
+    return {
+        "rank": node.rank, "y.rank": y.node.rank,
+        "inputs": created and node.inputs[0] is x.node,
+        "outputs": created and [r() for r in node.outputs] == [y.node],
+        "creator": y.creator_node is (node if created else None),
+        "requires_grad": y.requires_grad, "array": y.array.tolist(),
+        "dtype": y.dtype, "retained": [
+            n.data is not None for n in (node.inputs or ())] + [
+            y.node.data is not None],
+        "lazy": node.lazy_grad_sum,
+    }
+
+
+@pytest.mark.parametrize("config", [
+    {}, {"enable_backprop": False}, {"lazy_grad_sum": True},
+    {"type_check": False}, {"debug": True}])
+@pytest.mark.parametrize("retain", [False, True])
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_one_variable_in_builds_what_the_general_way_builds(
+        config, retain, requires_grad):
+    deep = mc.Variable(np.arange(3, dtype=np.float32))
+    for _ in range(4):  # a rank above 0, to see it carried
+        deep = deep * 2.0
+    plain = mc.Variable(deep.array.copy())
+    param = mc.Parameter(deep.array.copy())  # a Parameter: the general way
+    for x in (plain, param):  # the same place in a graph for both
+        x.node.set_creator_node(deep.creator_node)
+        x.node.requires_grad = requires_grad
+    made = []
+    with mc.using_config(*next(iter(config.items()))) if config else \
+            nullcontext():
+        for x in (plain, param):
+            node = _Scale(retain=retain)
+            made.append(_state(x, node, node.apply((x,))[0]))
+    assert made[0] == made[1]
+    recorded = config != {"enable_backprop": False}
+    assert (made[0]["rank"], made[0]["y.rank"]) == ((4, 5) if recorded
+                                                    else (0, 0))
+
+
+def test_the_common_case_still_refuses_a_second_apply_and_a_bad_output():
+    x = mc.Variable(np.ones(2, dtype=np.float32))
+    node = _Scale()
+    node.apply((x,))
+    with pytest.raises(RuntimeError, match="cannot be applied twice"):
+        node.apply((x,))
+
+    class Scalar(mc.FunctionNode):  # a NumPy scalar is not an array output
+        def forward(self, inputs):
+            return inputs[0].sum(),
+
+    with pytest.raises(TypeError, match="tuple of ndarrays"):
+        Scalar().apply((x,))
+    before = (x.node.rank, x.creator_node, x.grad)
+    assert before == (0, None, None)  # the input is as it was
+
+
+def test_the_common_case_runs_hooks_and_the_type_check():
+    seen = []
+
+    class Watch(mc.FunctionHook):
+        name = "Watch"
+
+        def forward_preprocess(self, function, in_data):
+            seen.append(("pre", function.label, len(in_data)))
+
+        def forward_postprocess(self, function, in_data):
+            seen.append(("post", function.label, len(in_data)))
+
+    class Picky(_Scale):
+        def check_type_forward(self, in_types):
+            type_check.expect(in_types[0].dtype == np.float64)
+
+    x = mc.Variable(np.ones(2, dtype=np.float32))
+    with Watch():
+        _Scale().apply((x,))
+    assert seen == [("pre", "_Scale", 1), ("post", "_Scale", 1)]
+    with pytest.raises(type_check.InvalidType):
+        Picky().apply((x,))
+    node = _Scale()
+    node.add_hook(Watch())
+    seen.clear()
+    node.apply((x,))
+    assert [s[0] for s in seen] == ["pre", "post"]
+
+
+def test_two_outputs_and_one_output_give_the_same_first_output():
+    x = mc.Variable(np.arange(4, dtype=np.float32))
+    one, = _Scale().apply((x,))
+    first, second = _Scale(twice=True).apply((x,))
+    assert one.array.tolist() == first.array.tolist() == second.array.tolist()
+    assert one.node.rank == first.node.rank == second.node.rank == 1
+    F.sum(first + second).backward()
+    np.testing.assert_array_equal(x.grad, [3.0, 3.0, 3.0, 3.0])
+
+
+# ----- the backward step's common case, written out --------------------------
+# ``_walk`` calls ``backward_arrays`` itself when no graph is recorded, no
+# hook watches and the class keeps the default ``backward_accumulate``; all
+# else goes through ``_call_backward``. What ``backward_arrays`` returns is
+# checked either way, and an error names the line that applied the function.
+
+class _ArraysReturn(mc.FunctionNode):
+    """``2 x``, whose ``backward_arrays`` returns what it is told to."""
+
+    def __init__(self, give):
+        self.give = give
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0] * 2.0,
+
+    def backward_arrays(self, indexes, grad_outputs):
+        return self.give(grad_outputs[0] * 2)
+
+
+@pytest.mark.parametrize("give, expected", [
+    (lambda g: [g], TypeError),        # a list, not a tuple
+    (lambda g: (g, g), TypeError),     # two gradients for one target
+    (lambda g: (), TypeError),         # none
+    (lambda g: g, TypeError),          # the array, without the comma
+    (lambda g: None, TypeError),
+    (lambda g: ([1.0],), TypeError),   # not an array
+])
+def test_what_backward_arrays_returns_is_checked(give, expected):
+    x = mc.Variable(np.ones(3, dtype=np.float32))
+    y, = _ArraysReturn(give).apply((x,))
+    with pytest.raises(expected, match="_ArraysReturn"):
+        F.sum(y).backward()
+    assert x.grad is None  # nothing was written
+
+
+def test_an_error_in_backward_arrays_names_the_line_that_applied_it():
+    def fail(g):
+        raise ZeroDivisionError("boom")
+
+    x = mc.Variable(np.ones(3, dtype=np.float32))
+    with mc.using_config("debug", True):
+        y, = _ArraysReturn(fail).apply((x,))  # the stack is recorded here
+    # backward outside debug mode: the inline call is taken, and the error
+    # still carries the stack, as Chainer's does
+    with pytest.raises(ZeroDivisionError) as info:
+        F.sum(y).backward()
+    message = str(info.value)
+    assert "boom" in message and "Stacktrace of the function" in message
+    assert "test_an_error_in_backward_arrays_names_the_line" in message
+    assert message.count("Stacktrace of the function") == 1
+
+
+def test_a_wrong_shape_from_backward_arrays_carries_the_stack_once():
+    x = mc.Variable(np.ones(3, dtype=np.float32))
+    with mc.using_config("debug", True):
+        y, = _ArraysReturn(lambda g: (g[:2],)).apply((x,))
+        with pytest.raises(ValueError) as info:
+            F.sum(y).backward()
+    assert str(info.value).count("Stacktrace of the function") == 1
+    assert "shape of gradients returned from backward is incorrect" in str(
+        info.value)
+
+
+def test_backward_arrays_switched_off_on_the_class_falls_back(monkeypatch):
+    x = mc.Variable(np.arange(3, dtype=np.float32))
+    F.sum(x * 2.5).backward()  # the inline call has run for MulConstant
+    expected = x.grad.copy()
+    x.cleargrad()
+    calls = []
+    original = MulConstant.backward
+
+    def counted(self, indexes, grad_outputs):
+        calls.append(1)
+        return original(self, indexes, grad_outputs)
+
+    monkeypatch.setattr(MulConstant, "backward_arrays", None)
+    monkeypatch.setattr(MulConstant, "backward", counted)
+    F.sum(x * 2.5).backward()
+    assert calls == [1]
+    np.testing.assert_array_equal(x.grad, expected)
+
+
+# ----- the constant of ``x * c`` as a read-only 0-d array -----------------------
+NUMBERS = [2.5, -0.0, 0.0, 3, -7, 1e-3, float("inf")]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64,
+                                   np.int32, np.int64])
+@pytest.mark.parametrize("op", ["mul", "add", "sub", "rsub", "div", "rdiv",
+                                "pow", "rpow"])
+def test_a_constant_gives_the_numbers_of_numpy_with_its_cast(dtype, op):
+    forms = {"mul": lambda a, c: a * c, "add": lambda a, c: a + c,
+             "sub": lambda a, c: a - c, "rsub": lambda a, c: c - a,
+             "div": lambda a, c: a / c, "rdiv": lambda a, c: c / a,
+             "pow": lambda a, c: a ** c, "rpow": lambda a, c: c ** a}
+    form = forms[op]
+    floats = np.dtype(dtype).kind == "f"
+    if not floats and op in ("div", "rdiv", "pow", "rpow"):
+        return  # integer division and powers: other nodes, other rules
+    values = np.array([0.5, 1.0, 2.0, 3.0], dtype=dtype) if floats else \
+        np.array([1, 2, 3, 4], dtype=dtype)
+    for number in NUMBERS:
+        if not floats and (isinstance(number, float)
+                           and not np.isfinite(number)):
+            continue
+        cast = np.dtype(dtype).type(number)
+        with np.errstate(all="ignore"):
+            if op == "div" and cast != 0:  # x * (1 / c), as in Chainer
+                expected = values * (1 / cast)
+            else:
+                expected = form(values, cast)
+            got = form(mc.Variable(values.copy()), number).array
+        assert got.dtype == expected.dtype
+        assert got.tobytes() == expected.tobytes(), (op, number, dtype)
+
+
+def test_the_shared_constant_cannot_be_written_through_a_node():
+    x = mc.Variable(np.ones(3, dtype=np.float32))
+    first = (x * 2.5).creator_node
+    second = (x * 2.5).creator_node
+    assert first.value is second.value  # one cast, shared by both nodes
+    with pytest.raises(ValueError, match="read-only"):
+        first.value[...] = 100.0
+    assert (x * 2.5).array.tolist() == [2.5, 2.5, 2.5]
+    assert first.label == "_ * 2.5" and (x + -1.0).creator_node.label == \
+        "_ + (-1)"
+
+
+def test_each_dtype_gets_its_own_constant():
+    a = mc.Variable(np.full(2, 0.1, dtype=np.float32))
+    b = mc.Variable(np.full(2, 0.1, dtype=np.float64))
+    for _ in range(3):  # the cache alternates between the two dtypes
+        ya, yb = a * 0.1, b * 0.1
+        assert ya.dtype == np.float32 and yb.dtype == np.float64
+        assert ya.creator_node.value.dtype == np.float32
+        assert yb.creator_node.value.dtype == np.float64
+        assert yb.array.tolist() == [0.1 * 0.1] * 2
+
+
+def test_a_constant_for_another_array_type_stays_a_scalar():
+    # CuPy multiplies by a scalar but refuses a NumPy array: the 0-d array
+    # is made only for a NumPy input.
+    from minichain.functions.math.basic_math import _constant
+
+    class OtherArray:
+        pass
+
+    scalar = np.float32(2.5)
+    assert _constant(scalar, OtherArray()) is scalar
+    made = _constant(scalar, np.ones(2, dtype=np.float32))
+    assert type(made) is np.ndarray and made.shape == () and \
+        not made.flags.writeable

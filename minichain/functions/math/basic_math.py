@@ -33,8 +33,10 @@ def _scalar_label(value):
     shortest form that reads back as that dtype (``x + 1`` shows ``_ + 1``,
     not ``_ + 1.0``; a float32 0.1 shows ``0.1``, not ``0.10000000149``).
     """
-    if isinstance(value, backend.array_types) and value.ndim > 0:
-        return "constant array"
+    if isinstance(value, backend.array_types):
+        if value.ndim > 0:
+            return "constant array"
+        value = value[()]  # a 0-d array (see _constant) prints as its scalar
     text = str(value)  # NumPy prints its scalars in the shortest form
     if text.endswith(".0"):
         text = text[:-2]
@@ -433,12 +435,30 @@ def _operator(name, two_input, one_input, reflected=False):
             dtype = x._data.dtype
             number, cast_to, scalar = last
             if value is not number or dtype is not cast_to:
-                scalar = dtype.type(value)
+                scalar = _constant(dtype.type(value), x._data)
                 last = (value, dtype, scalar)
             return one_input(scalar).apply((x,))[0]
         return _binary(x, value, two_input, one_input, reflected)
     operator.__name__ = operator.__qualname__ = name
     return operator
+
+
+def _constant(scalar, data):
+    """The operand a constant node computes with: for a NumPy input, the
+    cast number as a read-only 0-d array.
+
+    Why: NumPy 2 turns a scalar operand into an array on every call, and
+    that costs a third of the multiplication of ten numbers; a 0-d array
+    of the same dtype gives the same numbers (both are typed operands,
+    neither is "weak"), without the conversion. Read-only, because the
+    operator hands the same array to every node it makes. CuPy takes
+    scalars, not NumPy arrays, so a CuPy input keeps the scalar.
+    """
+    if type(data) is not _ndarray:
+        return scalar
+    array = numpy.asarray(scalar)
+    array.setflags(write=False)
+    return array
 
 
 def _subtract_constant(c):
