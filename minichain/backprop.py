@@ -133,6 +133,7 @@ def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
             raise
         finally:
             passes.pop()
+            run.func = None  # the pass is returned: it holds no function
             if outermost:
                 _local.undo = _local.in_place = None
     return run

@@ -346,6 +346,9 @@ plt.show()
 # The engine keeps a table from each node to the gradient gathered so far.
 # `_add_gradient` is where a new gradient meets that table, and here it is,
 # whole, as it runs: the first gradient is stored, the next ones are added.
+# (The loop of chapter 05 stores the first gradient of a node that a
+# function made itself, without the call: the same rule, written inline
+# for speed.)
 # Its docstring says why the sum is a *new* array and never `+=`: a backward
 # may hand its incoming gradient on unchanged (`x + c` does), so one array
 # can be the gradient of two nodes at once, and writing into it would change

@@ -210,10 +210,10 @@ def per_call(statement, reps=9):
 
 
 a = harness.start_array()
-c = np.float32(harness.MUL_C)
 gy = np.ones_like(a)
 x = mc.Variable(a)
-node = MulConstant(c).apply((x,))[0].creator_node
+node = (x * harness.MUL_C).creator_node
+c = node.value                             # what the engine multiplies by
 parts = {name: per_call(statement) for name, statement in (
     ("NumPy multiply", "a * c"),
     ("new MulConstant", "MulConstant(c)"),
@@ -260,7 +260,8 @@ plt.show()
 # - **objects**: every op makes a node, an output Variable with its
 #   VariableNode, two weak references and a few tuples (the constant `c`,
 #   cast to the array's dtype, is made once: the operator remembers its last
-#   cast, and a loop passes the same number again and again);
+#   cast, and a loop passes the same number again and again; fast path 6
+#   says why it is a 0-d array);
 # - **Python lines** that decide and link: `apply` reads the configuration,
 #   asks whether a type check or a hook applies, and records ranks, inputs and
 #   outputs; backward's loop does the same kind of work per step. Python 3.11
@@ -270,7 +271,11 @@ plt.show()
 #   takes the slow, general path. That is why `apply` reads as few as it can:
 #   one `_retaining` flag rather than two retain attributes, and the thread's
 #   engine settings as one object read once per op
-#   (`configuration._EngineView`);
+#   (`configuration._EngineView`). For the same reason both loops write their
+#   common case out instead of calling a helper: `apply` for one Variable in
+#   and one array out, the backward loop (chapter 05 prints it) for a
+#   function whose `backward_arrays` it may call and for a node's first
+#   gradient, which it stores without calling `_add_gradient`;
 # - **the garbage collector**, which every few hundred new objects walks the
 #   ones made since its last visit, so its share grows with the objects each
 #   op leaves alive (exercise 3 counts them).
@@ -753,6 +758,65 @@ assert agree(grads["zerograds, fused"], grads["zerograds, not fused"])
 # given up when you set `.grad` yourself), and in `Linear` a second way to
 # compute `gW`, used only when the engine says the buffer is its to write.
 #
+# ### 6. The constant as a 0-d array
+#
+# `y * c` multiplies an array by a number. Given a NumPy scalar, NumPy 2
+# first turns it into an array, on every call; on ten numbers that is a
+# good part of the call. Given a 0-d array, it has nothing to convert. So
+# the operator, when it casts the number to the Variable's dtype, makes the
+# 0-d array there and then (`_constant`), once for as long as the same
+# number comes back:
+
+# %%
+import minichain.functions.math.basic_math as basic_math
+
+print(inspect.getsource(basic_math._constant))
+scalar = np.float32(harness.MUL_C)
+print("NumPy multiply by the scalar:   ", as_time(per_call("a * scalar")))
+print("NumPy multiply by the 0-d array:", as_time(per_call("a * c")))
+
+# %% [markdown]
+# **Why it is right.** NumPy 2 types a NumPy scalar and a 0-d array of the
+# same dtype alike (both are "strong", unlike a Python float, which takes
+# the array's dtype), so the same loop runs on the same numbers, and the
+# gradients are equal bit for bit. Switched off by making `_constant` hand
+# the scalar back; since the operator remembers its last cast, one op with
+# another number on each side of the block makes it cast again:
+
+# %%
+def forget_casts():
+    v = mc.Variable(np.ones(1, dtype=np.float32))
+    v * 0.5, v + 0.5          # each operator now remembers 0.5
+
+
+@contextlib.contextmanager
+def scalar_constants():
+    with replaced(basic_math, "_constant", lambda scalar, data: scalar):
+        forget_casts()
+        yield
+    forget_casts()
+
+
+probe = mc.Variable(harness.start_array())
+with scalar_constants():
+    with_scalars = chain_once()[2]
+    assert type((probe * harness.MUL_C).creator_node.value) is np.float32
+assert type((probe * harness.MUL_C).creator_node.value) is np.ndarray
+same = np.array_equal(chain_once()[2], with_scalars)
+print("same gradient with a 0-d array or a scalar:", same)
+assert same
+on, off = on_and_off(lambda: sum(chain_once()[:2]), scalar_constants)
+print("forward and backward per op: with the 0-d array", as_time(on),
+      " with the scalar", as_time(off))
+buys["6. 0-d constant (forward + backward)"] = off / on
+
+# %% [markdown]
+# **What it costs**: a constant node's `value` is an array, not a number
+# (its label still prints the number), and the array must be read-only,
+# because every node the operator makes while the number repeats shares
+# it. CuPy refuses a NumPy array as an operand, so for a CuPy input
+# `_constant` keeps the scalar.
+#
 # ### What each one buys
 #
 # Every bar is the ratio of two runs made in turn in this notebook (time), or
@@ -879,9 +943,9 @@ assert np.shares_memory(p.grad, buffer) and np.array_equal(buffer, [4.0, 4.0, 4.
 #   a second way of doing something, which must agree with the first.
 # - Each fast path here is right for a reason that can be stated and tested:
 #   nobody can see the difference (`backward_arrays`, `_make_output`, the
-#   light pass), nobody reads the value again (dropped gradients), nobody
-#   else holds the array (the owned buffer). Where bits may differ (the fused
-#   accumulation), say so and test a tolerance.
+#   light pass, the 0-d constant), nobody reads the value again (dropped
+#   gradients), nobody else holds the array (the owned buffer). Where bits
+#   may differ (the fused accumulation), say so and test a tolerance.
 # - Reuse an array in place only where one rule, in one place, proves nobody
 #   else holds it.
 
