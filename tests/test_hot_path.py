@@ -521,3 +521,19 @@ def test_a_constant_for_another_array_type_stays_a_scalar():
     made = _constant(scalar, np.ones(2, dtype=np.float32))
     assert type(made) is np.ndarray and made.shape == () and \
         not made.flags.writeable
+
+
+def test_the_remembered_constant_follows_the_type_of_array():
+    # The operator remembers its last cast; an input of another array type
+    # (CuPy's, on a GPU; here a NumPy subclass stands in for it) with the
+    # same number and dtype must not get the NumPy 0-d array made for the
+    # previous input, but its own constant.
+    class OtherArray(np.ndarray):
+        pass
+
+    plain = mc.Variable(np.ones(2, dtype=np.float32))
+    other = mc.Variable(np.ones(2, dtype=np.float32).view(OtherArray))
+    for _ in range(2):
+        assert type((plain * 2.5).creator_node.value) is np.ndarray
+        assert type((other * 2.5).creator_node.value) is np.float32
+        assert type((plain + 2.5).creator_node.value) is np.ndarray

@@ -420,24 +420,26 @@ def _operator(name, two_input, one_input, reflected=False):
     loop, so it goes straight to the one-input node, cast to x's dtype;
     every other operand is classified by ``_binary``.
 
-    The operator remembers its last cast: the cast (``numpy.float32(2.0)``)
-    costs half as much as NumPy's whole multiplication of ten numbers, and
-    a loop gives the same number object again and again. Right because the
-    same (immutable) number cast to the same dtype object gives the same
-    (immutable) scalar; the three are replaced together, as one tuple, so
-    another thread never sees a number with another's cast.
+    The operator remembers its last cast: the cast (``numpy.float32(2.0)``,
+    made a 0-d array by ``_constant``) costs as much as NumPy's whole
+    multiplication of ten numbers, and a loop gives the same number object
+    again and again. Right because the same (immutable) number, cast to the
+    same dtype object for the same type of array, gives the same read-only
+    constant; the four are replaced together, as one tuple, so another
+    thread never sees a number with another's cast.
     """
-    last = (None, None, None)  # (number, dtype, the number cast to dtype)
+    last = (None, None, None, None)  # (number, dtype, array type, constant)
 
     def operator(x, value):
         nonlocal last
         if type(value) is float or type(value) is int:
-            dtype = x._data.dtype
-            number, cast_to, scalar = last
-            if value is not number or dtype is not cast_to:
-                scalar = _constant(dtype.type(value), x._data)
-                last = (value, dtype, scalar)
-            return one_input(scalar).apply((x,))[0]
+            data = x._data
+            number, dtype, kind, constant = last
+            if (value is not number or data.dtype is not dtype
+                    or type(data) is not kind):
+                constant = _constant(data.dtype.type(value), data)
+                last = (value, data.dtype, type(data), constant)
+            return one_input(constant).apply((x,))[0]
         return _binary(x, value, two_input, one_input, reflected)
     operator.__name__ = operator.__qualname__ = name
     return operator
