@@ -4,8 +4,11 @@
 they read as little as they can (see docs/benchmarks.md). These tests
 attack each shortcut: the type-check gate that no longer reads
 ``__dict__``, the hooks read as one thread-local attribute, the constant
-operators that test their result's type themselves, and the engine asking
-a class's ``backward_accumulate`` only when it has one.
+operators that test their result's type themselves, the engine asking
+a class's ``backward_accumulate`` only when it has one, the common cases
+``apply`` and ``_walk`` write out inline (each built both ways and
+compared, and fed what a wrong ``backward_arrays`` returns), and the
+constant of ``x * c`` kept as a read-only 0-d array.
 """
 
 import gc
