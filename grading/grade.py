@@ -42,9 +42,12 @@ class Options:
 
     def __init__(self, chapters=None, sandbox="auto", cell_timeout=60.0,
                  notebook_budget=900.0, memory_mib=4096, jobs=1,
-                 engine_timeout=10.0):
+                 engine_timeout=10.0, unsandboxed=False):
         self.chapters = chapters
         self.sandbox = sandbox
+        # The teacher's --no-sandbox-i-trust-this-class: without it the
+        # grader refuses to run learners' code when no sandbox works.
+        self.unsandboxed = unsandboxed
         self.cell_timeout, self.notebook_budget = cell_timeout, notebook_budget
         self.memory_mib, self.jobs = memory_mib, jobs
         self.engine_timeout = engine_timeout
@@ -199,11 +202,11 @@ def grade_engine(folder, box, options):
         copy = os.path.join(workdir, "submission")
         shutil.copytree(folder, copy, symlinks=True,
                         ignore=runner._ignore_links_and_checkpoints)
-        box.prepare(workdir)
-        prefix = box.command([sys.executable, "-I"], workdir,
-                             [os.path.join(runner.ROOT, "minichain")], cwd=copy)
-        report = conformance.run(ENGINE_PACKAGE, copy, timeout=options.engine_timeout,
-                                 python=prefix)
+        with box.run_in(workdir) as run:
+            prefix = run.command([sys.executable, "-I"],
+                                 [os.path.join(runner.ROOT, "minichain")], cwd=copy)
+            report = conformance.run(ENGINE_PACKAGE, copy,
+                                     timeout=options.engine_timeout, python=prefix)
         return report.to_dict()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -231,8 +234,7 @@ def grade(submissions, out, options=None, log=print):
     for reason in getattr(box, "passed_over", ()):
         log("grading: passed over {}".format(reason))
     if box.level == "none":
-        log("grading: WARNING: no sandbox on this machine; a submission's code "
-            "can read and write what you can (see docs/teaching.md)")
+        log(UNSANDBOXED_BANNER)
     names = learners(submissions)
     found = {name: notebooks(os.path.join(submissions, name)) for name in names}
     known = course.chapters()
@@ -269,7 +271,9 @@ def grade(submissions, out, options=None, log=print):
                 record["engine"] = no_engine()
     for record in results.values():
         record["earned"], record["possible"] = _totals(record)
-    summary = {"sandbox": box.level, "chapters": chapters,
+    summary = {"sandbox": box.level, "unsandboxed": box.level == "none",
+               "passed_over": list(getattr(box, "passed_over", ())),
+               "chapters": chapters,
                "seconds": round(time.monotonic() - started, 1),
                "learners": [results[name] for name in names]}
     write(summary, out)
@@ -279,12 +283,22 @@ def grade(submissions, out, options=None, log=print):
     return summary
 
 
+UNSANDBOXED_BANNER = "\n".join([
+    "!" * 78,
+    "!!! grading WITHOUT A SANDBOX (--no-sandbox-i-trust-this-class): every",
+    "!!! learner's code runs as you and can read the key, change other",
+    "!!! learners' files and your own, and outlive the run. Recorded in",
+    "!!! results.json (\"unsandboxed\": true) and on every feedback page.",
+    "!" * 78])
+
+
 def find_sandbox(options):
     limits = sandboxes.Limits(memory=options.memory_mib * 2 ** 20,
                               cpu=int(options.notebook_budget) + 60)
     trial = runner.child_argv(
         runner.PATHS + "import minichain, exercises.wire, grading.child")
-    return sandboxes.find(options.sandbox, limits, runner.READABLE, trial)
+    return sandboxes.find(options.sandbox, limits, runner.READABLE, trial,
+                          unsandboxed=options.unsandboxed)
 
 
 def _totals(record):
@@ -419,6 +433,10 @@ def feedback_page(record, level):
                                              "right" if task["passed"] else "no",
                                              e(text)))
         parts.append("</table>")
-    parts.append("<p><small>Graded in a sandbox: {}.</small></p></body></html>"
-                 .format(e(level)))
+    if level == "none":
+        parts.append("<p><b>Graded without a sandbox</b> (the teacher's "
+                     "--no-sandbox-i-trust-this-class).</p></body></html>")
+    else:
+        parts.append("<p><small>Graded in a sandbox: {}.</small></p></body></html>"
+                     .format(e(level)))
     return "\n".join(parts) + "\n"

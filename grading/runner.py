@@ -260,12 +260,16 @@ class _Child:
             shutil.copytree(os.path.join(ROOT, name),
                             os.path.join(self.workdir, name),
                             ignore=shutil.ignore_patterns("__pycache__"))
-        sandbox.prepare(self.workdir)
-        argv = child_argv(BOOT, python)
-        self.process = sandbox.popen(argv, self.workdir, READABLE, cwd=work,
-                                     stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
+        self.run = sandbox.run_in(self.workdir)
+        try:
+            self.process = self.run.popen(
+                child_argv(BOOT, python), READABLE, cwd=work,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE)
+        except BaseException:
+            self.run.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         self.messages = queue.Queue()
         self.errors = []
         self.readers = [threading.Thread(target=target, daemon=True)
@@ -333,7 +337,8 @@ class _Child:
         return self
 
     def __exit__(self, *exc):
-        self.sandbox.kill(self.process)   # and whatever it left behind
+        self.run.kill(self.process)
+        self.run.close()                  # and whatever it left behind
         for reader in self.readers:
             reader.join(timeout=5)
         for stream in (self.process.stdout, self.process.stderr):
