@@ -160,12 +160,16 @@ def _judge(gradable, run, cells):
     troubles = [v for v in seen.values() if isinstance(v, runner.Trouble)]
     text = gradable.verdict(seen)
     if troubles:
-        return _outcome(gradable, _trouble_status(troubles[0]), text)
-    if text.startswith(common.RIGHT):
+        outcome = _outcome(gradable, _trouble_status(troubles[0]), text)
+    elif text.startswith(common.RIGHT):
         return _outcome(gradable, "right", text, gradable.points)
-    if text == common.NOT_ANSWERED:
+    elif text == common.NOT_ANSWERED:
         return _outcome(gradable, "not answered", text)
-    return _outcome(gradable, "not yet", text)
+    else:
+        outcome = _outcome(gradable, "not yet", text)
+    if course.HIDDEN_PREFIX in text:
+        outcome["teacher_note"] = gradable.teacher_note(seen)
+    return outcome
 
 
 def _trouble_status(trouble):

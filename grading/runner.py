@@ -123,7 +123,7 @@ def run_notebook(cells, chapter, probes, sandbox, folder, *, cell_timeout=60.0,
             return result
         with _Child(sandbox, folder, job, python) as child:
             blamed = _follow(child, steps, result, min(cell_timeout, left),
-                             started + budget)
+                             started + budget, probes)
         if blamed is None:
             return result
         kind, key = blamed
@@ -146,7 +146,7 @@ def _job(cells, chapter, probes, skipped, result):
         after = spec["after"]
         if after is not None and after not in dict(job_cells):
             after = None
-        cases = [[j, case] for j, case in enumerate(spec["cases"])
+        cases = [j for j in range(len(spec["cases"]))
                  if (number, j) not in result.seen]
         job_probes.append({"number": number, "after": after, "cases": cases})
     by_cell = {}
@@ -165,12 +165,16 @@ def _job(cells, chapter, probes, skipped, result):
 
 def _probe_steps(probes):
     return [("probe", (probe["number"], j))
-            for probe in probes for j, _ in probe["cases"]]
+            for probe in probes for j in probe["cases"]]
 
 
-def _follow(child, steps, result, timeout, deadline):
-    """Read the child's reports against ``steps``; the step blamed, or None."""
+def _follow(child, steps, result, timeout, deadline, probes):
+    """Read the child's reports against ``steps``; the step blamed, or None.
+    A probe's case is handed to the child only when that probe is next."""
     for position, (kind, key) in enumerate(steps):
+        if kind == "probe":
+            number, case = key
+            child.hand(number, case, probes[number]["cases"][case])
         wait = min(timeout, max(deadline - time.monotonic(), 0.1))
         if kind == "start":
             wait = max(wait, START_TIMEOUT)
@@ -276,11 +280,18 @@ class _Child:
                         for target in (self._read, self._read_stderr)]
         for reader in self.readers:
             reader.start()
+        self.hand_over(job)
+
+    def hand(self, number, case, value):
+        """Case ``case`` of exercise ``number``, for the probe that is next."""
+        self.hand_over({"number": number, "case": case, "value": value})
+
+    def hand_over(self, data):
         try:
-            self.process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
-            self.process.stdin.close()
+            self.process.stdin.write(json.dumps(data).encode("utf-8") + b"\n")
+            self.process.stdin.flush()
         except OSError:
-            pass  # it died at once: the reader sees the end
+            pass  # it died: the reader sees the end
 
     def _read(self):
         stream = self.process.stdout
@@ -341,8 +352,12 @@ class _Child:
         self.run.close()                  # and whatever it left behind
         for reader in self.readers:
             reader.join(timeout=5)
-        for stream in (self.process.stdout, self.process.stderr):
-            stream.close()
+        for stream in (self.process.stdin, self.process.stdout,
+                       self.process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
