@@ -30,6 +30,7 @@ import time
 
 from grading import course, runner, sandbox as sandboxes
 from grading.course import common
+from exercises import wire
 
 NOTEBOOK = re.compile(r"^(\d\d)_\w+\.ipynb$")
 MAX_NOTEBOOK_BYTES = 50 * 2 ** 20
@@ -40,8 +41,8 @@ ENGINE_PACKAGE = "mychain"
 class Options:
     """How to grade: the sandbox level, limits and how many runs at once."""
 
-    def __init__(self, chapters=None, sandbox="auto", cell_timeout=60.0,
-                 notebook_budget=900.0, memory_mib=4096, jobs=1,
+    def __init__(self, chapters=None, sandbox="auto", cell_timeout=30.0,
+                 notebook_budget=600.0, memory_mib=4096, jobs=1,
                  engine_timeout=10.0, unsandboxed=False):
         self.chapters = chapters
         self.sandbox = sandbox
@@ -54,28 +55,57 @@ class Options:
 
 
 # ----- finding the work -------------------------------------------------------------
-def learners(submissions):
-    """The learners' folders, by name."""
+def learners(submissions, notes=None):
+    """The learners' folders, by name. What is passed over (a link, a file)
+    is said in ``notes`` (a list), for the teacher's summary."""
     if not os.path.isdir(submissions):
         raise FileNotFoundError("grade: {} is not a folder of submissions (one "
                                 "folder per learner)".format(submissions))
-    return sorted(name for name in os.listdir(submissions)
-                  if not name.startswith(".")
-                  and os.path.isdir(os.path.join(submissions, name))
-                  and not os.path.islink(os.path.join(submissions, name)))
+    names = []
+    for name in sorted(os.listdir(submissions)):
+        path = os.path.join(submissions, name)
+        if name.startswith("."):
+            continue
+        if os.path.islink(path):
+            _note(notes, "{}: a link, not graded (links are not followed: copy "
+                  "the learner's folder in)".format(name))
+        elif not os.path.isdir(path):
+            _note(notes, "{}: a file, not a learner's folder: not graded".format(
+                name))
+        else:
+            names.append(name)
+    return names
 
 
-def notebooks(folder):
-    """chapter -> the learner's notebook for it (the first by path when two)."""
-    found = {}
+def _note(notes, text):
+    if notes is not None:
+        notes.append(text)
+
+
+def notebooks(folder, notes=None):
+    """chapter -> the learner's notebook for it (the first by path when two;
+    ``notes`` gets a sentence that says so, and one per link passed over)."""
+    found, copies = {}, {}
     for parent, folders, files in os.walk(folder):
         folders[:] = sorted(f for f in folders
                             if f != ".ipynb_checkpoints" and not f.startswith("."))
         for name in sorted(files):
             match = NOTEBOOK.match(name)
             path = os.path.join(parent, name)
-            if match and not os.path.islink(path):
-                found.setdefault(match.group(1), path)
+            if not match:
+                continue
+            if os.path.islink(path):
+                _note(notes, "{}: a link, not graded".format(
+                    os.path.relpath(path, folder)))
+                continue
+            found.setdefault(match.group(1), path)
+            copies.setdefault(match.group(1), []).append(path)
+    for chapter, paths in sorted(copies.items()):
+        if len(paths) > 1:
+            _note(notes, "{} notebooks for chapter {} ({}): graded the first, {}"
+                  .format(len(paths), chapter, ", ".join(
+                      os.path.relpath(p, folder) for p in paths),
+                      os.path.relpath(paths[0], folder)))
     return found
 
 
@@ -95,7 +125,8 @@ def grade_notebook(path, chapter, box, options):
     gradables = course.gradables(chapter)
     try:
         _check_folder_size(os.path.dirname(path))
-        cells = runner.code_cells(_read_notebook(path))
+        notebook = _read_notebook(path)
+        cells = runner.code_cells(notebook)
     except ValueError as error:
         return [_outcome(g, "unreadable", common.NOT_YET + str(error))
                 for g in gradables], {}
@@ -107,9 +138,19 @@ def grade_notebook(path, chapter, box, options):
         cells, chapter, probes, box, os.path.dirname(path),
         cell_timeout=options.cell_timeout, budget=options.notebook_budget)
     outcomes = [_judge(g, run, where[g.number]) for g in gradables]
+    meant = _meant_to_raise(notebook)
     raised = {index: _cell_words(state) for index, state in run.cells.items()
-              if state is not None}
+              if state is not None and not (
+                  index in meant and isinstance(state, wire.RemoteError))}
     return outcomes, raised
+
+
+def _meant_to_raise(notebook):
+    """The cells the lessons tag ``raises-exception``: their error is the
+    lesson (not a cell that "did not run" on a feedback page)."""
+    return {index for index, cell in enumerate(notebook.get("cells", []))
+            if isinstance(cell, dict) and "raises-exception" in (
+                (cell.get("metadata") or {}).get("tags") or [])}
 
 
 def _check_folder_size(folder):
@@ -137,7 +178,27 @@ def _read_notebook(path):
             type(error).__name__)) from None
     if not isinstance(notebook, dict):
         raise ValueError("the notebook is not a notebook (no cells)")
+    if notebook.get("nbformat") == 3 or "worksheets" in notebook:
+        notebook = from_nbformat_3(notebook)
     return notebook
+
+
+def from_nbformat_3(notebook):
+    """An nbformat-3 notebook's cells (in ``worksheets``, a code cell's text
+    in ``input``) as nbformat 4 has them; marked ``"converted": 3``."""
+    cells = []
+    sheets = [s for s in notebook.get("worksheets") or [] if isinstance(s, dict)]
+    for sheet in sheets:
+        for cell in sheet.get("cells") or []:
+            if not isinstance(cell, dict):
+                continue
+            if cell.get("cell_type") == "code":
+                cells.append({"cell_type": "code", "source": cell.get("input", ""),
+                              "metadata": cell.get("metadata") or {}})
+            else:
+                cells.append({"cell_type": "markdown",
+                              "source": cell.get("source", "")})
+    return {"nbformat": 4, "cells": cells, "converted": 3}
 
 
 def _judge(gradable, run, cells):
@@ -239,8 +300,13 @@ def grade(submissions, out, options=None, log=print):
         log("grading: passed over {}".format(reason))
     if box.level == "none":
         log(UNSANDBOXED_BANNER)
-    names = learners(submissions)
-    found = {name: notebooks(os.path.join(submissions, name)) for name in names}
+    notes = []
+    names = learners(submissions, notes)
+    found = {}
+    for name in names:
+        mine = []
+        found[name] = notebooks(os.path.join(submissions, name), mine)
+        notes += ["{}/{}".format(name, text) for text in mine]
     known = course.chapters()
     chapters = sorted(options.chapters or {c for nbs in found.values() for c in nbs
                                            if c in known})
@@ -257,6 +323,14 @@ def grade(submissions, out, options=None, log=print):
                                     "notebook {}_*.ipynb".format(chapter))
                            for g in course.gradables(chapter)], {}), None
         return item, grade_notebook(path, chapter, box, options), path
+
+    for name in names:
+        for chapter, path in sorted(found[name].items()):
+            if _is_nbformat_3(path):
+                notes.append("{}/{}: an nbformat-3 notebook, graded after "
+                             "converting its cells".format(
+                                 name, os.path.relpath(path, os.path.join(
+                                     submissions, name))))
 
     with concurrent.futures.ThreadPoolExecutor(max(1, options.jobs)) as pool:
         for (name, chapter), (outcomes, raised), path in pool.map(one, work):
@@ -277,14 +351,36 @@ def grade(submissions, out, options=None, log=print):
         record["earned"], record["possible"] = _totals(record)
     summary = {"sandbox": box.level, "unsandboxed": box.level == "none",
                "passed_over": list(getattr(box, "passed_over", ())),
-               "chapters": chapters,
+               "chapters": chapters, "notes": notes,
                "seconds": round(time.monotonic() - started, 1),
                "learners": [results[name] for name in names]}
     write(summary, out)
-    for name in names:
-        log("{:<24} {:>5} / {}".format(name, results[name]["earned"],
-                                       results[name]["possible"]))
+    for line in summary_lines(summary):
+        log(line)
     return summary
+
+
+def summary_lines(summary):
+    """The teacher's summary: a line per learner, then what needs a look."""
+    lines = ["{:<24} {:>5} / {}".format(r["learner"], r["earned"], r["possible"])
+             for r in summary["learners"]]
+    if summary["notes"]:
+        lines.append("grading: to look at:")
+        lines += ["  " + note for note in summary["notes"]]
+    if summary["removed_pages"]:
+        lines.append("grading: removed {} feedback page(s) of an earlier run "
+                     "from {}".format(summary["removed_pages"], "feedback/"))
+    return lines
+
+
+def _is_nbformat_3(path):
+    try:
+        with open(path, encoding="utf-8") as stream:
+            head = json.load(stream)
+    except (OSError, ValueError, RecursionError, UnicodeDecodeError):
+        return False
+    return isinstance(head, dict) and (head.get("nbformat") == 3
+                                       or "worksheets" in head)
 
 
 UNSANDBOXED_BANNER = "\n".join([
@@ -319,16 +415,35 @@ def _totals(record):
 
 # ----- writing it down ----------------------------------------------------------------
 def write(summary, out):
+    """results.json, gradebook.csv, summary.txt and feedback/: the pages of
+    an earlier run in ``out`` are removed first (a learner who is not in
+    this class must not keep a page that looks current)."""
+    summary["removed_pages"] = remove_old_pages(os.path.join(out, "feedback"))
     os.makedirs(os.path.join(out, "feedback"), exist_ok=True)
     with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as stream:
         json.dump(summary, stream, indent=1, ensure_ascii=False)
     write_gradebook(summary, os.path.join(out, "gradebook.csv"))
+    with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as stream:
+        stream.write("\n".join(summary_lines(summary)) + "\n")
     taken = set()
     for record in summary["learners"]:
         name = page_name(record["learner"], taken)
         with open(os.path.join(out, "feedback", name), "w",
                   encoding="utf-8") as stream:
             stream.write(feedback_page(record, summary["sandbox"]))
+
+
+def remove_old_pages(folder):
+    """Remove the ``.html`` pages in ``folder`` (nothing else); how many."""
+    if not os.path.isdir(folder):
+        return 0
+    removed = 0
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name.endswith(".html") and os.path.isfile(path):
+            os.remove(path)
+            removed += 1
+    return removed
 
 
 def columns(summary):

@@ -361,18 +361,40 @@ class _Child:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+SIGNAL_WORDS = {
+    "SIGSEGV": "a segmentation fault: a crash in compiled code (ctypes, a C "
+               "extension), or memory running out inside one",
+    "SIGBUS": "a bus error: a crash in compiled code",
+    "SIGABRT": "an abort: a crash in compiled code, or a failed assertion in C",
+    "SIGFPE": "an arithmetic fault in compiled code",
+    "SIGKILL": "killed outright: over a limit of the machine (memory?), or by "
+               "another process",
+    "SIGXCPU": "over the CPU-time limit",
+    "SIGXFSZ": "over the 64 MiB limit on a file written",
+}
+
+
 def _exit_words(status):
+    """How the notebook's process ended, in words: a signal (a segfault is
+    named as one) or an exit status (a call to exit), never mixed up."""
+    import signal
+
     if status is None:
         return "it stopped reporting"
-    if status < 0:
-        import signal
+    signum, note = -status, ""
+    if 128 < status < 128 + signal.NSIG:    # bubblewrap's way to pass a signal on
+        signum, note = status - 128, " (exit status {} = 128 + {})".format(
+            status, status - 128)
+    if signum > 0:
         try:
-            name = signal.Signals(-status).name
+            name = signal.Signals(signum).name
         except ValueError:
-            name = "signal {}".format(-status)
-        return "killed by {}{}".format(name, ": over the memory limit?"
-                                       if name in ("SIGKILL", "SIGSEGV") else "")
-    return "exit status {}: a crash, or a call to exit".format(status)
+            name = "signal {}".format(signum)
+        words = SIGNAL_WORDS.get(name)
+        return "killed by signal {}{}{}".format(name, note,
+                                                ": " + words if words else "")
+    return "it exited with status {} (a call to exit, os._exit or " \
+           "sys.exit)".format(status)
 
 
 def _ignore_links_and_checkpoints(folder, names):
