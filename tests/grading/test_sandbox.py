@@ -221,8 +221,10 @@ def _readable_python(folder):
 @needs_root
 def test_separate_user_with_two_jobs_gives_two_right_learners_full_marks():
     """--sandbox "separate user" --jobs 2: once, every child ran as one user
-    id and the end of one killed the other (40/122 and 62/122)."""
+    id and the end of one killed the other (40/122 and 62/122). A hostile
+    learner graded beside them changes no file and leaves no process."""
     base = pathlib.Path(tempfile.mkdtemp(prefix="grader-users-", dir="/tmp"))
+    marker = "left-behind-" + uuid.uuid4().hex
     try:
         os.chmod(base, 0o755)
         python = _readable_python(base / "env")
@@ -232,7 +234,13 @@ def test_separate_user_with_two_jobs_gives_two_right_learners_full_marks():
         _copy_checkout(clone)
         for name in ("ada", "bo"):
             _notebook(clone / "submissions" / name, synthetic_class._all_right("04"))
+        # A hostile learner beside them: it may read the key here (everyone
+        # may: docs/teaching.md), but it changes nothing and leaves nothing.
+        victim = clone / "submissions" / "ada"
+        _notebook(clone / "submissions" / "zed", {2: _hostile(
+            clone / "grading" / "key" / "ch04.py", victim, marker)})
         subprocess.run(["chmod", "-R", "go+rX", str(base)], check=True)
+        before = {"key": _digest(clone / "grading"), "victim": _digest(victim)}
         done = subprocess.run(
             [python, "-m", "grading", "grade", "submissions", "--out", "grades",
              "--sandbox", "separate user", "--jobs", "2", "--timeout", "60"],
@@ -241,7 +249,14 @@ def test_separate_user_with_two_jobs_gives_two_right_learners_full_marks():
         assert done.returncode == 0, done.stderr
         assert "sandbox: separate user" in done.stdout
         results = json.loads((clone / "grades" / "results.json").read_text())
-        for record in results["learners"]:
-            assert record["earned"] == record["possible"] > 0, record
+        rows = {r["learner"]: r for r in results["learners"]}
+        for name in ("ada", "bo"):
+            assert rows[name]["earned"] == rows[name]["possible"] > 0, rows[name]
+        time.sleep(0.5)
+        assert _running_with(marker) == []
+        assert _digest(clone / "grading") == before["key"]
+        assert _digest(victim) == before["victim"]
     finally:
+        for pid in _running_with(marker):
+            os.kill(int(pid), 9)
         shutil.rmtree(base, ignore_errors=True)
