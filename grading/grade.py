@@ -364,6 +364,9 @@ def summary_lines(summary):
     """The teacher's summary: a line per learner, then what needs a look."""
     lines = ["{:<24} {:>5} / {}".format(r["learner"], r["earned"], r["possible"])
              for r in summary["learners"]]
+    if summary["unsandboxed"]:
+        lines.insert(0, "grading: graded WITHOUT A SANDBOX "
+                     "(--no-sandbox-i-trust-this-class)")
     if summary["notes"]:
         lines.append("grading: to look at:")
         lines += ["  " + note for note in summary["notes"]]

@@ -173,6 +173,8 @@ def test_the_teachers_flag_grades_unsandboxed_loudly(tmp_path, monkeypatch, caps
     assert results["sandbox"] == "none" and results["unsandboxed"] is True
     page = (tmp_path / "grades" / "feedback" / "ada.html").read_text()
     assert "Graded without a sandbox" in page
+    summary = (tmp_path / "grades" / "summary.txt").read_text()
+    assert summary.startswith("grading: graded WITHOUT A SANDBOX")
 
 
 # ----- separate user: one user id per learner -----------------------------------
