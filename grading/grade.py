@@ -12,7 +12,14 @@ and chapter, the notebook runs in its own sandboxed process (``runner``,
   (points earned), then ``total`` and ``possible``;
 - ``DIR/feedback/<learner>.html``: each exercise's points and verdict (the
   hint, never a hidden case or the key), and the cells that raised;
-- ``DIR/results.json``: all of it as data, with the sandbox used.
+- ``DIR/results.json``: all of it as data, with the sandbox used;
+- ``DIR/summary.txt``: the totals, then what the teacher should look at
+  (links and files passed over, two copies of a chapter, an nbformat-3
+  notebook, an earlier run's pages removed, a run without a sandbox).
+
+When no sandbox works here the grader refuses to run the learners' code
+(``sandbox.Refused``) unless ``Options.unsandboxed`` (the teacher's
+``--no-sandbox-i-trust-this-class``).
 
 A learner's folder that holds a build-your-own-engine package (a folder
 ``mychain`` with an ``__init__.py``) is also judged by the conformance suite,
