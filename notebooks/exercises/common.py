@@ -598,6 +598,79 @@ def output_variable(outputs, who):
     return outputs
 
 
+# ----- what a hint may say of an input -----------------------------------------------
+def shape_kind(shape, what="input"):
+    """The kind of an input's shape, for a hint: "a 0-d input", "an input with
+    an axis of length 1", "a 1-d input", "an input with 3 axes".
+
+    A hint names what went wrong in terms of the learner's code and the kind
+    of input it went wrong on, never the input itself: the grader's hidden
+    cases must stay hidden, and a hint on a hidden case would quote it.
+    """
+    shape = tuple(shape)
+    article = "an" if what[0] in "aeiou" else "a"
+    if not shape:
+        return "a 0-d {} (a single number)".format(what)
+    if 1 in shape and len(shape) > 1:
+        return "{} {} with an axis of length 1".format(article, what)
+    if len(shape) == 1:
+        return "a 1-d {}".format(what)
+    return "{} {} with {} axes".format(article, what, len(shape))
+
+
+def case_tokens(case):
+    """How a text could spell what a grading case holds: each list of whole
+    numbers (a shape, a size) as a tuple and as a list (with and without
+    spaces), each fraction as
+    Python and ``%g`` print it, each whole number from 10 up. Seeds are left
+    out: nothing a learner sees is computed from them alone."""
+    found = set()
+    if isinstance(case, dict):
+        for key, item in case.items():
+            if key != "seed" and not key.endswith("_seed"):
+                found |= case_tokens(item)
+    elif isinstance(case, (list, tuple)):
+        if case and all(isinstance(v, numbers.Integral)
+                        and not isinstance(v, bool) for v in case):
+            spelled = {repr(tuple(case)), repr(list(case))}
+            found |= spelled | {text.replace(", ", ",") for text in spelled}
+        for item in case:
+            found |= case_tokens(item)
+    elif isinstance(case, numbers.Integral) and not isinstance(case, bool):
+        if abs(case) >= 10:
+            found.add(str(case))
+    elif isinstance(case, numbers.Real) and not isinstance(case, bool):
+        if case != int(case):
+            found |= {repr(case), "{:g}".format(case)}
+    return found
+
+
+def _token_pattern(token):
+    """A token as a whole: 14 is not found in ``ch14.py`` or ``line 140``."""
+    import re
+    return re.compile(r"(?<![\w.]){}(?![\w])".format(re.escape(token)))
+
+
+def quotes_case(text, case):
+    """The tokens of ``case`` that ``text`` spells (see :func:`case_tokens`)."""
+    return sorted(token for token in case_tokens(case)
+                  if _token_pattern(token).search(text))
+
+
+def conceal(text, case):
+    """``text`` with every shape and number of ``case`` in it replaced by "…".
+
+    The checkers' own hints never quote a case (``shape_kind`` names its
+    kind instead); an exception's message can (NumPy's "operands could not
+    be broadcast together with shapes (2,1,3) ..." on a hidden case), so
+    the grader passes a hint from a hidden case through this before a
+    learner sees it.
+    """
+    for token in sorted(case_tokens(case), key=len, reverse=True):
+        text = _token_pattern(token).sub("…", text)
+    return text
+
+
 # ----- functions checked forward and backward ----------------------------------------
 SHAPES = ((3,), (2, 4), (1,))
 DTYPES = (np.float64, np.float32)
@@ -655,13 +728,13 @@ def judge_unary(seen, case, f, df, low=-2.0, high=2.0):
                 and y.dtype == x.dtype):
             raise NotYet("forward must keep the input's shape and dtype")
         if not close(y, f(x.astype(np.float64)), rtol=1e-4, atol=1e-6):
-            raise NotYet("forward gives {} for x = {}".format(
-                np.round(y.ravel()[:3], 4), np.round(x.ravel()[:3], 4)))
+            raise NotYet("forward gives wrong values, for {}".format(
+                shape_kind(x.shape, "{} input".format(x.dtype))))
         gx = as_array(gx)
         slope = df(x.astype(np.float64))
         if gx.shape != x.shape:
-            raise NotYet("the gradient has shape {} for an input of shape "
-                         "{}".format(gx.shape, x.shape))
+            raise NotYet("the gradient's shape is not the input's, for "
+                         "{}".format(shape_kind(x.shape)))
         _hint_gradient(gx, gy, slope)
     return None
 
@@ -682,16 +755,16 @@ def _run_unary_once(call, f, x, gy):
     y = call(v)
     shape, dtype = x.shape, x.dtype
     if y.shape != shape:
-        raise NotYet("forward gives shape {} for an input of shape {}".format(
-            y.shape, shape))
+        raise NotYet("the output's shape is not the input's, for {}".format(
+            shape_kind(shape)))
     if y.dtype != dtype:
         raise NotYet("forward turns {} into {}: keep the input's dtype".format(
             dtype, y.dtype))
     if not np.array_equal(x, given):
         raise NotYet("forward changed its input array in place; make a new array")
     if not close(y.array, f(given.astype(np.float64)), rtol=1e-4, atol=1e-6):
-        raise NotYet("forward gives {} for x = {}".format(
-            np.round(y.array.ravel()[:3], 4), np.round(given.ravel()[:3], 4)))
+        raise NotYet("forward gives wrong values, for {}".format(
+            shape_kind(shape, "{} input".format(dtype))))
     y.grad = gy
     y.backward()
     if v.grad is None:
