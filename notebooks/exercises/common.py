@@ -699,7 +699,8 @@ def probe_unary(call, f, df, case, low=-2.0, high=2.0):
     its output Variable; ``f`` and ``df`` are the NumPy forms of the function
     and its derivative. Stops with a hint on what can only be wrong (a shape
     or dtype changed, an input or ``gy`` changed in place, no gradient,
-    disagreement with ``mc.gradient_check.check_backward``); returns the
+    disagreement with ``mc.gradient_check.check_backward``); then applies
+    the function twice in one graph (:func:`chained_trials`). Returns the
     outputs and gradients for :func:`judge_unary`.
     """
     seen = {"y": [], "gx": []}
@@ -714,12 +715,34 @@ def probe_unary(call, f, df, case, low=-2.0, high=2.0):
                          "forward (mc.gradient_check.check_backward)") from None
         seen["y"].append(y)
         seen["gx"].append(gx)
+    seen["chained"] = []
+    for x, gy in chained_trials(case, low, high):
+        v = mc.Variable(x.copy())
+        y = call(call(v))
+        y.grad = gy.copy()
+        y.backward()
+        seen["chained"].append(None if v.grad is None else v.grad)
     return seen
+
+
+def chained_trials(case, low=-2.0, high=2.0):
+    """(x, gy) for each dtype, on which the function is applied twice in one
+    graph, f(f(x)): two of the learner's nodes side by side, so that state
+    one of them keeps on the class or the module, where the other
+    overwrites it, shows. The values stay within [-1.2, 1.2], where f(f(x))
+    of the course's functions is tame."""
+    rng = np.random.default_rng([case["seed"], 2])
+    for dtype in DTYPES:
+        x = rng.uniform(max(low, -1.2), min(high, 1.2), (2, 3)).astype(dtype)
+        gy = (rng.uniform(0.5, 2.0, x.shape)
+              * rng.choice([-1.0, 1.0], x.shape)).astype(dtype)
+        yield x, gy
 
 
 def judge_unary(seen, case, f, df, low=-2.0, high=2.0):
     """Judge what :func:`probe_unary` saw: each forward is f(x) in x's shape
-    and dtype, each gradient gy times df(x)."""
+    and dtype, each gradient gy times df(x), and through f(f(x)) the chain
+    rule's gy · df(f(x)) · df(x)."""
     trials = list(unary_trials(case, low, high))
     if len(seen["y"]) != len(trials) or len(seen["gx"]) != len(trials):
         raise NotYet("the function was not run on every input")
@@ -736,6 +759,19 @@ def judge_unary(seen, case, f, df, low=-2.0, high=2.0):
             raise NotYet("the gradient's shape is not the input's, for "
                          "{}".format(shape_kind(x.shape)))
         _hint_gradient(gx, gy, slope)
+    chained = list(chained_trials(case, low, high))
+    if len(seen.get("chained", ())) != len(chained):
+        raise NotYet("the function was not applied twice in one graph")
+    for (x, gy), gx in zip(chained, seen["chained"]):
+        x64 = x.astype(np.float64)
+        want = gy * df(f(x64)) * df(x64)
+        if not (isinstance(gx, np.ndarray) and gx.shape == x.shape
+                and close(gx, want, rtol=1e-4, atol=1e-5)):
+            raise NotYet("with two of your nodes in one graph, one applied to "
+                         "the other's output, x's gradient is wrong: does a "
+                         "backward read what another node stored (on the "
+                         "class, or in the module)? Each node keeps its own, "
+                         "on self or with retain_inputs / retain_outputs")
     return None
 
 
