@@ -9,7 +9,6 @@ hint must quote none of that case's shapes or numbers.
 """
 
 import importlib
-import numbers
 import pathlib
 import sys
 
