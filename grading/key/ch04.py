@@ -148,6 +148,36 @@ def _():
     return Fork
 
 
+@EXERCISES.mistake(2, "kept the shape for the zeros on the class",
+                   "three Forks in one graph")
+def _():
+    class Fork(mc.FunctionNode):
+        def forward(self, inputs):
+            x, = inputs
+            Fork.shape, Fork.dtype = x.shape, x.dtype
+            return x, x
+
+        def backward(self, target_input_indexes, grad_outputs):
+            zeros = mc.Variable(np.zeros(Fork.shape, dtype=Fork.dtype))
+            gy1, gy2 = (zeros if gy is None else gy for gy in grad_outputs)
+            return gy1 + gy2,
+    return Fork
+
+
+class _ForkShapeOnSelf(mc.FunctionNode):
+    """The shape and dtype kept on the node itself: one node, one shape."""
+
+    def forward(self, inputs):
+        x, = inputs
+        self.shape, self.dtype = x.shape, x.dtype
+        return x, x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        zeros = mc.Variable(np.zeros(self.shape, dtype=self.dtype))
+        gy1, gy2 = (zeros if gy is None else gy for gy in grad_outputs)
+        return gy1 + gy2,
+
+
 EXERCISES.malformed(2, [
     (0, "a number"),
     (lambda x: (x, x), "a plain function"),
@@ -236,7 +266,8 @@ EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array"),
 EXERCISES.right(2, [(_ForkByCases, "copies in forward, one case per None"),
                     (_ForkWithFAdd, "F.add of the gradients there, in a list"),
                     (_ForkZerosLike, "zeros of the input's dtype for a None"),
-                    (_ForkSumFromZeroLike, "a sum started from zeros_like")])
+                    (_ForkSumFromZeroLike, "a sum started from zeros_like"),
+                    (_ForkShapeOnSelf, "the shape for the zeros kept on self")])
 
 
 EXERCISES.right(3, [(20, "an int"), (mc.Variable(np.array(20.0)), "a Variable")])

@@ -159,6 +159,8 @@ def _probe_backward(cls, data, g1, g2, weights):
         outputs = _fork(cls, x)
         seen[what] = _gradient((outputs[used],), x, (seed,), what)
 
+    seen["three forks"] = _three_forks(cls, data, g1, g2)
+
     x = mc.Variable(data.copy())          # y1 * y2 = x², differentiated twice
     y1, y2 = _fork(cls, x)
     try:
@@ -170,6 +172,33 @@ def _probe_backward(cls, data, g1, g2, weights):
         raise _dtype_hint(x, error) from None
     seen["second"] = None if ggx is None else ggx.array
     return seen
+
+
+def _other(data):
+    """An input of another shape than ``data`` (one element more), in its dtype."""
+    flat = data.ravel()
+    return np.concatenate([flat, flat[:1] * 0.5]).astype(data.dtype)
+
+
+def _three_forks(cls, data, g1, g2):
+    """x's and u's gradients through three Forks in one graph: y1, y2 =
+    Fork(x); z1, z2 = Fork(y2); u1, u2 = Fork(u), u of another shape; only
+    y1, z1 and u2 used. State one Fork keeps on the class (a shape for the
+    zeros of a missing gradient) is overwritten by another here."""
+    x, u = mc.Variable(data.copy()), mc.Variable(_other(data))
+    y1, y2 = _fork(cls, x)
+    z1, z2 = _fork(cls, y2)
+    u1, u2 = _fork(cls, u)
+    try:
+        gx, gu = mc.grad([y1, z1, u2], [x, u],
+                         grad_outputs=[g1, g2, _other(g1)])
+    except (TypeError, ValueError, AttributeError, InvalidType) as error:
+        raise NotYet("with three Forks in one graph (one fed by another, one "
+                     "on an input of another shape), backward fails ({}): does "
+                     "one Fork read what another stored, on the class or in "
+                     "the module? Each node keeps its own".format(
+                         type(error).__name__)) from None
+    return [None if g is None else g.array for g in (gx, gu)]
 
 
 def _judge_both(both, g1, g2):
@@ -216,6 +245,14 @@ def _judge_backward(got, data, g1, g2, weights):
         if not _same(got[what], seed, dtype):
             raise NotYet("when {}, x's gradient must be that output's "
                          "gradient".format(what))
+    three = got.get("three forks")
+    if not (isinstance(three, list) and len(three) == 2
+            and _same(three[0], g1 + g2, dtype)
+            and _same(three[1], _other(g1), dtype)):
+        raise NotYet("with three Forks in one graph (one fed by another, one "
+                     "on an input of another shape), the gradients are wrong: "
+                     "does one Fork read what another stored, on the class or "
+                     "in the module? Each node keeps its own")
     x64 = data.astype(np.float64)
     if not _same(got["square"], 2 * x64 * g1, dtype):
         raise NotYet("for y1 * y2 (that is x²), x's gradient is wrong")
