@@ -120,3 +120,73 @@ def test_a_unary_hint_on_a_hidden_shape_names_its_kind():
     verdict = _on_case(exercise, Cube, case)
     assert verdict == ("not yet: the output's shape is not the input's, for "
                        "an input with an axis of length 1"), verdict
+
+
+def _squeezing_add_one():
+    import minichain as mc
+
+    class AddOne(mc.FunctionNode):
+        def forward(self, inputs):
+            return np.squeeze(inputs[0] + 1),
+    return AddOne
+
+
+def _outer_refusing_length_one_b():
+    import minichain as mc
+    from minichain.utils import type_check
+
+    class Outer(mc.FunctionNode):
+        def check_type_forward(self, in_types):
+            a, b = in_types
+            type_check.expect(a.ndim == 1, b.ndim == 1, a.dtype.kind == "f",
+                              b.dtype.kind == "f", b.shape[0] > 1)
+
+        def forward(self, inputs):
+            return np.outer(*inputs),
+    return Outer
+
+
+def _revolve_right_to_twelve(n, s):
+    from exercises.ch14 import binomial_cost
+    return binomial_cost(n, s) if n <= 12 else 0
+
+
+# (chapter, exercise, a wrong answer that only a hidden case shows, hidden
+# case, words its hint must hold): the hint names the kind of input.
+ONLY_HIDDEN = [
+    ("02", 2, _squeezing_add_one, 0, "an input with an axis of length 1"),
+    ("06", 3, lambda: lambda x, gy: np.squeeze(gy.T @ x), 0,
+     "does not have W's shape"),
+    ("08", 2, _outer_refusing_length_one_b, 0, "one of them of length 1"),
+    ("11", 1, lambda: lambda f, x0: 0.0 if x0 > 1.9 else _third(f, x0), 0,
+     "at a positive x0"),
+    ("14", 2, lambda: _revolve_right_to_twelve, 0, "larger than the notebook"),
+    ("05", 3, lambda: lambda rank, count: (-rank if rank < 50 else rank, count),
+     1, "do not come out highest first"),
+]
+
+
+def _third(f, x0):
+    import minichain as mc
+
+    x = mc.Variable(np.array(x0))
+    g, = mc.grad([f(x)], [x], enable_double_backprop=True)
+    g, = mc.grad([g], [x], enable_double_backprop=True)
+    g, = mc.grad([g], [x])
+    return float(g.array)
+
+
+@pytest.mark.parametrize("chapter, number, make, index, words", ONLY_HIDDEN,
+                         ids=["{}-{}".format(c, n) for c, n, *_ in ONLY_HIDDEN])
+def test_a_mistake_only_a_hidden_case_shows_is_named_not_quoted(
+        chapter, number, make, index, words):
+    module = importlib.import_module("exercises.ch" + chapter)
+    importlib.import_module("grading.key.ch" + chapter)
+    exercise = module.EXERCISES[number]
+    answer = make()
+    assert exercise.verdict(answer).startswith("right"), \
+        "the visible cases must not show this mistake"
+    case = exercise.hidden[index]
+    verdict = _on_case(exercise, answer, case)
+    assert verdict.startswith("not yet: ") and words in verdict, verdict
+    assert not set(common.quotes_case(verdict, case)) - _shown(exercise), verdict
