@@ -211,3 +211,34 @@ def test_make_notebooks_runs_past_a_marked_cell_and_stops_at_any_other(tmp_path)
         cwd=ROOT, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout[-2000:]
     assert "2 passed" in checked.stdout and "warning" not in checked.stdout
+
+
+# Run in the learner's environment: every module a chapter or its exercise
+# checks import is there (those the course keeps beside the notebooks, and
+# the benchmarks' helpers chapter 13 reads, are imported for what they need).
+IMPORTS_CHECK = """
+import ast, importlib, importlib.util, pathlib, sys
+sys.path[:0] = ["notebooks", "benchmarks", "benchmarks/peers"]
+names = set()
+for path in [*pathlib.Path("notebooks/src").glob("*.py"),
+             *pathlib.Path("notebooks/exercises").glob("*.py")]:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+missing = sorted(n for n in names if importlib.util.find_spec(n) is None)
+local = sorted(n for n in names - set(missing) if n not in sys.stdlib_module_names
+               and "site-packages" not in (importlib.util.find_spec(n).origin or ""))
+for name in local:
+    importlib.import_module(name)
+print("imports", len(names), "missing", missing, "local", local)
+"""
+
+
+def test_the_learners_environment_has_what_the_chapters_import():
+    python = _lab_environment()
+    out = _lab_run(python, "-c", IMPORTS_CHECK)
+    line = [ln for ln in out.splitlines() if ln.startswith("imports ")][-1]
+    assert "missing []" in line, line
+    assert "'exercises'" in line  # the local modules were found and imported
