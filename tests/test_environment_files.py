@@ -26,6 +26,7 @@ must match pyproject's `[gpu]` extra.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from importlib import metadata
@@ -333,11 +334,18 @@ def test_closure_follows_extras_and_markers():
 
 
 def test_every_installed_package_is_pinned_at_its_version():
-    """`make install` used the pins, and they leave nothing to chance."""
+    """`make install` used the pins, and they leave nothing to chance.
+
+    Not in the environments of `make test-portable` that hold another NumPy
+    on purpose (the matrix sets MINICHAIN_PINNED=0 there).
+    """
     try:
         metadata.distribution("minichain")
     except metadata.PackageNotFoundError:
         pytest.skip("minichain is not installed here (make install installs it)")
+    if os.environ.get("MINICHAIN_PINNED") == "0":
+        pytest.skip("this environment holds other versions on purpose "
+                    "(make test-portable's NumPy floor or newest)")
     _, _, pins = load()
     found, elsewhere = closure("minichain", {"dev"})
     found.pop("minichain")

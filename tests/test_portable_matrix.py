@@ -248,6 +248,14 @@ def test_the_other_pythons_run_the_pinned_versions():
     assert "constraints.txt" not in matrix.stamp_text(environments["numpy-floor"])
 
 
+def test_the_tests_are_told_which_environments_hold_the_pins():
+    flags = {name: matrix.holds_the_pins(environment)
+             for name, environment in matrix.environments().items()}
+    assert flags == {"installed": "1", "numpy-floor": "0",
+                     "numpy-newest-torch": "0", "python3.12": "1",
+                     "python3.13": "1"}
+
+
 def test_a_python_other_than_the_configs_is_a_problem():
     config = matrix.Config("python3.12", "python3.12")
     assert matrix.check_active(config, [], NUMPY_2_4, "3.12")[1] == [

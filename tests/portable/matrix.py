@@ -442,6 +442,15 @@ class Result:
             and self.outcome.failed == 0 and self.outcome.passed > 0)
 
 
+def holds_the_pins(environment: Environment) -> str:
+    """"1" if the environment holds constraints.txt's versions, else "0".
+
+    The NumPy floor and newest hold other versions on purpose; the tests of
+    the pins (tests/test_environment_files.py) read it as MINICHAIN_PINNED.
+    """
+    return "0" if environment.packages else "1"
+
+
 def run_config(config: Config, environment: Environment, pytest_args: list) -> Result:
     result = Result(config)
     python = environment.python()
@@ -456,6 +465,7 @@ def run_config(config: Config, environment: Environment, pytest_args: list) -> R
         env["NPY_DISABLE_CPU_FEATURES"] = " ".join(off)
     if config.kernel:
         env["OPENBLAS_CORETYPE"] = config.kernel
+    env["MINICHAIN_PINNED"] = holds_the_pins(environment)
     result.active, result.problems = check_active(
         config, off, probe(python, env), environment.python_version)
     if result.problems:
