@@ -141,11 +141,12 @@ test-notebooks: install ## run every notebook and compare its outputs (nbval)
 	$(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
 
 # The same tests under other machines: NumPy's dispatch narrowed, OpenBLAS's
-# kernel forced, NumPy's floor and newest release, torch (docs/contributing.md).
+# kernel forced, NumPy's floor and newest release, torch, Python 3.12 and 3.13
+# on the pinned versions (docs/contributing.md).
 # Its own environments live in .venv-portable/. PORTABLE_ARGS="--only NAME".
 PORTABLE := $(PY) tests/portable/matrix.py $(PORTABLE_ARGS) --
 
-test-portable: install ## every notebook under nbval on emulated machines, NumPy floor and newest, with torch
+test-portable: install ## every notebook under nbval on emulated machines, NumPy floor and newest, with torch, and on Python 3.12 and 3.13
 	$(NB_RUN) $(PORTABLE) -q $(NBVAL_FLAGS) notebooks/
 
 # Left out: tests that compare no computed floats and take most of the time
@@ -154,7 +155,7 @@ PORTABLE_UNIT_SKIP := $(addprefix --ignore=tests/,browser robustness/test_leaks.
 	robustness/test_depth.py test_makefile.py test_notebook_structure.py \
 	test_notebook_sources.py)
 
-test-portable-unit: install ## the unit tests on the same emulated machines and NumPy versions
+test-portable-unit: install ## the unit tests on the same emulated machines, NumPy versions and Pythons
 	$(TEST_RUN) $(PORTABLE) -q -p no:cacheprovider tests -m "not gpu" $(PORTABLE_UNIT_SKIP)
 
 test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
