@@ -38,9 +38,10 @@ NOTEBOOKS = ROOT / "notebooks"
 ANSWER = re.compile(r"^answer_(\d+) = None$", re.M)
 # What the student edition holds, from the repository (all else stays out).
 # `make install`, `make lab` and `make book` work there: the Makefile reads
-# build_your_own/pyproject.toml, notebooks/lab/ and notebooks/book/.
+# constraints.txt, build_your_own/pyproject.toml, notebooks/lab/ and
+# notebooks/book/.
 STUDENT_FILES = ["README.md", "Makefile", "pyproject.toml", "environment.yml",
-                 "minichain", "build_your_own", "benchmarks", "docs",
+                 "constraints.txt", "minichain", "build_your_own", "benchmarks", "docs",
                  "notebooks/src", "notebooks/course_map.py", "notebooks/build.py",
                  "notebooks/book", "notebooks/lab", "notebooks/conftest.py",
                  "notebooks/nbval_sanitize.cfg"]

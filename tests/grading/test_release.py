@@ -26,7 +26,7 @@ def test_nothing_of_the_key_is_in_the_student_edition(released):
     tree = released / "release"
     assert release.leaks(tree, course.chapters()) == []
     assert not (tree / "grading").exists() and not (tree / "tests").exists()
-    for needed in ("build_your_own/pyproject.toml", "notebooks/lab",
+    for needed in ("constraints.txt", "build_your_own/pyproject.toml", "notebooks/lab",
                    "notebooks/book", "notebooks/exercises/wire.py"):
         assert (tree / needed).exists(), needed      # make install, lab, book
     assert sorted(p.name for p in (tree / "notebooks").glob("*.ipynb")) == sorted(
