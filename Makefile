@@ -53,7 +53,7 @@ NBCONVERT_FLAGS := --to notebook --execute --inplace \
 # jupyter refuses to start as root without this flag (containers, CI).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install install-lab trust-notebooks lab test test-unit test-notebooks test-gpu notebooks book \
+.PHONY: help install install-lab trust-notebooks lab test test-unit test-reference test-notebooks test-gpu notebooks book \
 	bench bench-peers lint clean clean-env test-portable test-portable-unit
 
 help: ## list the targets
@@ -127,7 +127,7 @@ trust-notebooks: install-lab $(NOTARY_CONFIGS) ## sign the course's notebooks as
 lab: install-lab trust-notebooks ## open the course in JupyterLab, from the learner's environment (.venv-lab: no teacher's or maintainer's tools)
 	$(LAB_RUN) $(LAB_PY) -m jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/
 
-test: test-unit test-notebooks ## unit tests, then every notebook under nbval
+test: test-unit test-reference test-notebooks ## unit tests, the same on the reference path, then every notebook under nbval
 
 test-unit: install install-lab ## the pytest suite in tests/ (without GPU tests)
 	$(TEST_RUN) $(PY) -m pytest -q -p no:cacheprovider tests -m "not gpu"
@@ -139,6 +139,21 @@ test-notebooks: install ## run every notebook and compare its outputs (nbval)
 	fi; \
 	echo "$(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/"; \
 	$(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
+
+# The engine's two readings (docs/engine-paths.md): the unit tests again, and
+# the chapters that print the engine, with MINICHAIN_REFERENCE_MODE=1. Left
+# out: tests that run no engine of ours (the grader's, the judge's, files,
+# make's own commands, the browser); tests marked fast_path skip themselves.
+REFERENCE_SKIP := $(addprefix --ignore=tests/,browser grading portable conformance \
+	test_makefile.py test_notebook_structure.py test_notebook_sources.py \
+	test_environment_files.py test_portable_matrix.py)
+REFERENCE_CHAPTERS ?= $(wildcard notebooks/0[1-7]_*.ipynb notebooks/09_*.ipynb \
+	notebooks/11_*.ipynb)
+REFERENCE_RUN := MINICHAIN_REFERENCE_MODE=1
+
+test-reference: install ## the unit tests and the chapters that print the engine, on the reference path (docs/engine-paths.md)
+	$(REFERENCE_RUN) $(TEST_RUN) $(PY) -m pytest -q -p no:cacheprovider tests -m "not gpu" $(REFERENCE_SKIP)
+	$(REFERENCE_RUN) $(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) $(REFERENCE_CHAPTERS)
 
 # The same tests under other machines: NumPy's dispatch narrowed, OpenBLAS's
 # kernel forced, NumPy's floor and newest release, torch, Python 3.12 and 3.13
