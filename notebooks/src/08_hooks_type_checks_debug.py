@@ -284,6 +284,41 @@ print(f"forward:ReLU's output is {output_bytes / MiB:.1f} MiB; the step left tha
 assert abs(relu_bytes - output_bytes) < 2048
 
 # %% [markdown]
+# Two rows need a word more. `_ * 0.001953125` is a multiplication by a
+# constant, labelled by its constant: the loss is the mean over the 512
+# points, so `SoftmaxCrossEntropy`'s backward multiplies the incoming
+# gradient by 1/512. It is a *forward* row because that backward applies
+# functions while a hook watches (see above).
+
+# %%
+print("1 / 512 =", 1 / 512)
+assert f"forward:_ * {1 / 512}" in table
+
+# %% [markdown]
+# `backward:Linear` nets 0.1 MiB over two calls, although the first alone
+# makes a 1 MiB array. `memory.call_history` lists every step with its own
+# figures. The first call is the second layer's backward: it makes the
+# gradient of the hidden activation `h` (512 × 512 float32, 1 MiB) and W2's
+# gradient (8 KiB). The next step, ReLU's backward, reads that gradient of
+# `h`. While hooks watch, each backward step hands its incoming gradient to
+# the hooks, and the engine lets go of it only when the next step begins.
+# So the gradient of `h` is freed inside the first layer's backward, which
+# makes W1's gradient (64 KiB). The two calls nearly cancel, and what stays
+# is the two weight gradients:
+
+# %%
+linear_backwards = [allocated for label, phase, allocated, _ in memory.call_history
+                    if (phase, label) == ("backward", "Linear")]
+h_grad_bytes = 512 * 512 * 4                  # the gradient of h, the size of h
+for k, allocated in enumerate(linear_backwards, 1):
+    print(f"backward:Linear, call {k}: {allocated / MiB:+.1f} MiB")
+print(f"together: {sum(linear_backwards) / MiB:+.1f} MiB;  W1.grad "
+      f"{W1.grad.nbytes // 1024} KiB + W2.grad {W2.grad.nbytes // 1024} KiB")
+# Each call within 4 KiB (the Python objects of a step) of its arrays.
+assert abs(linear_backwards[0] - (h_grad_bytes + W2.grad.nbytes)) < 4096
+assert abs(linear_backwards[1] - (W1.grad.nbytes - h_grad_bytes)) < 4096
+
+# %% [markdown]
 # A picture says the same faster: where the time goes, and where the bytes
 # go. `TimerHook` groups by function class, forwards and backwards together;
 # `MemoryHook` keeps the two phases apart. (The bars on the left change a

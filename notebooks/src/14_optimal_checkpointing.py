@@ -35,36 +35,40 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls
 # %% [markdown]
 # ## The game
 #
-# A chain `h_i = f_i(h_{i-1})`, `i = 1..L`, from an input `x = h_0` that the
-# caller holds. Backward through block `i` needs its graph, so the block
-# must have been run *with* its graph ("taped"). The moves:
+# A chain $h_i = f_i(h_{i-1})$, $i = 1 \ldots L$, from an input `x` = $h_0$
+# that the caller holds. Backward through block `i` needs its graph, so the
+# block must have been run *with* its graph ("taped"). Two simplifications
+# hold throughout: the blocks are **equal** (each call takes the same time,
+# each output has the same size), and time is counted in block calls, a
+# **qualitative** model of the clock (the last section measures how far it
+# misses). The moves, each written as a tuple, with what it costs
+# (blocks `i+1 .. j`):
 #
-# - **advance**: run blocks without a graph, from a checkpoint, from `x`, or
-#   from the value just reached;
-# - **store** the value just reached as a checkpoint; **free** a checkpoint;
-# - **tape** blocks up to the next block to reverse, then **backward**
-#   through them. From a checkpoint or `x`, several blocks may be taped at
-#   once; from the value just reached, only one, reversed at once: that
-#   value takes no slot (below), yet the tape keeps it alive, so it may stay
-#   alive only briefly.
+# | move | tuple | block calls | slots |
+# |---|---|---|---|
+# | **advance**: run blocks without a graph | `("advance", i, j)` | `j - i` | none |
+# | **store** the value just reached as a checkpoint | `("store", j)` | 0 | +1 until freed |
+# | **free** a checkpoint | `("free", j)` | 0 | -1 |
+# | **tape**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block |
+# | **backward** through the taped blocks | `("backward", i, j)` | 0 | frees the tape's |
 #
-# What we count:
-#
-# - **memory**: the *slots*. A stored checkpoint takes one; so does each
-#   taped block (its graph keeps its output). `x` and the value just reached
-#   take none.
-# - **time**: every call of a block, with or without its graph, counts one.
+# An advance starts from a checkpoint, from `x`, or from the value just
+# reached; `x` and the value just reached take no slot. A tape runs up to
+# the next block to reverse, and backward follows it. From a checkpoint or
+# `x` several blocks may be taped at once; from the value just reached only
+# one, reversed at once (the tape keeps that value alive, and it takes no
+# slot, so it may live only briefly).
 #
 # With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
 # Three cases:
 #
 # - `n ≤ M`: tape all `n` blocks, then backward through them: `n` calls.
 # - `M = 1`: only one block can be taped at a time. Advance from `x` to
-#   `h_{n-1}` without a graph, tape block `n`, backward; then the same for
+#   $h_{n-1}$ without a graph, tape block `n`, backward; then the same for
 #   `n - 1` blocks: `n + (n-1) + … + 1 = n(n+1)/2` calls.
 # - otherwise, pick a first checkpoint `m`: advance `m` blocks and store
-#   `h_m` (one slot); reverse the last `n - m` blocks from `h_m` with the
-#   `M - 1` slots left; free `h_m` and reverse the first `m` blocks with all
+#   $h_m$ (one slot); reverse the last `n - m` blocks from $h_m$ with the
+#   `M - 1` slots left; free $h_m$ and reverse the first `m` blocks with all
 #   `M` slots. The best `m` wins:
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
@@ -112,12 +116,8 @@ print(f"ten blocks cost {row} slots, and {hand_cost(10, 10)} (the plain chain) w
 # %% [markdown]
 # Most of the saving comes with the first few slots.
 #
-# The schedule itself follows the same recursion. Each action is a tuple;
-# ranges name blocks `start+1 .. stop`:
-# `("advance", i, j)` runs blocks from `h_i` to `h_j` without a graph,
-# `("store", j)` keeps the value just reached, `("taped", i, j)` runs blocks
-# with their graph, `("backward", i, j)` backpropagates through them, and
-# `("free", j)` drops a checkpoint. By hand, for four blocks and two slots:
+# The schedule itself follows the same recursion, written with the tuples
+# of the table above. By hand, for four blocks and two slots:
 
 # %%
 hand_schedule_4_2 = [
@@ -248,8 +248,48 @@ print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 #
 # Griewank's result is a closed form. If no block may be advanced more than
 # `t` times (its taped call not counted), `s` checkpoints reverse at most
-# $\binom{s+t}{s}$ blocks. The fewest calls for `n` blocks, the `n` taped
-# ones included, follow from it:
+# $\binom{s+t}{s}$ blocks. Call that most $\beta(s, t)$; a few lines show
+# why it is a binomial coefficient.
+#
+# - $t = 0$: nothing may be advanced, so only block 1, taped from `x`:
+#   $\beta(s, 0) = 1$.
+# - $s = 1$: the only checkpoint is `x`'s, so every block is reached by
+#   advancing from `x`, and reversing block $n$ advances block 1 for the
+#   $(n-1)$-th time: $\beta(1, t) = t + 1$.
+# - otherwise, advance from `x` to a first stored checkpoint $h_m$, which
+#   spends one advance of blocks $1 \ldots m$. The blocks above $h_m$ are
+#   reversed with the $s - 1$ checkpoints left and all $t$ advances: at
+#   most $\beta(s-1, t)$ of them. Then $h_m$ is freed, and blocks
+#   $1 \ldots m$ are reversed with all $s$ checkpoints but $t - 1$
+#   advances: at most $\beta(s, t-1)$. So
+#
+# $$\beta(s, t) = \beta(s-1, t) + \beta(s, t-1),$$
+#
+# which is Pascal's rule $\binom{s+t}{s} = \binom{s+t-1}{s-1} +
+# \binom{s+t-1}{s}$, and the binomial coefficient also meets both edges,
+# $\binom{s}{s} = 1$ and $\binom{1+t}{1} = t + 1$. The recursion, against
+# `math.comb`:
+
+# %%
+@functools.lru_cache(maxsize=None)
+def most_blocks(s, t):
+    """β(s, t): the most blocks s checkpoints reverse, none advanced more than t times."""
+    if t == 0:
+        return 1                      # only block 1, taped from x
+    if s == 1:
+        return t + 1                  # block n advances block 1 n - 1 times
+    return most_blocks(s - 1, t) + most_blocks(s, t - 1)
+
+
+print("β(s, t), s down, t across:")
+for s in range(1, 6):
+    print(f"s={s}  " + "".join(f"{most_blocks(s, t):5d}" for t in range(6)))
+assert all(most_blocks(s, t) == math.comb(s + t, s)
+           for s in range(1, 13) for t in range(13))
+
+# %% [markdown]
+# The fewest calls for `n` blocks, the `n` taped ones included, follow from
+# it:
 #
 # $$T(n, s) = (t + 1)\,n - \binom{s+t}{s+1}, \quad t \text{ the least with }
 # \binom{s+t}{s} \ge n.$$
@@ -589,14 +629,24 @@ plt.show()
 #
 # On the right, a point on the dashed line is a variant whose clock agrees
 # with the model. The model prices every call like a call of the plain
-# forward, which builds a graph. An advance builds none (no nodes made,
-# nothing kept), which pulls points below the line, the more so the more a
-# schedule advances. Two things push them up: every taped run gets a
-# backward pass of its own, with a fixed cost, and those passes run under
-# the hook that frees the recomputed arrays, which sends them down the
-# engine's general (slower) path. Which effect wins depends on the size of
-# the blocks and on the machine; `docs/forget.md` tables one quiet run on
-# wider blocks.
+# forward, which records a graph. An advance runs under `no_backprop_mode`
+# and records no graph (nothing is kept for backward), which pulls points
+# below the line, the more so the more a schedule advances. Two things
+# push them up: every taped run gets a backward pass of its own, with a
+# fixed cost, and those passes run under the hook that frees the
+# recomputed arrays, which sends them down the engine's general (slower)
+# path. Which effect wins depends on the size of the blocks and on the
+# machine; `docs/forget.md` tables one quiet run on wider blocks. How far
+# the model missed each variant in this run (timings, so the figures differ
+# from run to run and machine to machine; budget 1 is the schedule that
+# advances most, and the plain row, plain timed against itself, shows the
+# clock's own noise):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(f"{'':22s} time / plain: model  measured  model off by")
+for name, model, clock in zip(names, models, measured):
+    print(f"{name:22s} {model:19.2f}  {clock:8.2f}  {model / clock - 1:+12.0%}")
 
 # %% [markdown]
 # ## Exercises
