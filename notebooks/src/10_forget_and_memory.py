@@ -97,10 +97,9 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 #
 # ## The real `F.forget`
 #
-# minichain's `Forget` is the same idea, and so is PyTorch's
-# `torch.utils.checkpoint.checkpoint(func, x)`: its forward runs `func` in
-# `no_backprop_mode` (≈ `torch.no_grad`) and retains every input, as ours
-# does. What it adds
+# minichain's `Forget` is the same idea (PyTorch's is
+# `torch.utils.checkpoint.checkpoint(func, x)`): its forward runs `func` in
+# `no_backprop_mode` and retains every input, as ours does. What it adds
 # shows in the source below (and, for dropout, later in this chapter): any
 # number of inputs and outputs, the random state saved for the
 # recomputation, and an option (`keep_graph`) that `checkpoint_sequential`

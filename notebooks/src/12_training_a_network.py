@@ -227,14 +227,12 @@ print(inspect.getsource(AdamRule.lr.fget))
 
 # %% [markdown]
 # So the first step moves every element by `α`, whatever the scale of its
-# gradient: `m / √v` is then `±1` up to the two weights, and `lr` undoes
-# them. One step of `Adam(alpha=0.01)` on four elements whose gradients
-# span four orders of magnitude, then the factor `lr / α` over the steps:
-# it settles at 1 once both averages have filled up. It starts at
-# `√(1 - β₂) / (1 - β₁) ≈ 0.316` (the cell checks it): after one step
-# `m = (1 - β₁) g` and `√v = √(1 - β₂) |g|`, so this factor turns
-# `m / √v` into `±1`. It dips while `m`'s average fills faster than `v`'s.
-# (The four elements are
+# gradient: after one step `m = (1 - β₁) g` and `√v = √(1 - β₂) |g|`, and
+# the first factor `lr / α = √(1 - β₂) / (1 - β₁) ≈ 0.316` turns `m / √v`
+# into `±1` (the cell checks both). Below, one step of `Adam(alpha=0.01)`
+# on four elements whose gradients span four orders of magnitude, then the
+# factor `lr / α` over the steps: it dips while `m`'s average fills faster
+# than `v`'s, and settles at 1 once both have filled up. (The four elements are
 # one Parameter in a bare `Link`: a Parameter assigned inside
 # `with link.init_scope():` is registered as the link's own, which is how
 # `setup` finds what to update.)

@@ -477,6 +477,7 @@ for _ in range(L):
     net.append(net_block(W, b))
 x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
 activation = batch * width * 4
+print("one activation:", activation // 1024, "KiB")
 
 
 def plain_chain(fs, h):
@@ -561,7 +562,7 @@ for name, (schedule, run) in variants.items():
 # one forward per `L` calls plus one backward, so the model predicts
 # `(R/L · t_f + t_b) / (t_f + t_b)` times the plain step, with `t_f` and
 # `t_b` the plain forward and backward, timed here. Times differ between
-# machines and runs, so they are only drawn.
+# machines and runs.
 
 # %%
 def time_over_plain(run, pairs=3):
@@ -628,19 +629,17 @@ plt.show()
 # the uncounted arrays of the table above.
 #
 # On the right, a point on the dashed line is a variant whose clock agrees
-# with the model. The model prices every call like a call of the plain
-# forward, which records a graph. An advance runs under `no_backprop_mode`
-# and records no graph (nothing is kept for backward), which pulls points
-# below the line, the more so the more a schedule advances. Two things
-# push them up: every taped run gets a backward pass of its own, with a
-# fixed cost, and those passes run under the hook that frees the
-# recomputed arrays, which sends them down the engine's general (slower)
-# path. Which effect wins depends on the size of the blocks and on the
-# machine; `docs/forget.md` tables one quiet run on wider blocks. How far
-# the model missed each variant in this run (timings, so the figures differ
-# from run to run and machine to machine; budget 1 is the schedule that
-# advances most, and the plain row, plain timed against itself, shows the
-# clock's own noise):
+# with the model. The model prices every call like a plain forward call,
+# which records a graph; an advance runs under `no_backprop_mode` and
+# records no graph, which pulls points below the line, the more so the
+# more a schedule advances. Two things push them up: each taped run gets a
+# backward pass of its own, with a fixed cost, and those passes run under
+# the hook that frees the recomputed arrays, which sends them down the
+# engine's general (slower) path. Which wins depends on the blocks' size
+# and on the machine (`docs/forget.md` tables one quiet run on wider
+# blocks). The misses of this run, which differ from run to run (budget 1
+# advances most; the plain row, plain timed against itself, is the clock's
+# own noise):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
