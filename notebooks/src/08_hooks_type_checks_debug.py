@@ -97,7 +97,8 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 #
 # A function's `backward` is written with minichain functions. A plain
 # backward, watched by no hook, takes a shortcut where it can: it runs the
-# function's step on bare arrays (chapter 07 counted: no `TanhGrad`). As
+# function's step on bare arrays, applying no functions (chapter 13 takes
+# that path apart). As
 # soon as any hook is registered, the engine takes the other path, where
 # each `backward` applies its functions, so that the hook sees every step:
 # their forwards then run *inside* the backward step that applied them. A
@@ -301,9 +302,9 @@ assert f"forward:_ * {1 / 512}" in table
 # gradient of the hidden activation `h` (512 × 512 float32, 1 MiB) and W2's
 # gradient (8 KiB). The next step, ReLU's backward, reads that gradient of
 # `h`. While hooks watch, each backward step hands its incoming gradient to
-# the hooks, and the engine lets go of it only when the next step begins.
-# So the gradient of `h` is freed inside the first layer's backward, which
-# makes W1's gradient (64 KiB). The two calls nearly cancel, and what stays
+# the hooks, and the engine's loop keeps that argument until the next
+# watched step begins. So the gradient of `h` is freed inside the first
+# layer's backward, which makes W1's gradient (64 KiB). The two calls nearly cancel, and what stays
 # is the two weight gradients:
 
 # %%
