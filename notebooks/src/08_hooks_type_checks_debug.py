@@ -190,11 +190,12 @@ with PrintHook():
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
 # allocated. A small two-layer network gives them something to record: 512
 # points of 32 features, a hidden layer of 512 units (so its activation is
-# 512 × 512 float32 values, 1 MiB) and 4 classes. Its weights are
-# `mc.Parameter`s, Variables meant to be learned (chapter 12's optimizers
-# update them); here they behave like any Variable. (Times change from run
-# to run; the course's notebook test replaces each printed time by a
-# placeholder.)
+# 512 × 512 float32 values, 1 MiB) and 4 classes. `F.linear(x, W)` is
+# `x Wᵀ`, `F.relu` is `max(x, 0)`, and `F.softmax_cross_entropy(scores, t)`
+# is PyTorch's `F.cross_entropy`: the mean over the points of `-log` of the
+# softmax at the right class `t`. The weights are `mc.Parameter`s,
+# Variables meant to be learned (chapter 12's optimizers update them); here
+# they behave like any Variable. (Times change from run to run.)
 
 # %%
 MiB = 2 ** 20

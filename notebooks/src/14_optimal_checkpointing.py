@@ -198,11 +198,13 @@ print("R(64, 6) =", revolve_cost(64, 6), "  R(1024, 12) =", revolve_cost(1024, 1
 rng = np.random.default_rng(0)
 weights = [mc.Parameter(rng.normal(size=(4, 4)) / 2) for _ in range(16)]
 calls = [0] * 16
+recorded = []            # per call: was a graph recorded?
 
 
 def make_block(i):
     def block(h):
         calls[i] += 1
+        recorded.append(mc.config.enable_backprop)
         return F.tanh(F.linear(h, weights[i]))
     return block
 
@@ -218,6 +220,9 @@ assert sum(calls) == revolve_cost(16, 3)
 taped = sorted(i for kind, *span in revolve_schedule(16, 3) if kind == "taped"
                for i in range(span[0] + 1, span[1] + 1))
 assert taped == list(range(1, 17))                # each block taped exactly once
+print("calls with a graph:", recorded.count(True),
+      "  without (advances):", recorded.count(False))
+assert recorded.count(True) == 16
 
 revolved = [x.grad] + [W.grad for W in weights]
 x2 = mc.Variable(x.array)
