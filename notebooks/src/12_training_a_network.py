@@ -424,11 +424,6 @@ print(f"one activation: {activation / 2 ** 20:.2f} MiB")
 for name in ("plain", "checkpointed"):
     print(f"{name:13s} peak {memory[name] / activation:4.1f} activations")
 assert memory["checkpointed"] < memory["plain"]
-# The Python objects of a step are a few KiB; each peak is more than 16 KiB
-# from where its tenth of an activation would round the other way.
-for name in ("plain", "checkpointed"):
-    tenth = activation / 10
-    assert abs(memory[name] % tenth - tenth / 2) > 16 * 1024
 
 L, s = 12, 4
 estimates = {"plain": L, "checkpointed": s + math.ceil(L / s)}
