@@ -36,7 +36,7 @@ np.set_printoptions(precision=4, suppress=True)
 # derivative, `3x² · gy`. `ArrayCube` computes it on plain arrays and wraps
 # the result in a fresh Variable at the end. `VariableCube` computes it with
 # Variable arithmetic, so each `*` and `**` in its backward applies a
-# FunctionNode, and the gradient comes out with a creator. (Both are
+# FunctionNode, and the gradient comes out with a `creator_node`. (Both are
 # CPU-only sketches: on a 0-d array `x ** 3` gives a NumPy scalar, and
 # `np.asarray` makes it an array again; chapter 09 says what code for both
 # devices would ask for instead.)
@@ -73,7 +73,7 @@ for cube in (ArrayCube, VariableCube):
 # %% [markdown]
 # `enable_double_backprop=True` asks the engine to keep the graph switched on
 # while it runs the backwards. With `VariableCube` the gradient `gx` has a
-# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 9
+# `creator_node`, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 9
 # at `x = 1.5` (the first derivative there is `3x² = 6.75`). With
 # `ArrayCube` the gradient is a leaf: nothing connects it to
 # `x`, and `mc.grad` answers `None` (the gradient does not depend on `x`, as
