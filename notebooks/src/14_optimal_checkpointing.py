@@ -259,8 +259,8 @@ print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 # - $t = 0$: nothing may be advanced, so only block 1, taped from `x`:
 #   $\beta(s, 0) = 1$.
 # - $s = 1$: the only checkpoint is `x`'s, so every block is reached by
-#   advancing from `x`, and reversing block $n$ advances block 1 for the
-#   $(n-1)$-th time: $\beta(1, t) = t + 1$.
+#   advancing from `x`: reversing blocks $n, n-1, \ldots, 2$ advances
+#   block 1 once each, $n - 1$ times in all, so $\beta(1, t) = t + 1$.
 # - otherwise, advance from `x` to a first stored checkpoint $h_m$, which
 #   spends one advance of blocks $1 \ldots m$. The blocks above $h_m$ are
 #   reversed with the $s - 1$ checkpoints left and all $t$ advances: at
@@ -282,7 +282,7 @@ def most_blocks(s, t):
     if t == 0:
         return 1                      # only block 1, taped from x
     if s == 1:
-        return t + 1                  # block n advances block 1 n - 1 times
+        return t + 1                  # n blocks advance block 1 n - 1 times
     return most_blocks(s - 1, t) + most_blocks(s, t - 1)
 
 
