@@ -476,7 +476,8 @@ ch12.check_1(answer_1)
 # reading `lr` and `momentum` from `self.hyperparam`. Assign the class to
 # `answer_2`; the check plugs it into an optimizer, as `HandSGD` does with
 # `HandSGDRule`, and compares it with `mc.optimizers.MomentumSGD` over
-# several steps and settings.
+# several steps and settings, changing `lr` and `momentum` between steps
+# too (read them every step, never copy them once).
 
 # %%
 # class MomentumRule(mc.optimizer.UpdateRule):

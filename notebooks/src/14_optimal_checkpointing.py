@@ -655,16 +655,19 @@ for name, model, clock in zip(names, models, measured):
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch14.py`,
+# imported by the next cell (the solutions are kept apart, for teachers).
+
+# %%
+from exercises import ch14
+
+# %% [markdown]
 # **1.** A simulation of 1000 time steps is to be reversed with Revolve, and
 # no step may be advanced more than 3 times (its taped call not counted).
 # How many checkpoints does Revolve need at least, `x`'s included? Reason
 # from the closed form, then assign the number to `answer_1`.
-
-# %%
-from exercises import ch14
 
 # %%
 answer_1 = None
