@@ -350,7 +350,7 @@ def judge_applied_once(seen):
     expect(seen, "f.outputs still stands for (y,)", True, hint=hint)
 
 
-# ----- Task 4 (chapters 02, 03): retain_inputs, retain_outputs --------------------
+# ----- Task 4 (chapter 03): retain_inputs, retain_outputs ------------------------
 @check(4, "get_retained_inputs and get_retained_outputs after a = x², "
        "b = exp(a), c = 2b (square keeps x, exp keeps b, 2b keeps nothing)")
 def retained_values(E, n):
