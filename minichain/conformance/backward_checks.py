@@ -214,9 +214,11 @@ def judge_dropped_middle(seen):
 
 
 @check(3, "what backward is handed and what it returns: s, d = (a + b, "
-       "a - b) with only s used, and u = a + c whose backward gives c None")
+       "a - b) with only s used, and u = a + c whose backward gives c (which "
+       "holds a gradient already) None")
 def handed_and_returned(E, n):
     a, b, c = (E.Variable(data(k, 3)) for k in (35, 36, 37))
+    c.grad = data(39, 3)  # from an earlier backward: None must not touch it
     pair, first_only = n.Pair(), n.FirstOnly()
     s, d = pair.apply((a, b))
     u = apply(first_only, s, c)
@@ -240,8 +242,8 @@ def judge_handed_and_returned(seen):
            "(grads.get)")
     expect(seen, "a.grad", 3 * gy)
     expect(seen, "b.grad", 3 * gy)
-    expect(seen, "c.grad", None, hint="an input whose gradient is None "
-           "gets none: skip it")
+    expect(seen, "c.grad", data(39, 3), hint="an input whose gradient is "
+           "None gets nothing: skip it, and c keeps the gradient it held")
 
 
 @check(3, "a second backward through y = exp(3x²), after x.cleargrad()")
@@ -470,7 +472,9 @@ def judge_wrong_order_example(seen):
     right = ["y = h + hh", "hh = h * h", "h = 0.5x"]
     if isinstance(order, list) and order[:2] == ["y = h + hh", "h = 0.5x"]:
         fail("the backward of 'h = 0.5x' ran before that of 'hh = h * h', so "
-             "h's gradient was incomplete (pre-order). Run the function of "
+             "h's gradient was incomplete (a pre-order walk does this, and so "
+             "does a heap that pops the lowest rank first: heapq pops the "
+             "smallest key, so the key is -rank). Run the function of "
              "highest rank first, with a heap (chapter 05); order seen: "
              "{}".format(order))
     expect(seen, "order", right, hint="each function once, highest rank first")
@@ -528,7 +532,9 @@ def judge_order(seen, graph, leaves):
         late = [c for c in consumers[name] if c not in order[:i]]
         if late:
             fail("{} ran before {}, which uses its output, so its gradient "
-                 "was incomplete; order seen: {}".format(name, late[0], order))
+                 "was incomplete: run the function of highest rank first "
+                 "(heapq pops the smallest key, so the key is -rank); order "
+                 "seen: {}".format(name, late[0], order))
     if any(ranks[a] < ranks[b] for a, b in zip(order, order[1:])):
         fail("the order is right, but not from the highest rank down: use the "
              "rank heap (chapter 05); order seen: {}".format(order))
