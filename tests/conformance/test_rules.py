@@ -139,10 +139,11 @@ RULES = [
     ("functions.Sum.forward", "return the sum as a 0-d array",
      ["sum_first"]),
     ("functions.Sum.forward", "noting x's shape for backward",
-     ["sum_matmul_keep"]),
+     ["sum_first"]),
     ("functions.Sum.backward", "A gradient has the shape of its variable",
      ["sum_first"]),
-    ("functions.MatMul.forward", "keeping both inputs", ["sum_matmul_keep"]),
+    ("functions.MatMul.forward", "keeping both inputs",
+     ["matmul_first", "matmul_second"]),
     ("functions.MatMul.backward", "``ga = gy @ b.T`` and ``gb = a.T @ gy``",
      ["matmul_first", "matmul_layer"]),
     ("functions.MatMul.backward", "Written with ``matmul`` and "
