@@ -391,19 +391,31 @@ def _expect_arrays(seen, key, arrays):
         expect({"{}[{}]".format(key, i): got}, "{}[{}]".format(key, i), want)
 
 
-RETAIN_ORDERS = [(1, 0), (0, 2, 1), (2, 1, 0)]
+def random_retain(generator):
+    """Positions to retain of y = a * b + c (a and b at least, in a random
+    order), and its inputs and y.grad, of one random shape and dtype."""
+    order = tuple(int(k) for k in generator.permutation(
+        (2, 3)[generator.integers(2)]))
+    shape = tuple(int(m) for m in generator.integers(1, 4, generator.integers(
+        0, 3)))
+    dtype = DTYPES[generator.integers(2)]
+    arrays = [generator.uniform(-1, 1, shape).astype(dtype) for _ in range(4)]
+    return order, arrays[:3], arrays[3]
 
 
-@check(4, "retain_inputs given a generator of positions in any order, for y = "
-       "a * b + c")
+RETAINS = cases(44, 4, random_retain)
+
+
+@check(4, "retain_inputs given a generator of positions in a random order, "
+       "for y = a * b + c of random shapes and dtypes")
 def retained_in_order(E, n):
     seen = {}
-    for i, order in enumerate(RETAIN_ORDERS):
-        inputs = [E.Variable(data(44 + k, 2)) for k in range(3)]
+    for i, (order, arrays, gy) in enumerate(RETAINS):
+        inputs = [E.Variable(a) for a in arrays]
         f = n.KeepOrder(order)
         y = apply(f, *inputs)
         kept = tuple(f.get_retained_inputs())
-        y.grad = data(47, 2)
+        y.grad = gy
         y.backward()
         seen.update(tagged(i, {
             "retained inputs": [getattr(v, "array", v) for v in kept],
@@ -413,17 +425,19 @@ def retained_in_order(E, n):
 
 @retained_in_order.judge
 def judge_retained_in_order(seen):
-    inputs = [data(44 + k, 2) for k in range(3)]
-    for i, order in enumerate(RETAIN_ORDERS):
+    for i, (order, arrays, gy) in enumerate(RETAINS):
         one = part(seen, i)
-        with case("for retain_inputs(i for i in {})".format(order)):
+        with case("for retain_inputs(i for i in {}), {}".format(
+                order, describe_array("a, b, c", arrays[0].shape,
+                                      arrays[0].dtype))):
             value = one["retained inputs"]
             if isinstance(value, list) and not value:
                 fail("get_retained_inputs gave (): the indexes may come as "
                      "any iterable, which can be read once only (a "
                      "generator): store them as a tuple")
-            _expect_arrays(one, "retained inputs", [inputs[k] for k in order])
-            expect(one, "a.grad", data(47, 2) * inputs[1])
+            _expect_arrays(one, "retained inputs", [arrays[k] for k in order])
+            expect(one, "a.grad", gy.astype(numpy.float64) * arrays[1],
+                   rtol=1e-5)
 
 
 @check(4, "backward through y = exp(x²), whose functions read what they "

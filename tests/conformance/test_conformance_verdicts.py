@@ -78,7 +78,8 @@ def test_the_random_cases_are_the_same_in_every_process():
               "cases = [f.ADDS, f.MULS, f.EXPS, f.TANHS, f.EXPRESSIONS_6, "
               "f.SUMS, f.MATMULS, f.BROADCASTS, f.EXPRESSIONS_8, f.LAYERS, "
               "g.NEW_VARIABLES, g.CREATOR_RANKS, g.APPLY_INPUTS, "
-              "g.RANK_GRAPHS, b.CHAINS, b.USES, b.CALLS, b.ORDER_GRAPHS, "
+              "g.RANK_GRAPHS, g.RETAINS, b.CHAINS, b.USES, b.CALLS, "
+              "b.ORDER_GRAPHS, "
               "b.KEPT_CHAINS, m.FORGETS]\n"
               "print(hashlib.sha256(pickle.dumps(cases)).hexdigest())")
     digests = set()
