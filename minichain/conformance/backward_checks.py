@@ -578,7 +578,7 @@ def judge_middle_dropped(seen):
            "their gradient; a variable in the middle gets none")
 
 
-KEPT_CHAINS = cases(91, 3, lambda g: (int(g.integers(2, 6)),
+KEPT_CHAINS = cases(92, 3, lambda g: (int(g.integers(2, 6)),
                                       DTYPES[g.integers(2)]))
 
 

@@ -443,7 +443,7 @@ def random_sum(generator):
             numpy.asarray(generator.uniform(-1, 1), dtype=dtype))
 
 
-SUMS = cases(81, 3, random_sum)
+SUMS = cases(86, 3, random_sum)
 
 
 @check(8, "y = F.sum(x) with a random y.grad, for x of random shapes and "

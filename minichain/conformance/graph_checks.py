@@ -159,7 +159,7 @@ def judge_creator_link(seen):
 
 
 # ----- Task 2 (chapter 02): FunctionNode.apply ------------------------------------
-APPLY_INPUTS = cases(21, 3, random_array)
+APPLY_INPUTS = cases(23, 3, random_array)
 
 
 @check(2, "y = f.apply(inputs) for f computing 2x, with inputs a tuple or a "

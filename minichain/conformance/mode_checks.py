@@ -162,7 +162,7 @@ def random_forget(generator):
     return arrays[:-1], arrays[-1]
 
 
-FORGETS = cases(113, 4, random_forget)
+FORGETS = cases(114, 4, random_forget)
 NAMES = "xwv"
 
 
