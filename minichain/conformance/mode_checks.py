@@ -25,6 +25,8 @@ def recorded(E, n, x):
        "y = 2x after it")
 def no_backprop(E, n):
     x = E.Variable(data(110, 3))
+    node = getattr(x, "node", None)
+    held_before = getattr(node, "data", None) is not None
     with E.no_backprop_mode():
         f = n.SquareKeep()
         y = apply(f, x)
@@ -32,8 +34,8 @@ def no_backprop(E, n):
     seen = {"y.array": y.array, "recorded inside the block": inside,
             "the function keeps inputs or outputs": bool(
                 getattr(f, "inputs", None) or getattr(f, "outputs", None)),
-            "x's node holds the array retained for backward": getattr(
-                getattr(x, "node", None), "data", None) is not None,
+            "apply put x's array into its node to retain it": not
+            held_before and getattr(node, "data", None) is not None,
             "recorded after the block": recorded(E, n, x)}
     y.grad = data(123, 3)
     y.backward()
@@ -50,7 +52,7 @@ def judge_no_backprop(seen):
            "is False")
     expect(seen, "the function keeps inputs or outputs", False,
            hint="with recording off apply keeps no inputs or outputs either")
-    expect(seen, "x's node holds the array retained for backward", False,
+    expect(seen, "apply put x's array into its node to retain it", False,
            hint="with recording off apply keeps no retained arrays either")
     expect(seen, "x.grad after a backward from y", None, hint="y has no "
            "creator, so a backward from it reaches nothing")
