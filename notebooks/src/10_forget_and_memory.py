@@ -485,8 +485,9 @@ player
 # ## Now build it: Task 11
 #
 # Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`: run the
-# function without a graph, keep only its inputs, and run it again on new leaves
-# in backward (Task 11). With it, `make conformance` judges all eleven tasks:
+# function without a graph, keep only its inputs and NumPy's random state, and
+# run it again on new leaves in backward, with that state put back for the
+# replay (Task 11; the judge checks it with dropout). With it, `make conformance` judges all eleven tasks:
 # 100 points for a complete engine.
 
 # %% [markdown]

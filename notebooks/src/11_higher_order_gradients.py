@@ -409,7 +409,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # %% [markdown]
 # ## Your engine, differentiated twice
 #
-# Tasks 7 and 9 already take second derivatives of your functions
+# Tasks 6 and 8 already take second derivatives of your functions
 # (`y.backward(enable_double_backprop=True)`, then a backward from
 # `x.grad_var`). If they fail saying the gradient has no graph behind it, one of
 # your backwards computes on arrays: write it with Variables, as this chapter
