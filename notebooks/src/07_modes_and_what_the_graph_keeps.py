@@ -26,6 +26,7 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
+from minichain import visualize
 from minichain.visualize import draw, to_digraph
 
 np.set_printoptions(precision=4, suppress=True)
@@ -109,14 +110,15 @@ print(inspect.getsource(mc.no_backprop_mode))
 print(inspect.getsource(mc.using_config))
 
 # %% [markdown]
-# The same three calls with the real thing: outside, inside, after.
+# The same three calls with the real thing: outside, inside, after. (A
+# minichain Variable's `creator_node` is our `creator` slot.)
 
 # %%
 x = mc.Variable(np.array([0.5]), name="x")
-real = [F.tanh(x).creator is not None]
+real = [F.tanh(x).creator_node is not None]
 with mc.no_backprop_mode():
-    real.append(F.tanh(x).creator is not None)
-real.append(F.tanh(x).creator is not None)
+    real.append(F.tanh(x).creator_node is not None)
+real.append(F.tanh(x).creator_node is not None)
 print("recorded outside, inside, after:", real)
 
 hand = [hand_tanh(x_hand).creator is not None]
@@ -133,7 +135,7 @@ assert real == hand == [True, False, True]
 # %%
 with mc.no_backprop_mode():
     y = F.sum(F.tanh(x) * 3)
-print(f"value: {float(y.array):.4f}   creator: {y.creator}")
+print(f"value: {float(y.array):.4f}   creator_node: {y.creator_node}")
 y.backward()
 print("x.grad after backward:", x.grad)
 assert x.grad is None
@@ -151,8 +153,8 @@ with mc.no_backprop_mode():
     h = F.tanh(x * 2)                     # not recorded
     with mc.force_backprop_mode():
         y = F.sum(F.tanh(x * 2))          # recorded
-print("h has a creator:", h.creator is not None)
-print("y has a creator:", y.creator is not None)
+print("h has a creator:", h.creator_node is not None)
+print("y has a creator:", y.creator_node is not None)
 gx, = mc.grad([y], [x])
 print("dy/dx =", gx.array, "  by hand:", 2 * (1 - np.tanh(2 * x.array) ** 2))
 assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
@@ -186,15 +188,15 @@ h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
 print("h.requires_grad:", h.requires_grad)
 F.sum(h * h).backward(retain_grad=True)
 print("h.grad after backward:", h.grad)
-print("sin kept its input all the same:", h.creator_node.inputs[0].data is not None)
-assert not h.requires_grad and h.grad is None
-assert h.creator_node.inputs[0].data is not None
+print("h has a creator all the same:", h.creator_node is not None)
+assert not h.requires_grad and h.grad is None and h.creator_node is not None
 
 # %% [markdown]
 # Unlike `no_backprop_mode`, `requires_grad=False` does not stop the
-# recording: as in Chainer, the nodes are still made and still keep their
-# arrays (the last line above). PyTorch records nothing for
-# tensors that need no gradient. To save the memory, use the mode.
+# recording: as in Chainer, the functions are still recorded (the last line
+# above) and still keep their arrays (the next section shows where). PyTorch
+# records nothing for tensors that need no gradient. To save the memory, use
+# the mode.
 
 # %% [markdown]
 # ## `retain_grad`: gradients of the middle
@@ -226,13 +228,40 @@ assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
 # %% [markdown]
 # ## What the graph keeps, and what it lets go
 #
-# Chapter 02 showed that the graph holds **VariableNodes**, not the user's
-# Variables, and that a node points to its Variable only weakly. A node holds
-# an array only when a function asked for it with `retain_inputs` or
-# `retain_outputs` (its `data` is then set). Everything else goes as soon as
-# the user lets go of the Variable.
-#
-# `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` keeps nothing
+# Our hand-made function node holds its input and output `HandVariable`s
+# themselves, so every array of the graph lives as long as the graph. The
+# real graph does not hold the Variables you hold. It is made of small
+# **VariableNode** records, one per Variable (`x.node`): a node knows its
+# Variable's name, shape, dtype, rank and `creator_node`, and a function's
+# `inputs` are these nodes. A node points back to its Variable only through a
+# *weak reference* (Python's `weakref`: a reference that does not keep its
+# object alive), and a function's `outputs` are weak references to their
+# nodes. A node holds an array only when a function asked for it with
+# `retain_inputs` or `retain_outputs` (chapter 03): its `data` is then set,
+# otherwise it is None.
+
+# %%
+x = mc.Variable(np.array([1.0, 2.0]), name="x")
+y = F.tanh(x)                    # Tanh keeps its output
+f = y.creator_node
+print("f.inputs:", [type(n).__name__ for n in f.inputs],
+      "  the first is x.node:", f.inputs[0] is x.node)
+print("f.outputs:", [type(r).__name__ for r in f.outputs],
+      "  it leads to y.node:", f.outputs[0]() is y.node)
+print("y.node leads back to y:", y.node.get_variable_or_none() is y)
+print("data kept: by x.node", x.node.data is not None,
+      "  by y.node", y.node.data is not None)
+assert f.inputs[0] is x.node and f.outputs[0]() is y.node
+assert x.node.data is None and y.node.data is y.array
+
+h = F.sin(np.array([0.5, 1.0]))            # a constant's graph, as above
+print("sin of a constant keeps that constant's array:",
+      h.creator_node.inputs[0].data is not None)
+assert h.creator_node.inputs[0].data is not None
+
+# %% [markdown]
+# So everything a node does not keep goes as soon as the user lets go of
+# the Variable. `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` keeps nothing
 # (its derivative is the constant 2); `sum` keeps nothing (its backward only
 # needs the input's shape). A weak reference to each array shows which ones
 # survive after we drop our Variables:
@@ -383,6 +412,49 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# ## The bytes during a backward, step by step
+#
+# Chapter 05's player, `visualize.animate_backward`, also counts, on the
+# last line of each step, the bytes of the gradient arrays alive at that
+# moment and of the arrays kept for backward. On chapter 05's example,
+# `y = h + h·h` with `h = 2x`, both stay at one float64 number while
+# everything else changes, and the steps say why. At step 2 two variables
+# have a gradient, the one `h` holds and the one arriving at `hh`, but they
+# are one array: `_ + _` hands its incoming gradient to both its inputs
+# unchanged (the reason chapter 04 gave for never adding in place). At step
+# 3 `h`'s complete gradient, 13, is a new array, and the gradients already
+# used are gone; at the end only `x.grad` is left. The bytes kept are `h`'s
+# array, which `_ * _` keeps because the derivative of a product needs the
+# other factor.
+
+# %%
+def chapter_05_example():
+    """y = h + h·h with h = 2x, at x = 3, named for the player."""
+    x = mc.Variable(np.array(3.0), name="x")
+    h = 2 * x
+    h.name = "h"
+    hh = h * h
+    hh.name = "hh"
+    y = h + hh
+    y.name = "y"
+    return x, h, y
+
+
+x_05, h_05, y_05 = chapter_05_example()
+player = visualize.animate_backward(y_05)
+print(player.table())
+
+one_float = x_05.array.nbytes
+held_at_step_2 = [name for name, (text, state) in player.frames[1]["grads"].items()
+                  if state in ("held", "arriving")]
+print("gradients held or arriving at step 2:", len(held_at_step_2),
+      "  bytes of one float64:", one_float)
+assert len(held_at_step_2) == 2
+assert ["13.", "arriving"] in player.frames[2]["grads"].values()
+assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
+assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
+
+# %% [markdown]
 # ## Over a whole step: forward, then backward
 #
 # `measure` also records a timeline: the bytes held after each step of each
@@ -434,48 +506,10 @@ plt.show()
 # `Reshape` and `BroadcastTo` to spread the incoming gradient over the
 # summed shape; each `Tanh`'s backward applies `TanhGrad`. An entry is
 # written when its step *ends*, so each of these helpers is listed just
-# before the backward step that applied it.
-#
-# The `TanhGrad`s are the hook's doing, not backward's habit. A registered
-# hook must see every step, so it sends the engine down the path where each
-# `backward` is written with Variables and functions; a plain backward,
-# watched by no hook, runs `tanh`'s step on arrays and applies no
-# `TanhGrad`. We count the functions applied during each backward by
-# wrapping `FunctionNode.apply` for the length of the call:
-
-# %%
-from unittest import mock
-
-
-def functions_applied_by_backward(hooked):
-    """Names of the functions ``apply``-ed during a backward of the chain."""
-    x.cleargrad()
-    y = F.sum(tanh_chain(x, 4))
-    applied, original = [], mc.FunctionNode.apply
-
-    def counting_apply(node, inputs):
-        applied.append(type(node).__name__)
-        return original(node, inputs)
-
-    with mock.patch.object(mc.FunctionNode, "apply", counting_apply):
-        with mc.memory.measure() if hooked else contextlib.nullcontext():
-            y.backward()
-    return applied
-
-
-plain = functions_applied_by_backward(hooked=False)
-watched = functions_applied_by_backward(hooked=True)
-print("plain backward applies:         ", plain)
-print("backward under measure applies:", watched)
-assert plain[:2] == watched[:2] == ["Reshape", "BroadcastTo"]
-assert "TanhGrad" not in plain and watched.count("TanhGrad") == 4
-
-# %% [markdown]
-# Both lists start with `Sum`'s helpers: its backward has no array version,
-# so it applies functions even when no hook watches; `tanh`'s has one. The
-# gradients of the middle live only briefly: each is dropped once its
-# function's backward has used it, unless `retain_grad=True` asks to keep
-# them. Chapter 10 cuts the climb of the forward with `forget`.
+# before the backward step that applied it. The gradients of the middle
+# live only briefly: each is dropped once its function's backward has used
+# it, unless `retain_grad=True` asks to keep them. Chapter 10 cuts the climb
+# of the forward with `forget`.
 
 # %% [markdown]
 # ## Now build it: Tasks 5 and 10
