@@ -362,27 +362,31 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# The engine keeps a table from each node to the gradient gathered so far.
-# `_add_gradient` is where a new gradient meets that table, and here it is,
-# whole, as it runs: the first gradient is stored, the next ones are added.
-# (The loop of chapter 05 stores the first gradient of a node that a
-# function made itself, without the call: the same rule, written inline
-# for speed.)
-# Its docstring says why the sum is a *new* array and never `+=`: a backward
-# may hand its incoming gradient on unchanged (`x + c` does), so one array
-# can be the gradient of two nodes at once, and writing into it would change
-# both. (Chapter 13 shows the wrong gradient that writing in place into
-# such a shared array gives.) A leaf, a node no function made, keeps its
-# gradient on its Variable: `_add_to_leaf` adds there, which is the next
-# section. `run.depends` is set only under `mc.grad` (chapter 03), which by
-# default returns the gradients of the inputs it was asked for instead of
-# writing them to `.grad`, so there a leaf's gradient stays in the table.
+# The engine keeps a table, `run.grads`, from each node to the gradient it
+# has received so far in this backward (`run` is the state of one backward
+# pass; chapter 05 prints the loop around it). `_add_gradient_reference` is
+# where a new gradient `gx` meets that table, and the cell prints it as the
+# chapters build it. Against our `hand_backward`, where a variable's
+# `.grad` served as the table:
+#
+# - a leaf, a node no function made (`creator_node is None`), keeps its
+#   gradient on its Variable's `.grad`: `_add_to_leaf` adds it there, which
+#   is the next section. `run.into_leaves` is False only under `mc.grad`
+#   (chapter 03), which returns the gradients instead of writing any
+#   `.grad`, so there a leaf's gradient stays in the table too;
+# - a node that already has a gradient gets the sum: our `x.grad + gx`;
+# - a node without one stores `gx`: our first `x.grad = gx`.
+#
+# Its docstring says why the sum is a *new* Variable and never `+=`: a
+# backward may hand its incoming gradient on unchanged (`x + c` does), so
+# one gradient can belong to two nodes at once, and writing into it would
+# change both. By default the engine runs a fast path derived from this
+# one and proven equal to it (chapter 13).
 
 # %%
 import minichain.backprop as backprop
 
-source = inspect.getsource(backprop._add_gradient)
-print(source)
+print(inspect.getsource(backprop._add_gradient_reference))
 
 # %% [markdown]
 # ## Leaves keep adding, across calls

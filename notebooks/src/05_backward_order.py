@@ -244,8 +244,8 @@ functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
 for f in functions:
     print("{:6} rank {}".format(f.label, f.rank))
 for f in functions:                  # each consumer outranks each producer
-    for x in f.inputs:
-        assert x.creator is None or x.creator.rank < f.rank
+    for v in f.inputs:
+        assert v.creator is None or v.creator.rank < f.rank
 
 # %% [markdown]
 # Sorting needs every function collected first. A **heap** (Python's
@@ -295,27 +295,58 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
     make_example(3.0)[1])
 
 # %% [markdown]
-# The heap loop lives in `minichain/backprop.py`, in `_walk`, printed below
-# whole, as it runs. Read it for the four steps of the hand engine: pop the
-# function of highest rank; take the gradients of its outputs out of the
-# table; run its backward (its array twin `backward_arrays` when nothing is
-# recorded and no hook watches, chapter 13; otherwise `_call_backward`
-# runs `backward` on Variables); add what comes back into the inputs'
-# gradients and push each input's creator, once per pass. A gradient that
-# arrives first at a node made by a function is simply stored, inline;
-# every other case (a sum, a leaf's `.grad`) goes through `_add_gradient`,
-# chapter 04. The rest is bookkeeping: hooks (chapter 08), the checks that
-# name a function whose backward returned the wrong thing or a gradient of
-# the wrong shape, and debug mode's NaN check. The common cases are written
-# out inline because this loop runs once per operation of the graph
-# (chapter 13 measures what that buys).
+# The heap loop lives in `minichain/backprop.py`. The next cell prints it as
+# the chapters build it, the engine's *reference path*: the loop
+# `_walk_reference`, one function's step `_step_reference`, and `_push`.
+# `run` is the state of one backward pass: its `heap`, its set `pushed`, and
+# `grads`, a table from each node to the gradient it has received so far.
+# Line by line, against our `heap_backward` and `run_backward`:
+#
+# - `while run.heap` and `heapq.heappop(run.heap)[2]`: our loop, on the
+#   same `(-rank, push count, function)` entries.
+# - `if func.inputs is not None`: a function taken out of the graph with
+#   `unchain()` has no inputs left and is skipped; ours cannot be.
+# - `gys = ... run.grads.pop(ref(), None) ...`: our
+#   `tuple(y.grad for y in f.outputs)`. The gradients of the middle live in
+#   the table, and `pop` drops each once used: that is why chapter 03 found
+#   `a.grad` and `b.grad` empty. `ref()` because a function holds its
+#   outputs by weak reference (chapter 07); an output nothing used has no
+#   gradient, so `None`.
+# - `_retain_output_grads`: does nothing unless `retain_grad=True`
+#   (chapter 04 used it, chapter 07 teaches it).
+# - `targets = _targets(...)`: our `range(len(f.inputs))`, less the inputs
+#   that need no gradient (constants, chapter 07).
+# - `_hooks_before` and the last two lines: function hooks (chapter 08);
+#   with none registered they do nothing.
+# - `_backward_on_variables`: `func.backward(targets, gys)` on Variables,
+#   as in chapter 03.
+# - the `for` loop: our `add_grad` and `push`, input by input.
+#   `_check_gradient` refuses a gradient whose shape or dtype does not fit
+#   its input (chapter 06 meets it), `_add_gradient_reference` is chapter
+#   04's addition, and `_push` pushes the input's creator once per pass
+#   (`node in run.grads`: once a gradient has arrived for it).
+#
+# By default `y.backward()` runs `_walk`, a fast path derived from this
+# one and proven equal to it: the same gradients bit for bit, in the same
+# order (chapter 13 derives it step by step, and names the test that
+# compares the two). `mc.reference_mode()` runs the printed path instead,
+# as the cell does once more on our example.
 
 # %%
 import minichain.backprop as backprop
 
-source = inspect.getsource(backprop._walk)
-print(source)
-assert "heapq.heappop" in source and "heapq.heappush" in source
+for function in (backprop._walk_reference, backprop._step_reference,
+                 backprop._push):
+    print(inspect.getsource(function))
+
+x.cleargrad()
+with mc.reference_mode():
+    on_reference = visualize.record_backward(y)
+print("on the reference path: x.grad =", x.grad, "  order:",
+      [step.name for step in on_reference.steps])
+assert x.grad == right
+assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
+
 # %% [markdown]
 # ## The two orders, drawn
 #

@@ -7,14 +7,6 @@
 # (`no_backprop_mode`), to say which values need no gradient
 # (`requires_grad=False`) and which gradients to keep (`retain_grad`), and
 # to measure, in bytes, which arrays a graph keeps and which it lets go.
-#
-# - **modes**: `no_backprop_mode()` records no graph at all (evaluation,
-#   inference); `force_backprop_mode()` records one again inside it;
-# - **constants**: a Variable made with `requires_grad=False` (and every
-#   NumPy array handed to a function) gets no gradient;
-# - **`retain_grad`**: which gradients backward leaves behind;
-# - **what is kept**: which arrays the graph holds on to, why the rest is
-#   freed as soon as you drop it, and the bytes, measured.
 
 # %%
 import contextlib
@@ -99,15 +91,46 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # %% [markdown]
 # ## The real modes
 #
-# minichain's switch is `mc.config.enable_backprop`, and
-# `mc.no_backprop_mode()` is `using_config` with that name. The real
-# `using_config` does what ours does, with one difference explained in its
-# docstring: each thread has its own view of the configuration, so one
-# thread evaluating a model does not switch off recording in another.
+# minichain's switch is `mc.config.enable_backprop`, and the real `apply`
+# reads it where ours reads its flag. The cell prints `apply` as the
+# chapters build it, `FunctionNode._apply_reference` (by default minichain
+# runs a fast path derived from it and proven equal to it, chapter 13).
+# Against our `HandFunctionNode.apply`:
+#
+# - `_check_arguments`: a node is applied once (`self._applied` below
+#   marks it), to a tuple (chapter 02); `_as_input` turns a bare array into a Variable that needs no gradient
+#   (a constant, below).
+# - `_forward_with_hooks(in_data)`: our `self.forward(...)` on the inputs'
+#   arrays, with function hooks around it (chapter 08). `_check_inputs`
+#   and `_check_outputs` check devices, types (chapter 08) and, in debug
+#   mode, NaNs.
+# - `ys = ...`: our `HandVariable(a)` for each output array; an output
+#   computed from constants only needs no gradient (below).
+# - `if config.enable_backprop:` is our `if`, and it guards the same lines:
+#   the rank, the inputs, the outputs, and each output's creator
+#   (`set_creator_node`, our `y.creator = self`). Two differences are this
+#   chapter's last sections: the function holds its inputs' *nodes* and its
+#   outputs only weakly, and `_retain_data` keeps just the arrays its
+#   backward asked for. (`lazy_grad_sum` is a Chainer setting copied onto
+#   the node; it changes no number in minichain.)
+#
+# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`. The
+# end of the real `using_config`, printed last, is our `hand_using_config`:
+# set the value, `yield`, put the old value back in `finally`. The lines
+# before it find that old value. Each thread has its own view of the
+# configuration (so one thread evaluating a model does not switch off
+# recording in another), so the old value is this thread's own setting, or
+# the marker `_MISSING` if it had none; then `finally` removes the thread's
+# setting and the global default shows through again.
 
 # %%
+print(inspect.getsource(mc.FunctionNode._apply_reference))
 print(inspect.getsource(mc.no_backprop_mode))
-print(inspect.getsource(mc.using_config))
+lines = inspect.getsource(mc.using_config).splitlines()
+first = next(i for i, line in enumerate(lines)
+             if line.strip() == "setattr(config, name, value)")
+print("    ...  # using_config: the old value is found, then")
+print("\n".join(lines[first:]))
 
 # %% [markdown]
 # The same three calls with the real thing: outside, inside, after. (A
@@ -233,12 +256,13 @@ assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
 # real graph does not hold the Variables you hold. It is made of small
 # **VariableNode** records, one per Variable (`x.node`): a node knows its
 # Variable's name, shape, dtype, rank and `creator_node`, and a function's
-# `inputs` are these nodes. A node points back to its Variable only through a
-# *weak reference* (Python's `weakref`: a reference that does not keep its
-# object alive), and a function's `outputs` are weak references to their
-# nodes. A node holds an array only when a function asked for it with
-# `retain_inputs` or `retain_outputs` (chapter 03): its `data` is then set,
-# otherwise it is None.
+# `inputs` are these nodes (the line `self.inputs = ...` of
+# `_apply_reference` above). A node points back to its Variable only
+# through a *weak reference* (Python's `weakref`: a reference that does not
+# keep its object alive), and a function's `outputs` are weak references to
+# their nodes (the next line). A node holds an array only when a function
+# asked for it with `retain_inputs` or `retain_outputs` (chapter 03;
+# `_retain_data` above): its `data` is then set, otherwise it is None.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0]), name="x")
