@@ -8,8 +8,8 @@
 # across `backward()` calls.
 #
 # A chain is the easy case. As soon as one variable is used twice the graph
-# branches, and the reference (Chainer's documentation of `Variable` and
-# `Function`, as in chapter 02) draws it so:
+# branches, and the reference (Chainer's documentation, as in chapter 02)
+# draws it so:
 #
 # ```
 #     |--- f <--- y
@@ -362,9 +362,10 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# The engine keeps a table, `run.grads`, from each node to the gradient it
-# has received so far in this backward (`run` is the state of one backward
-# pass; chapter 05 prints the loop around it). `_add_gradient_reference` is
+# The engine keeps a table, `run.grads`, from each node (the graph's record
+# of a variable, chapter 07) to the gradient it has received so far in this
+# backward (`run` is the state of one backward pass; chapter 05 prints the
+# loop around it). `_add_gradient_reference` is
 # where a new gradient `gx` meets that table, and the cell prints it as the
 # chapters build it. Against our `hand_backward`, where a variable's
 # `.grad` served as the table:
@@ -394,8 +395,9 @@ print(inspect.getsource(backprop._add_gradient_reference))
 # The sum does not stop at the end of one backward: a leaf **adds** each new
 # gradient to the one it already holds. That lets a training loop sum the
 # gradients of several mini-batches before one update, and it is why you
-# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`) before
-# the next backward, or the old one is counted again.
+# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`, as
+# `x.grad = None` does in PyTorch) before the next backward, or the old one
+# is counted again.
 
 # %%
 x = mc.Variable(np.array(2.0))

@@ -328,9 +328,9 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 #
 # By default `y.backward()` runs `_walk`, a fast path derived from this
 # one and proven equal to it: the same gradients bit for bit, in the same
-# order (chapter 13 derives it step by step, and names the test that
-# compares the two). `mc.reference_mode()` runs the printed path instead,
-# as the cell does once more on our example.
+# order, on hundreds of random programs a test compares (chapter 13 derives
+# it step by step). `mc.reference_mode()` runs the printed path instead, as
+# the cell does once more on our example.
 
 # %%
 import minichain.backprop as backprop

@@ -98,12 +98,12 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # Against our `HandFunctionNode.apply`:
 #
 # - `_check_arguments`: a node is applied once (`self._applied` below
-#   marks it), to a tuple (chapter 02); `_as_input` turns a bare array into a Variable that needs no gradient
-#   (a constant, below).
+#   marks it), to a tuple (chapter 02); `_as_input` turns a bare array
+#   into a Variable that needs no gradient (a constant, below).
 # - `_forward_with_hooks(in_data)`: our `self.forward(...)` on the inputs'
 #   arrays, with function hooks around it (chapter 08). `_check_inputs`
-#   and `_check_outputs` check devices, types (chapter 08) and, in debug
-#   mode, NaNs.
+#   and `_check_outputs` check devices, types and, in debug mode, NaNs
+#   (chapter 08 teaches type checks and debug mode).
 # - `ys = ...`: our `HandVariable(a)` for each output array; an output
 #   computed from constants only needs no gradient (below).
 # - `if config.enable_backprop:` is our `if`, and it guards the same lines:
@@ -186,11 +186,11 @@ assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
 # ## Constants: `requires_grad=False`
 #
 # A mode switches recording off for a whole block. A Variable can also say
-# for itself that it needs no gradient: `mc.Variable(data,
+# for itself that it needs no gradient: `mc.Variable(array,
 # requires_grad=False)` is a *constant*, such as a batch of inputs, a
-# target or a fixed mask. Backward computes no gradient for it. An output
-# computed from constants only needs none either: its `requires_grad` is
-# False, and a backward from it does nothing.
+# target or a fixed mask (PyTorch's default for a tensor). Backward
+# computes no gradient for it. An output computed from constants only
+# needs none either: its `requires_grad` is False.
 
 # %%
 w = mc.Variable(np.array([2.0, 3.0]), name="w")
@@ -284,11 +284,11 @@ print("sin of a constant keeps that constant's array:",
 assert h.creator_node.inputs[0].data is not None
 
 # %% [markdown]
-# So everything a node does not keep goes as soon as the user lets go of
-# the Variable. `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` keeps nothing
-# (its derivative is the constant 2); `sum` keeps nothing (its backward only
-# needs the input's shape). A weak reference to each array shows which ones
-# survive after we drop our Variables:
+# So every array a node does not keep goes as soon as the user lets go of
+# its Variable. `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2`
+# keeps nothing (its derivative is the constant 2); `sum` keeps nothing (its
+# backward only needs the input's shape). A weak reference to each array
+# shows which ones survive after we drop our Variables:
 
 # %%
 x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
@@ -370,10 +370,11 @@ assert kept_bytes(y) == 2 * x.array.nbytes
 # %% [markdown]
 # `mc.memory.measure()` measures instead of counting: NumPy reports every
 # array it allocates to Python's `tracemalloc`, and the block's figures are
-# relative to the moment it starts. (To follow each function it registers a
-# *function hook* for the length of the block; chapter 08 teaches hooks.) `final` is what the block left alive,
-# `peak` the most it held at once. (Python objects made in the block count
-# too, a few hundred bytes per function, so we print tenths of a MiB.)
+# relative to the moment it starts: `final` is what the block left alive,
+# `peak` the most it held at once. (It follows each function through a
+# *function hook*, chapter 08's subject. Python objects made in the block
+# count too, a few hundred bytes per function, so we print tenths of a
+# MiB.)
 #
 # A chain of `tanh`s on a 1 MiB input: with a graph, every output is kept
 # for backward; without one, each intermediate array is freed as soon as the
