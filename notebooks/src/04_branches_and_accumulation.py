@@ -296,7 +296,9 @@ print(draw(y))
 to_digraph(y, show_values=True, show_grads=True)
 
 # %% [markdown]
-# The picture writes one gradient on each variable; the arrows carry none.
+# The picture writes one gradient on each variable; the arrows carry none
+# (they point the way forward ran, from input to function to output, where
+# the text drawing points back, the way backward walks).
 # `a`'s gradient is a sum of two parts, one per branch: `sin`'s backward
 # sent back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
 # `-sin a` times `c`'s gradient (1). Only once both had arrived did `exp`
