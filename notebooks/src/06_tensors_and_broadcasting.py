@@ -205,7 +205,9 @@ print(shape_error)
 assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 
 # %% [markdown]
-# The fix sums `b`'s gradient down to `b`'s shape with `F.sum_to`. Inside
+# (The message's last line says `data` for the variable's array, in
+# Chainer's words.) The fix sums `b`'s gradient down to `b`'s shape with
+# `F.sum_to`. Inside
 # `backward` there is no `b`, but the function's `inputs` remember each
 # input's shape even when its array is not kept (`BroadcastTo.backward`,
 # printed above, reads it the same way; chapter 07 shows what `inputs`
