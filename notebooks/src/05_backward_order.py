@@ -303,7 +303,8 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # Line by line, against our `heap_backward` and `run_backward`:
 #
 # - `while run.heap` and `heapq.heappop(run.heap)[2]`: our loop, on the
-#   same `(-rank, push count, function)` entries.
+#   same `(-rank, push count, function)` entries; `run.func` notes the
+#   function running, so that an error can name it.
 # - `if func.inputs is not None`: a function taken out of the graph with
 #   `unchain()` has no inputs left and is skipped; ours cannot be.
 # - `gys = ... run.grads.pop(ref(), None) ...`: our
