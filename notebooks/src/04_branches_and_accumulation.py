@@ -415,11 +415,11 @@ print("after cleargrad and one more call:", x.grad)
 assert x.grad == 3.0
 
 # %% [markdown]
-# ## Now build it: Tasks 6 and 7
+# ## Now build it: Tasks 5 and 6
 #
 # Write `add_gradient` and let your loop use it, so that gradients add up at
-# branches and across calls (Task 6). Then write `Add`, `Mul`, `Exp` and `Tanh` in
-# `mychain/functions.py`, with backward on Variables (Task 7): the suite tries
+# branches and across calls (Task 5). Then write `Add`, `Mul`, `Exp` and `Tanh` in
+# `mychain/functions.py`, with backward on Variables (Task 6): the suite tries
 # them with random incoming gradients and differentiates them twice.
 
 # %% [markdown]

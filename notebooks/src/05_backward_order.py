@@ -504,10 +504,10 @@ assert float(x.grad) == 26.0
 player
 
 # %% [markdown]
-# ## Now build it: Task 8
+# ## Now build it: Task 7
 #
 # Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap, and
-# let your loop take its functions from it (Task 8). Then watch your own engine:
+# let your loop take its functions from it (Task 7). Then watch your own engine:
 # `visualize.order_table(visualize.record_backward(y))` and
 # `visualize.animate_backward(y)` draw a `mychain` graph too.
 

@@ -384,11 +384,11 @@ for v in (x, W, b):
 # The gradients also keep the dtype: float32 in, float32 out.
 
 # %% [markdown]
-# ## Now build it: Task 9
+# ## Now build it: Task 8
 #
 # Write `Sum` and `MatMul` in `mychain/functions.py`, and make the backward of
 # `Add` and `Mul` sum each gradient back to its input's shape with the given
-# `sum_to` (Task 9): a gradient has the shape of its variable.
+# `sum_to` (Task 8): a gradient has the shape of its variable.
 
 # %% [markdown]
 # ## Exercises

@@ -537,10 +537,10 @@ plt.show()
 # of the forward with `forget`.
 
 # %% [markdown]
-# ## Now build it: Tasks 5 and 10
+# ## Now build it: Tasks 9 and 10
 #
 # Write `retain_gradients` in `mychain/backprop.py`, which your loop calls when
-# `retain_grad=True` (Task 5), and `no_backprop_mode` and `force_backprop_mode`
+# `retain_grad=True` (Task 9), and `no_backprop_mode` and `force_backprop_mode`
 # in `mychain/configuration.py`, with `apply` recording nothing while
 # `config.enable_backprop` is False (Task 10). Task 4's checks already measured
 # what your graph keeps: only retained arrays may stay alive.
