@@ -252,6 +252,7 @@ def _walk(run):
         grad_outputs = gxs = gx = None  # or they live on into the next step
         for hook in hooks:  # as in Chainer: after the gradients are added
             hook.backward_postprocess(func, *seen)
+        seen = None  # what the hooks were shown: freed here, as the reference does
 
 
 def _add_gradient(run, node, gx):

@@ -36,7 +36,7 @@ np.set_printoptions(precision=4, suppress=True)
 # derivative, `3x² · gy`. `ArrayCube` computes it on plain arrays and wraps
 # the result in a fresh Variable at the end. `VariableCube` computes it with
 # Variable arithmetic, so each `*` and `**` in its backward applies a
-# FunctionNode, and the gradient comes out with a creator. (Both are
+# FunctionNode, and the gradient comes out with a `creator_node`. (Both are
 # CPU-only sketches: on a 0-d array `x ** 3` gives a NumPy scalar, and
 # `np.asarray` makes it an array again; chapter 09 says what code for both
 # devices would ask for instead.)
@@ -48,7 +48,7 @@ class ArrayCube(mc.FunctionNode):
         return np.asarray(inputs[0] ** 3),
 
     def backward(self, target_input_indexes, grad_outputs):
-        x = self.inputs[0].data                  # a bare array
+        x = self.get_retained_inputs()[0].array  # a bare array
         gy = grad_outputs[0].array               # a bare array
         return mc.Variable(np.asarray(3 * x ** 2 * gy)),  # no graph behind
 
@@ -67,13 +67,13 @@ x = mc.Variable(np.array(1.5), name="x")      # x³ = 3.375, 3x² = 6.75, 6x = 9
 for cube in (ArrayCube, VariableCube):
     y = cube().apply((x,))[0]
     gx, = mc.grad([y], [x], enable_double_backprop=True)
-    creator = None if gx.creator_node is None else gx.creator_node.label
-    print(f"{cube.__name__:13s} dy/dx = {gx.item()}   gradient's creator: {creator}")
+    made_by = None if gx.creator_node is None else gx.creator_node.label
+    print(f"{cube.__name__:13s} dy/dx = {gx.item()}   gx.creator_node: {made_by}")
 
 # %% [markdown]
 # `enable_double_backprop=True` asks the engine to keep the graph switched on
 # while it runs the backwards. With `VariableCube` the gradient `gx` has a
-# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 9
+# `creator_node`, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 9
 # at `x = 1.5` (the first derivative there is `3x² = 6.75`). With
 # `ArrayCube` the gradient is a leaf: nothing connects it to
 # `x`, and `mc.grad` answers `None` (the gradient does not depend on `x`, as
@@ -94,9 +94,9 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 
 # %% [markdown]
 # `None` is the quiet failure: a second derivative of zero would be just as
-# wrong and harder to spot. (The old-style `Function` of chapter 09 has array
+# wrong and harder to spot. (Chapter 09's old-style functions have array
 # backwards too, with the same silent `None` through `mc.grad`; minichain
-# raises an error only when a pass starts from its marked gradient.)
+# raises an error only when a pass starts from their marked gradient.)
 #
 # ## The real thing: minichain's backwards are written on Variables
 #
@@ -409,7 +409,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # %% [markdown]
 # ## Your engine, differentiated twice
 #
-# Tasks 7 and 9 already take second derivatives of your functions
+# Tasks 6 and 8 already take second derivatives of your functions
 # (`y.backward(enable_double_backprop=True)`, then a backward from
 # `x.grad_var`). If they fail saying the gradient has no graph behind it, one of
 # your backwards computes on arrays: write it with Variables, as this chapter
@@ -441,7 +441,7 @@ ch11.check_1(answer_1)
 # %% [markdown]
 # **2.** Write a FunctionNode `Square` (`y = x²`) whose backward supports
 # double backprop, and assign the class to `answer_2`. The check asks for
-# its first derivative with random upstream gradients, and for its second
+# its first derivative with random incoming gradients, and for its second
 # with `check_double_backward`.
 
 # %%

@@ -23,6 +23,7 @@
 
 # %%
 import inspect
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -170,7 +171,11 @@ print(inspect.getsource(SGDRule.update_core))
 # %% [markdown]
 # All three must give the same step. Three MLPs made from the same seed have
 # the same weights; one is stepped by `hand_sgd_step`, one by our `HandSGD`,
-# one by `mc.optimizers.SGD`:
+# one by `mc.optimizers.SGD`. Before each backward, `model.cleargrads()`
+# sets every parameter's `.grad` to `None` (`cleargrad()` on each, as the
+# hand loop did; PyTorch's `zero_grad(set_to_none=True)`). Its sibling
+# `model.zerograds()` fills the gradients with zeros instead, keeping the
+# arrays; chapter 13 weighs the two.
 
 # %%
 def new_model():
@@ -222,10 +227,12 @@ print(inspect.getsource(AdamRule.lr.fget))
 
 # %% [markdown]
 # So the first step moves every element by `α`, whatever the scale of its
-# gradient: `m / √v` is then `±1` up to the two weights, and `lr` undoes
-# them. One step of `Adam(alpha=0.01)` on four elements whose gradients
-# span four orders of magnitude, then the factor `lr / α` over the steps:
-# it settles at 1 once both averages have filled up. (The four elements are
+# gradient: after one step `m = (1 - β₁) g` and `√v = √(1 - β₂) |g|`, and
+# the first factor `lr / α = √(1 - β₂) / (1 - β₁) ≈ 0.316` turns `m / √v`
+# into `±1` (the cell checks both). Below, one step of `Adam(alpha=0.01)`
+# on four elements whose gradients span four orders of magnitude, then the
+# factor `lr / α` over the steps: it dips while `m`'s average fills faster
+# than `v`'s, and settles at 1 once both have filled up. (The four elements are
 # one Parameter in a bare `Link`: a Parameter assigned inside
 # `with link.init_scope():` is registered as the link's own, which is how
 # `setup` finds what to update.)
@@ -248,6 +255,10 @@ for steps in (1, 10, 100, 1000, 10000):
     factors[steps] = rule.lr / adam.hyperparam.alpha
 print("lr / alpha after", list(factors), "steps:",
       [f"{factor:.3g}" for factor in factors.values()])
+beta1, beta2 = adam.hyperparam.beta1, adam.hyperparam.beta2
+first_factor = math.sqrt(1 - beta2) / (1 - beta1)
+print(f"√(1 - β₂) / (1 - β₁) = {first_factor:.3g}")
+assert math.isclose(factors[1], first_factor)
 assert abs(factors[10000] - 1) < 1e-3
 
 # %% [markdown]
@@ -401,8 +412,9 @@ assert same_history
 # points), plain and with 4 segments. As in chapter 10, an *activation* is
 # the output of one hidden layer, kept for backward: here 6000 × 64 float32
 # values, about 1.5 MiB (`memory["activation"]` below), and the peaks are
-# printed in activations, to one decimal. Checkpointing keeps fewer of
-# them at once:
+# printed in activations, to one decimal. Chapter 10's estimate counts the
+# activations kept: one per hidden layer (its ReLU output) for the plain
+# net, `L = 12`, and `s + ⌈L/s⌉ = 4 + 3 = 7` with 4 segments:
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -412,13 +424,25 @@ print(f"one activation: {activation / 2 ** 20:.2f} MiB")
 for name in ("plain", "checkpointed"):
     print(f"{name:13s} peak {memory[name] / activation:4.1f} activations")
 assert memory["checkpointed"] < memory["plain"]
-# The Python objects of a step are a few KiB; each peak is more than 16 KiB
-# from where its tenth of an activation would round the other way.
-for name in ("plain", "checkpointed"):
-    tenth = activation / 10
-    assert abs(memory[name] % tenth - tenth / 2) > 16 * 1024
+
+L, s = 12, 4
+estimates = {"plain": L, "checkpointed": s + math.ceil(L / s)}
+for name, estimate in estimates.items():
+    above = memory[name] / activation - estimate
+    print(f"{name:13s} estimate {estimate:2d}, peak {above:.1f} above it")
+saved = (memory["plain"] - memory["checkpointed"]) / activation
+print(f"saved: {saved:.1f} activations; the estimates differ by "
+      f"{estimates['plain'] - estimates['checkpointed']}")
+assert round(saved) == estimates["plain"] - estimates["checkpointed"]
+assert len({round(memory[name] / activation - estimate, 1)
+            for name, estimate in estimates.items()}) == 1
 
 # %% [markdown]
+# Both peaks sit the same 2.5 activations above their estimate, which
+# counts the activations kept and not the arrays in flight during backward
+# (chapter 10); so the saving is the one the estimate predicts, 5
+# activations.
+#
 # This closes the training loop. Chapter 13 looks at where the time of a
 # small operation goes and what makes minichain fast; chapter 14 goes beyond
 # `checkpoint_sequential` to checkpoint schedules that are optimal for a
@@ -452,7 +476,8 @@ ch12.check_1(answer_1)
 # reading `lr` and `momentum` from `self.hyperparam`. Assign the class to
 # `answer_2`; the check plugs it into an optimizer, as `HandSGD` does with
 # `HandSGDRule`, and compares it with `mc.optimizers.MomentumSGD` over
-# several steps and settings.
+# several steps and settings, changing `lr` and `momentum` between steps
+# too (read them every step, never copy them once).
 
 # %%
 # class MomentumRule(mc.optimizer.UpdateRule):

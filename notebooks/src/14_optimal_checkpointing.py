@@ -35,36 +35,40 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls
 # %% [markdown]
 # ## The game
 #
-# A chain `h_i = f_i(h_{i-1})`, `i = 1..L`, from an input `x = h_0` that the
-# caller holds. Backward through block `i` needs its graph, so the block
-# must have been run *with* its graph ("taped"). The moves:
+# A chain $h_i = f_i(h_{i-1})$, $i = 1 \ldots L$, from an input `x` = $h_0$
+# that the caller holds. Backward through block `i` needs its graph, so the
+# block must have been run *with* its graph ("taped"). Two simplifications
+# hold throughout: the blocks are **equal** (each call takes the same time,
+# each output has the same size), and time is counted in block calls, a
+# **qualitative** model of the clock (the last section measures how far it
+# misses). The moves, each written as a tuple, with what it costs
+# (blocks `i+1 .. j`):
 #
-# - **advance**: run blocks without a graph, from a checkpoint, from `x`, or
-#   from the value just reached;
-# - **store** the value just reached as a checkpoint; **free** a checkpoint;
-# - **tape** blocks up to the next block to reverse, then **backward**
-#   through them. From a checkpoint or `x`, several blocks may be taped at
-#   once; from the value just reached, only one, reversed at once: that
-#   value takes no slot (below), yet the tape keeps it alive, so it may stay
-#   alive only briefly.
+# | move | tuple | block calls | slots |
+# |---|---|---|---|
+# | **advance**: run blocks without a graph | `("advance", i, j)` | `j - i` | none |
+# | **store** the value just reached as a checkpoint | `("store", j)` | 0 | +1 until freed |
+# | **free** a checkpoint | `("free", j)` | 0 | -1 |
+# | **tape**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block |
+# | **backward** through the taped blocks | `("backward", i, j)` | 0 | frees the tape's |
 #
-# What we count:
-#
-# - **memory**: the *slots*. A stored checkpoint takes one; so does each
-#   taped block (its graph keeps its output). `x` and the value just reached
-#   take none.
-# - **time**: every call of a block, with or without its graph, counts one.
+# An advance starts from a checkpoint, from `x`, or from the value just
+# reached; `x` and the value just reached take no slot. A tape runs up to
+# the next block to reverse, and backward follows it. From a checkpoint or
+# `x` several blocks may be taped at once; from the value just reached only
+# one, reversed at once (the tape keeps that value alive, and it takes no
+# slot, so it may live only briefly).
 #
 # With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
 # Three cases:
 #
 # - `n ≤ M`: tape all `n` blocks, then backward through them: `n` calls.
 # - `M = 1`: only one block can be taped at a time. Advance from `x` to
-#   `h_{n-1}` without a graph, tape block `n`, backward; then the same for
+#   $h_{n-1}$ without a graph, tape block `n`, backward; then the same for
 #   `n - 1` blocks: `n + (n-1) + … + 1 = n(n+1)/2` calls.
 # - otherwise, pick a first checkpoint `m`: advance `m` blocks and store
-#   `h_m` (one slot); reverse the last `n - m` blocks from `h_m` with the
-#   `M - 1` slots left; free `h_m` and reverse the first `m` blocks with all
+#   $h_m$ (one slot); reverse the last `n - m` blocks from $h_m$ with the
+#   `M - 1` slots left; free $h_m$ and reverse the first `m` blocks with all
 #   `M` slots. The best `m` wins:
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
@@ -112,12 +116,8 @@ print(f"ten blocks cost {row} slots, and {hand_cost(10, 10)} (the plain chain) w
 # %% [markdown]
 # Most of the saving comes with the first few slots.
 #
-# The schedule itself follows the same recursion. Each action is a tuple;
-# ranges name blocks `start+1 .. stop`:
-# `("advance", i, j)` runs blocks from `h_i` to `h_j` without a graph,
-# `("store", j)` keeps the value just reached, `("taped", i, j)` runs blocks
-# with their graph, `("backward", i, j)` backpropagates through them, and
-# `("free", j)` drops a checkpoint. By hand, for four blocks and two slots:
+# The schedule itself follows the same recursion, written with the tuples
+# of the table above. By hand, for four blocks and two slots:
 
 # %%
 hand_schedule_4_2 = [
@@ -198,11 +198,13 @@ print("R(64, 6) =", revolve_cost(64, 6), "  R(1024, 12) =", revolve_cost(1024, 1
 rng = np.random.default_rng(0)
 weights = [mc.Parameter(rng.normal(size=(4, 4)) / 2) for _ in range(16)]
 calls = [0] * 16
+recorded = []            # per call: was a graph recorded?
 
 
 def make_block(i):
     def block(h):
         calls[i] += 1
+        recorded.append(mc.config.enable_backprop)
         return F.tanh(F.linear(h, weights[i]))
     return block
 
@@ -218,6 +220,9 @@ assert sum(calls) == revolve_cost(16, 3)
 taped = sorted(i for kind, *span in revolve_schedule(16, 3) if kind == "taped"
                for i in range(span[0] + 1, span[1] + 1))
 assert taped == list(range(1, 17))                # each block taped exactly once
+print("calls with a graph:", recorded.count(True),
+      "  without (advances):", recorded.count(False))
+assert recorded.count(True) == 16
 
 revolved = [x.grad] + [W.grad for W in weights]
 x2 = mc.Variable(x.array)
@@ -248,8 +253,48 @@ print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 #
 # Griewank's result is a closed form. If no block may be advanced more than
 # `t` times (its taped call not counted), `s` checkpoints reverse at most
-# $\binom{s+t}{s}$ blocks. The fewest calls for `n` blocks, the `n` taped
-# ones included, follow from it:
+# $\binom{s+t}{s}$ blocks. Call that most $\beta(s, t)$; a few lines show
+# why it is a binomial coefficient.
+#
+# - $t = 0$: nothing may be advanced, so only block 1, taped from `x`:
+#   $\beta(s, 0) = 1$.
+# - $s = 1$: the only checkpoint is `x`'s, so every block is reached by
+#   advancing from `x`: reversing blocks $n, n-1, \ldots, 2$ advances
+#   block 1 once each, $n - 1$ times in all, so $\beta(1, t) = t + 1$.
+# - otherwise, advance from `x` to a first stored checkpoint $h_m$, which
+#   spends one advance of blocks $1 \ldots m$. The blocks above $h_m$ are
+#   reversed with the $s - 1$ checkpoints left and all $t$ advances: at
+#   most $\beta(s-1, t)$ of them. Then $h_m$ is freed, and blocks
+#   $1 \ldots m$ are reversed with all $s$ checkpoints but $t - 1$
+#   advances: at most $\beta(s, t-1)$. So
+#
+# $$\beta(s, t) = \beta(s-1, t) + \beta(s, t-1),$$
+#
+# which is Pascal's rule $\binom{s+t}{s} = \binom{s+t-1}{s-1} +
+# \binom{s+t-1}{s}$, and the binomial coefficient also meets both edges,
+# $\binom{s}{s} = 1$ and $\binom{1+t}{1} = t + 1$. The recursion, against
+# `math.comb`:
+
+# %%
+@functools.lru_cache(maxsize=None)
+def most_blocks(s, t):
+    """β(s, t): the most blocks s checkpoints reverse, none advanced more than t times."""
+    if t == 0:
+        return 1                      # only block 1, taped from x
+    if s == 1:
+        return t + 1                  # n blocks advance block 1 n - 1 times
+    return most_blocks(s - 1, t) + most_blocks(s, t - 1)
+
+
+print("β(s, t), s down, t across:")
+for s in range(1, 6):
+    print(f"s={s}  " + "".join(f"{most_blocks(s, t):5d}" for t in range(6)))
+assert all(most_blocks(s, t) == math.comb(s + t, s)
+           for s in range(1, 13) for t in range(13))
+
+# %% [markdown]
+# The fewest calls for `n` blocks, the `n` taped ones included, follow from
+# it:
 #
 # $$T(n, s) = (t + 1)\,n - \binom{s+t}{s+1}, \quad t \text{ the least with }
 # \binom{s+t}{s} \ge n.$$
@@ -437,6 +482,7 @@ for _ in range(L):
     net.append(net_block(W, b))
 x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
 activation = batch * width * 4
+print("one activation:", activation // 1024, "KiB")
 
 
 def plain_chain(fs, h):
@@ -521,7 +567,7 @@ for name, (schedule, run) in variants.items():
 # one forward per `L` calls plus one backward, so the model predicts
 # `(R/L · t_f + t_b) / (t_f + t_b)` times the plain step, with `t_f` and
 # `t_b` the plain forward and backward, timed here. Times differ between
-# machines and runs, so they are only drawn.
+# machines and runs.
 
 # %%
 def time_over_plain(run, pairs=3):
@@ -588,30 +634,42 @@ plt.show()
 # the uncounted arrays of the table above.
 #
 # On the right, a point on the dashed line is a variant whose clock agrees
-# with the model. The model prices every call like a call of the plain
-# forward, which builds a graph. An advance builds none (no nodes made,
-# nothing kept), which pulls points below the line, the more so the more a
-# schedule advances. Two things push them up: every taped run gets a
+# with the model. The model prices every call like a plain forward call,
+# which records a graph; an advance runs under `no_backprop_mode` and
+# records no graph, which pulls points below the line, the more so the
+# more a schedule advances. Two things push them up: each taped run gets a
 # backward pass of its own, with a fixed cost, and those passes run under
 # the hook that frees the recomputed arrays, which sends them down the
-# engine's general (slower) path. Which effect wins depends on the size of
-# the blocks and on the machine; `docs/forget.md` tables one quiet run on
-# wider blocks.
+# engine's general (slower) path. Which wins depends on the blocks' size
+# and on the machine (`docs/forget.md` tables one quiet run on wider
+# blocks). The misses of this run, which differ from run to run (budget 1
+# advances most; the plain row, plain timed against itself, is the clock's
+# own noise):
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+print(f"{'':22s} time / plain: model  measured  model off by")
+for name, model, clock in zip(names, models, measured):
+    print(f"{name:22s} {model:19.2f}  {clock:8.2f}  {model / clock - 1:+12.0%}")
 
 # %% [markdown]
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch14.py`,
+# imported by the next cell (the solutions are kept apart, for teachers).
+
+# %%
+from exercises import ch14
+
+# %% [markdown]
 # **1.** A simulation of 1000 time steps is to be reversed with Revolve, and
 # no step may be advanced more than 3 times (its taped call not counted).
 # How many checkpoints does Revolve need at least, `x`'s included? Reason
 # from the closed form, then assign the number to `answer_1`.
 
 # %%
-from exercises import ch14
-
 answer_1 = None
 ch14.check_1(answer_1)
 
