@@ -64,6 +64,7 @@ def test_every_chain_gives_the_exact_gradient(chain):
     numpy.testing.assert_allclose(grad, overhead.exact_gradient(7), rtol=1e-6)
 
 
+@pytest.mark.fast_path  # on the reference path both chains walk it
 def test_the_reference_chain_runs_on_the_reference_path(monkeypatch):
     walked = []
     original = backprop._walk_reference
