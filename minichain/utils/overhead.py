@@ -208,6 +208,8 @@ def whole_step_peak(step):
 
     Traced from before anything the step frees was made (a meter started
     later cannot subtract those frees: docs/meters.md), after a collection.
+    It resets ``tracemalloc``'s peak, so call it outside any other meter
+    (an ``mc.memory.measure`` block, a ``MemoryHook``).
     """
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
