@@ -17,8 +17,9 @@ Two rules keep every gradient right:
   paths gets the sum of both, as a new array: a backward may hand its
   incoming gradient on unchanged (``x + c`` does), so one array can sit in
   two places of the table, and writing into it would change both. The one
-  exception is a Parameter's own gradient buffer (``zerograd()``), which
-  nothing else can hold.
+  exception is a Parameter's own gradient buffer (``zerograd()``): the
+  engine never hands that array to anyone, so only a reference the user
+  took to ``p.grad`` sees it change.
 * **A Variable keeps a gradient nobody else holds.** When a gradient is
   stored on a Variable (a leaf's ``.grad``, or ``retain_grad``), it is copied
   if this pass has already handed the same array out, or if it is a view of
@@ -441,7 +442,8 @@ def _owns_buffer(var, current):
     """May the engine add into ``current``'s array instead of allocating?
 
     Only for a Parameter's own gradient buffer (``Parameter.zerograd``
-    allocates it, and nothing else can hold it) and only when no graph is
+    allocates it, and the engine never hands it out: only a reference the
+    user took to ``p.grad`` sees it change) and only when no graph is
     recorded for double backprop.
     """
     return (not config.enable_backprop and isinstance(var, Parameter)
