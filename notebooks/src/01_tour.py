@@ -2,8 +2,9 @@
 # # 01 · A tour of minichain
 #
 # Your first look at minichain: how to open and run the course, a first
-# gradient that `backward()` computes and you check by hand, and the graph
-# that backward walked, drawn as text and as a picture.
+# gradient that `backward()` computes and you check by hand, the graph that
+# backward walked, drawn as text and as a picture, and minichain's names for
+# what you know from PyTorch.
 #
 # **minichain** is a small automatic-differentiation package in the style of
 # Chainer, written in plain Python on NumPy (and CuPy when there is a GPU).
@@ -75,9 +76,9 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # ## A first graph
 #
 # What did `backward` walk? The graph that the formula recorded. In text,
-# each arrow points from a value to what it was computed from (a function
-# with two inputs is drawn once and tagged `[1]`; its other input points to
-# the tag):
+# each arrow points from a value to what it was computed from, the way
+# backward follows them (a function with two inputs is drawn once and tagged
+# `[1]`; its other input points to the tag):
 
 # %%
 drawing = visualize.draw(y)
@@ -85,42 +86,55 @@ print(drawing)
 assert drawing.count("_ + _ [1]") == 1 and "<--- [1]" in drawing
 
 # %% [markdown]
-# And as a picture: variables are ellipses (name, shape, dtype, value and
-# gradient), functions are boxes with their *rank*, a count of steps from
-# the inputs that chapter 02 defines and chapter 05 puts to work. The
-# picture's arrows run the other way from the text's: in the direction the
-# forward pass computed, from an input into a function and from a function to
-# its output. A red border marks an array some function keeps for its
-# backward (with its size in bytes): `x` is kept by `_ ** 2`, whose
+# The same graph as a picture, beside the text. Both put `x` on the left and
+# `y` on the right, but the arrowheads differ: the text's point back, towards
+# what a value was computed from; the picture's point forward, the way the
+# computation ran, from an input into a function and from a function to its
+# output. Every picture in the course points forward.
+
+# %%
+import html
+
+from IPython.display import HTML
+
+picture = visualize.to_digraph(y, show_values=True, show_grads=True,
+                               rankdir="LR")
+svg = visualize.to_svg(picture)
+HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
+     f'<pre>{html.escape(drawing)}</pre>{svg[svg.index("<svg"):]}</div>')
+
+# %% [markdown]
+# In the picture, variables are ellipses (name, shape, dtype, value and
+# gradient) and functions are boxes. Each box also shows the function's
+# *rank*: how many steps it is from the inputs, which backward uses to pick
+# an order (chapter 02 defines it, chapter 05 puts it to work; DeZero calls
+# it *generation*). A red border marks an array that a function keeps for
+# its backward, with its size in bytes: `x` is kept by `_ ** 2`, whose
 # derivative `2x` needs it. The two unnamed variables in the middle show no
-# value: nothing holds them any more and no backward needs their arrays, so
-# those arrays are already freed (chapter 07 is about exactly this).
+# value: nothing needs their arrays any more, so minichain has already freed
+# them (chapter 07 shows when the graph keeps an array and when it lets go).
+#
+# ## Who made what: `creator_node`
+#
+# Each variable knows the function that made it, its `creator_node`
+# (PyTorch's `grad_fn`); a variable you made yourself, a *leaf*, has none.
+# Each function knows its `inputs`. Those two links are the whole graph.
 
 # %%
-visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
+print("y was made by:", y.creator_node.label, " rank", y.creator_node.rank)
+print("x was made by:", x.creator_node)
+assert y.creator_node.label == "_ + _" and x.creator_node is None
+assert len(y.creator_node.inputs) == 2
 
 # %% [markdown]
-# The last two statements, checked on the graph itself. `y.creator_node` is
-# the function that made `y` (chapter 02 tells it apart from `y.creator`);
-# its `inputs` are the two variables in the middle, and each knows the
-# function that made it; `.data` is the array a variable still holds for
-# the graph, or `None` once it is freed.
-
-# %%
-middle = y.creator_node.inputs
-square_node = middle[0].creator_node
-print("_ ** 2 keeps x's array:", square_node.inputs[0].data is not None)
-print("middle arrays freed:   ", [v.data is None for v in middle])
-assert square_node.label == "_ ** 2" and square_node.inputs[0].data is not None
-assert all(v.data is None for v in middle)
-
-# %% [markdown]
-# The picture is drawn by Graphviz, from a description of the graph in its
-# DOT language. minichain can also hand you the graph itself, as Chainer's
-# `build_computational_graph` does: the set of its nodes (variables and
-# functions) and the set of its edges, each edge an arrow of the picture.
-# (`graph.dump()` writes the DOT text, should you want to draw it with
-# another tool.)
+# minichain can also hand you the graph itself, as Chainer's
+# `build_computational_graph` does: the set of its nodes and the set of its
+# edges, each edge an arrow of the picture. Its variable nodes are small
+# records of the variables (*VariableNodes*: chapter 07 says why the graph
+# keeps records rather than your Variables). The check below confirms that
+# every edge points forward: from an input to the function reading it, or
+# from a function to the output it made. (`graph.dump()` writes the
+# Graphviz description, should you want to draw it with another tool.)
 
 # %%
 from minichain.computational_graph import build_computational_graph
@@ -131,6 +145,42 @@ print(len(graph.nodes), "nodes,", len(graph.edges), "edges; the functions:",
       sorted(functions))
 assert len(graph.nodes) == 7 and len(graph.edges) == 7
 assert sorted(functions) == ["_ * 2", "_ ** 2", "_ + _"]
+assert all(tail in head.inputs if isinstance(head, mc.FunctionNode)
+           else head.creator_node is tail for tail, head in graph.edges)
+
+# %% [markdown]
+# ## If you know PyTorch
+#
+# The same ideas under minichain's names (its names are Chainer's):
+#
+# | PyTorch | minichain |
+# | --- | --- |
+# | a tensor with `requires_grad=True` | `mc.Variable(array)`, its array in `.array` |
+# | `y.grad_fn` | `y.creator_node` (None for a leaf) |
+# | `torch.autograd.Function` | `mc.FunctionNode` (chapter 02) |
+# | `torch.autograd.grad` | `mc.grad` (chapter 03) |
+# | `x.grad = None` | `x.cleargrad()` |
+# | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
+# | the graph is freed by `backward()` unless `retain_graph=True` | the graph is kept: `backward()` can run again |
+# | `t.retain_grad()` on a non-leaf | `y.backward(retain_grad=True)` (chapter 07) |
+# | topological order of the backward | *rank* (DeZero's *generation*; chapters 02 and 05) |
+#
+# Three rows, checked: a second `backward()` on the same graph runs and, as
+# in PyTorch, *adds* to the leaf's gradient; `cleargrad()` sets it back to
+# None; under `no_backprop_mode` nothing is recorded, so the result has no
+# creator.
+
+# %%
+y.backward()                        # PyTorch: error without retain_graph
+print("after a second backward: x.grad =", x.grad)
+assert x.grad == 2 * by_hand
+x.cleargrad()                       # PyTorch: x.grad = None
+print("after cleargrad:         x.grad =", x.grad)
+assert x.grad is None
+with mc.no_backprop_mode():         # PyTorch: with torch.no_grad():
+    z = x ** 2 + 2 * x
+print("made under no_backprop_mode: z.creator_node =", z.creator_node)
+assert z.creator_node is None and z.array == y.array
 
 # %% [markdown]
 # ## Arrays, not just numbers

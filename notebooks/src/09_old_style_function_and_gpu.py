@@ -1,10 +1,11 @@
 # %% [markdown]
 # # 09 · The old-style Function, and the GPU
 #
-# You will write a differentiable function the old way, as a Chainer v1
-# `Function` with forward and backward both on arrays, see why its
-# gradients cannot be differentiated again, and write function code that
-# runs unchanged on NumPy (CPU) and CuPy (GPU).
+# You meet Chainer's first way of writing a function, the old-style
+# `Function` that the reference's examples use, write one with forward and
+# backward both on arrays, see why its gradients cannot be differentiated
+# again, and write function code that runs unchanged on NumPy (CPU) and CuPy
+# (GPU).
 #
 # minichain has two ways to write a differentiable function.
 #
@@ -14,9 +15,9 @@
 #   only need to know that a gradient with a graph behind it can be
 #   differentiated, and one without cannot).
 # - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
-#   plain arrays. It is simpler to write, and the reference's `F.Identity` is
-#   one, so minichain keeps it. Its price: a gradient made of bare arrays has
-#   no graph, so it cannot be differentiated twice.
+#   plain arrays. It is simpler to write, and the reference draws its
+#   examples with one, so minichain keeps it. Its price: a gradient made of
+#   bare arrays has no graph, so it cannot be differentiated twice.
 #
 # The second half of the chapter is about the other thing the old style made
 # explicit: which device the arrays live on. The same function code runs on
@@ -26,6 +27,7 @@
 # %%
 import copy
 import inspect
+import weakref
 
 import numpy as np
 
@@ -36,12 +38,33 @@ from minichain.visualize import draw
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
+# ## The reference's example, the old way
+#
+# Chapter 02 drew the reference's `x <--- f <--- y` with a FunctionNode of
+# our own. The reference builds it with `F.Identity`, an old-style Function:
+# an instance is created, then *called* on a Variable. Mind the case:
+# `F.Identity` is that old-style class, while `F.identity` (lower case) is
+# the new-style function printed in chapter 02. Both draw the same graph:
+
+# %%
+x = mc.Variable(np.zeros(10), name="x")
+f = F.Identity()
+y = f(x)
+y.name = "y"
+y_new = F.identity(x)
+y_new.name = "y"
+print("F.Identity()(x):", draw(y))
+print("F.identity(x):  ", draw(y_new))
+assert draw(y) == draw(y_new) == "x <--- Identity <--- y"
+
+# %% [markdown]
 # ## An old-style function
 #
 # A `Function` subclass overrides `forward(inputs)` and
 # `backward(inputs, grad_outputs)`. Both get tuples of arrays and return
 # tuples of arrays; `backward` receives the forward's inputs again, so it
-# can use them. An instance is called like a Python function.
+# can use them, and the incoming gradients `gy` as arrays. An instance is
+# called like a Python function.
 
 # %%
 class Square(mc.Function):
@@ -69,10 +92,10 @@ assert np.allclose(x.grad, 2 * x.array)
 #
 # The engine of chapters 03–05 only knows FunctionNodes, whose backward
 # takes and returns Variables. An old-style function needs an adapter: a
-# FunctionNode that keeps every input array (the old-style backward may
-# read any of them), calls the function's `forward`, and in backward
-# unwraps the gradients to arrays, calls the function's `backward`, and
-# wraps the results back into Variables.
+# FunctionNode that keeps every input (the old-style backward may read any
+# of them), calls the function's `forward`, and in backward unwraps the
+# incoming gradients to arrays, calls the function's `backward`, and wraps
+# the results back into Variables.
 
 # %%
 class HandAdapter(mc.FunctionNode):
@@ -84,9 +107,9 @@ class HandAdapter(mc.FunctionNode):
         return self.function.forward(inputs)
 
     def backward(self, target_input_indexes, grad_outputs):
-        in_data = tuple(node.data for node in self.inputs)
-        gys = tuple(g.array for g in grad_outputs)     # Variables -> arrays
-        gxs = self.function.backward(in_data, gys)
+        xs = tuple(x.array for x in self.get_retained_inputs())
+        gys = tuple(gy.array for gy in grad_outputs)  # Variables -> arrays
+        gxs = self.function.backward(xs, gys)
         return tuple(mc.Variable(gx) for gx in gxs)   # arrays -> Variables
 
 
@@ -98,24 +121,40 @@ print("through HandAdapter:", grad_hand)
 
 # %% [markdown]
 # minichain's adapter is `FunctionAdapter`. Calling an old-style function
-# applies one; the output's `creator` is the Function the user wrote, and
-# its `creator_node` is the adapter the engine works with. Here is the real
+# applies one, and the Function keeps it as its `node`. Here is the real
 # adapter's backward: the same unwrap, call, wrap, plus what ours skipped:
 # `None` in place of an input the function chose not to keep (a later
 # section), checks on what the function's backward returned, and a mark on
-# each gradient saying who made it.
+# each gradient saying who made it. (`node.data` is the array a VariableNode
+# keeps for backward, as in chapter 07; `g._data` is `g.array`.)
 
 # %%
 print(inspect.getsource(mc.FunctionAdapter.backward))
+
+# %% [markdown]
+# ## `creator` and `creator_node`
+#
+# The graph is made of FunctionNodes only, so what links an old-style
+# Function into it is its adapter, `square.node`. That is why a Variable has
+# two creator attributes. `y.creator_node`, used in every chapter so far, is
+# always the graph's node: here the adapter. `y.creator` gives back the
+# Function you wrote when there is one, and is the same as `creator_node`
+# otherwise, so for every new-style function the two are one object.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
 square = Square()
 y = square(x)
 F.sum(y).backward()
-print("y.creator is the Function: ", y.creator is square)
-print("y.creator_node is a:       ", type(y.creator_node).__name__)
-print("through FunctionAdapter:   ", x.grad)
+print("y.creator is square:          ", y.creator is square)
+print("y.creator_node is square.node:", y.creator_node is square.node,
+      "(a", type(square.node).__name__ + ")")
+print("through FunctionAdapter:      ", x.grad)
+z = F.exp(x)
+print("for F.exp, creator is creator_node:", z.creator is z.creator_node)
+assert y.creator is square and y.creator_node is square.node
+assert isinstance(square.node, mc.FunctionAdapter) and y.creator_node is not square
+assert z.creator is z.creator_node
 assert np.array_equal(x.grad, grad_hand)
 
 # %% [markdown]
@@ -160,17 +199,20 @@ assert np.array_equal(hand_first, real_first)
 assert hand_second is None and real_second is None
 
 # %% [markdown]
-# The difference shows when a pass *starts* from the old-style gradient.
-# The real adapter marks each gradient it makes, and a backward or an
+# The real adapter does better when a pass *starts* from the old-style
+# gradient itself: it marks each gradient it makes, and a backward or an
 # `mc.grad` whose output is such a gradient is refused with an error that
-# names the function. Here we differentiate the gradient `x.grad_var` as
-# the reference does (the error is raised on purpose):
+# names the function.
 
 # %%
-# NBVAL_RAISES_EXCEPTION
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
-F.sum(Square()(x)).backward(enable_double_backprop=True)
-mc.grad([x.grad_var], [x])
+gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
+try:
+    mc.grad([gx], [x])
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert "old style Function" in message and '"Square"' in message
 
 # %% [markdown]
 # ## What it keeps: every input, unless told otherwise
@@ -197,15 +239,29 @@ class Exp(mc.Function):
         return y * grad_outputs[0],
 
 
-x_square = mc.Variable(np.array([0.0, 1.0]), name="x_square")
+# %% [markdown]
+# As in chapter 07, a weak reference to each array shows what the graph
+# keeps once we let go of every Variable (the `loss` holds the graph):
+
+# %%
+x_square = mc.Variable(np.array([0.0, 1.0]))
+x_exp = mc.Variable(np.array([0.0, 1.0]))
+y_square, y_exp = Square()(x_square), Exp()(x_exp)
+alive = {"Square's input": weakref.ref(x_square.array),
+         "Exp's input":    weakref.ref(x_exp.array),
+         "Exp's output":   weakref.ref(y_exp.array)}
+loss = F.sum(y_square) + F.sum(y_exp)
+del x_square, x_exp, y_square, y_exp
+for name, ref in alive.items():
+    print(f"{name:15}", "kept" if ref() is not None else "freed")
+assert [ref() is not None for ref in alive.values()] == [True, False, True]
+
+# %% [markdown]
+# Keeping only its output is enough for `Exp`'s backward:
+
+# %%
 x = mc.Variable(np.array([0.0, 1.0]), name="x")
-y_square = Square()(x_square)
-y_exp = Exp()(x)
-print("Square keeps its input:", x_square.node.data is not None)
-print("Exp keeps its input:   ", x.node.data is not None)
-print("Exp keeps its output:  ", y_exp.node.data is not None)
-assert x_square.node.data is not None and x.node.data is None
-F.sum(y_exp).backward()
+F.sum(Exp()(x)).backward()
 print("x.grad =", x.grad, "(exp(x))")
 assert np.allclose(x.grad, np.exp(x.array))
 
@@ -227,17 +283,22 @@ mc.visualize.to_digraph(loss, rankdir="LR")
 # An old-style Function instance becomes a node of the graph when it is
 # called, and a node is one application: it remembers one set of inputs.
 # Calling the same instance again would overwrite what the first graph
-# needs, so minichain refuses (on purpose, below). Chainer 7 does not: its
-# documentation says an instance cannot be used twice, but a second call
-# goes through, reusing the instance's node and corrupting the first
-# call's graph, which shows only later, as a bare `AssertionError` in a
-# backward through it. minichain turns that rule into an error at the call.
+# needs, so minichain refuses, as it does for a FunctionNode applied twice
+# (chapter 02). Chainer 7 does not: its documentation says an instance
+# cannot be used twice, but a second call goes through, reusing the
+# instance's node and corrupting the first call's graph, which shows only
+# later, as a bare `AssertionError` in a backward through it. minichain
+# turns that rule into an error at the call:
 
 # %%
-# NBVAL_RAISES_EXCEPTION
 square = Square()
 y1 = square(mc.Variable(np.array([1.0])))
-y2 = square(mc.Variable(np.array([2.0])))
+try:
+    y2 = square(mc.Variable(np.array([2.0])))
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert message.startswith("Square: an old-style Function instance cannot be")
 
 # %% [markdown]
 # The reference's idiom for a function with settings (say, a scale chosen
@@ -268,8 +329,9 @@ print("ya =", ya.array, " yb =", yb.array, " a.grad =", a.grad, " b.grad =", b.g
 assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
 
 # %% [markdown]
-# The reference's own `F.Identity` is an old-style function written this
-# way: it has no settings, so a new instance per call is all it needs.
+# The reference's `F.Identity` of the first section is an old-style
+# function too. It has no settings, so a new instance per call,
+# `F.Identity()(x)`, is all it needs:
 
 # %%
 print(inspect.getsource(F.Identity))
@@ -309,18 +371,27 @@ def softplus(x):
 
 
 # %% [markdown]
-# A hand-written backward is checked like every function of the package
-# (chapter 03): against finite differences, for the first derivative and,
-# since this backward is written with Variables, for the second.
+# A hand-written backward is checked like every function of the package:
+# against finite differences with `check_backward` (chapter 03). Since this
+# backward is written with Variables, it can also be differentiated again,
+# with `mc.grad` as in the section on double differentiation above: the
+# first derivative of softplus is the sigmoid `σ(x)`, the second is
+# `σ(x)(1 - σ(x))`.
 
 # %%
 rng = np.random.default_rng(1)
 x_check = rng.normal(size=(3, 4))
-gy_check = rng.normal(size=(3, 4))
-mc.gradient_check.check_backward(softplus, x_check, gy_check)
-mc.gradient_check.check_double_backward(softplus, x_check, gy_check,
-                                        rng.normal(size=(3, 4)))
-print("Softplus: first and second derivatives agree with finite differences")
+mc.gradient_check.check_backward(softplus, x_check, rng.normal(size=(3, 4)))
+print("check_backward passed")
+
+x = mc.Variable(x_check)
+gx, = mc.grad([F.sum(softplus(x))], [x], enable_double_backprop=True)
+ggx, = mc.grad([F.sum(gx)], [x])
+sigma = 1 / (1 + np.exp(-x_check))
+print("first derivative is σ(x):          ", np.allclose(gx.array, sigma))
+print("second derivative is σ(x)(1 - σ(x)):",
+      np.allclose(ggx.array, sigma * (1 - sigma)))
+assert np.allclose(gx.array, sigma) and np.allclose(ggx.array, sigma * (1 - sigma))
 
 # %% [markdown]
 # The old style spelled the two devices out instead: its default `forward`
@@ -414,7 +485,7 @@ from exercises import ch09
 # %% [markdown]
 # **1.** Write an old-style Function `Cube` (`y = x³`, forward and backward
 # on arrays) and assign the class to `answer_1`. The check calls backward
-# with random upstream gradients.
+# with random incoming gradients.
 
 # %%
 # class Cube(mc.Function):
