@@ -61,8 +61,9 @@ print(f"by hand: {by_hand}   numeric: {numeric:.6f}")
 assert abs(numeric - by_hand) < 1e-6
 
 # %% [markdown]
-# In minichain the same formula, applied to a `Variable`, records its graph;
-# `y.backward()` computes the derivative and stores it in `x.grad`:
+# In minichain the same formula, applied to a `Variable` (an array, held in
+# `.array`, with a name for drawings), records its graph; `y.backward()`
+# computes the derivative and stores it in `x.grad`:
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
