@@ -43,14 +43,14 @@ np.set_printoptions(precision=4, suppress=True)
 # ## By hand: a Variable and a FunctionNode in a dozen lines
 #
 # This is the first piece of one hand-made engine that grows over chapters
-# 02 to 05, and it uses the package's own names so that it reads like the
-# real code printed beside it. The hand-made variable is an array (`.array`)
-# plus a `creator_node` slot. The hand-made function's `apply(inputs)` does
-# three things: it computes the output arrays from the input arrays
-# (`forward`, tuples in and out), it remembers its `inputs`, and it writes
-# itself into each output's `creator_node` slot. Those two back-references
-# are the whole graph. (Each node also gets a `rank`; the section on ranks
-# below says what it is.)
+# 02 to 05. It reads like the real code printed beside it, with one shorter
+# name: the hand-made variable is an array (`.array`) plus a `creator` slot,
+# the link that minichain's Variable calls `creator_node`. The hand-made
+# function's `apply(inputs)` does three things: it computes the output
+# arrays from the input arrays (`forward`, tuples in and out), it remembers
+# its `inputs`, and it writes itself into each output's `creator` slot.
+# Those two back-references are the whole graph. (Each node also gets a
+# `rank`; the section on ranks below says what it is.)
 #
 # The reference's `f` is the identity: it returns its input unchanged, which
 # keeps the attention on the links. Its `label` is the name a drawing shows.
@@ -60,8 +60,8 @@ class HandVariable:
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
-        self.creator_node = None  # the function that made me (None: a leaf)
-        self.rank = 0             # a leaf has rank 0
+        self.creator = None      # the function that made me (None: a leaf)
+        self.rank = 0            # a leaf has rank 0
 
 
 class HandFunctionNode:
@@ -71,7 +71,7 @@ class HandFunctionNode:
         self.rank = max(x.rank for x in inputs)
         self.outputs = tuple(HandVariable(a) for a in arrays)
         for y in self.outputs:
-            y.creator_node = self                   # y <--- f
+            y.creator = self                        # y <--- f
             y.rank = self.rank + 1
         return self.outputs
 
@@ -87,7 +87,7 @@ class HandIdentity(HandFunctionNode):
 x_hand = HandVariable(np.zeros(10), name="x")
 y_hand, = HandIdentity().apply((x_hand,))
 y_hand.name = "y"
-print(y_hand.creator_node.label, "<---", y_hand.creator_node.inputs[0].name)
+print(y_hand.creator.label, "<---", y_hand.creator.inputs[0].name)
 
 # %% [markdown]
 # Following the back-references from `y` to the leaf and writing what we meet
@@ -97,9 +97,9 @@ print(y_hand.creator_node.label, "<---", y_hand.creator_node.inputs[0].name)
 # %%
 def hand_draw(y):
     names = [y.name]
-    while y.creator_node is not None:
-        names.append(y.creator_node.label)
-        y = y.creator_node.inputs[0]
+    while y.creator is not None:
+        names.append(y.creator.label)
+        y = y.creator.inputs[0]
         names.append(y.name)
     return " <--- ".join(reversed(names))
 
@@ -133,8 +133,8 @@ assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
 
 # %% [markdown]
 # The back-references are there, as in our hand-made version: `y.creator_node`
-# is the function, and the function knows its inputs; `x`, a leaf, has no
-# creator. One difference, for later: the function's `inputs` are not the
+# (our `creator`) is the function, and the function knows its inputs; `x`, a
+# leaf, has none. One difference, for later: the function's `inputs` are not the
 # Variables themselves but small records of them, which know each one's
 # name, shape and creator (*VariableNodes*; chapter 07 shows what that saves
 # in memory). Ours keeps the Variables, which is simpler.
@@ -227,7 +227,7 @@ assert (x.rank, twice_node.rank, y.creator_node.rank, y.rank) == (0, 0, 1, 2)
 # %%
 middle, = HandIdentity().apply((HandVariable(np.zeros(3)),))
 end, = HandIdentity().apply((middle,))
-hand_ranks = (0, middle.creator_node.rank, end.creator_node.rank, end.rank)
+hand_ranks = (0, middle.creator.rank, end.creator.rank, end.rank)
 real_ranks = (x.rank, twice_node.rank, y.creator_node.rank, y.rank)
 print("hand:", hand_ranks, " minichain:", real_ranks)
 assert hand_ranks == real_ranks
@@ -272,8 +272,8 @@ assert message.startswith("Twice: a FunctionNode instance cannot be applied twic
 #
 # The assignment `build_your_own/mychain` (guide: `docs/build-your-own-engine.md`)
 # asks you to write this chapter's two classes for real: `Variable` with its
-# link to the function that made it (Task 1; mychain, which has only
-# FunctionNodes, calls that link `creator`) and `FunctionNode.apply`
+# link to the function that made it (Task 1; mychain calls that link
+# `creator`, as our hand-made variable does) and `FunctionNode.apply`
 # (Task 2). Judge them from the repository's root with
 # `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
 
