@@ -119,7 +119,8 @@ HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
 #
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a variable you made yourself, a *leaf*, has none.
-# Each function knows its `inputs`. Those two links are the whole graph.
+# Each function knows its `inputs`. Those two links are the whole graph. A
+# function's `label` is the name the drawings show.
 
 # %%
 print("y was made by:", y.creator_node.label, " rank", y.creator_node.rank)
@@ -130,12 +131,14 @@ assert len(y.creator_node.inputs) == 2
 # %% [markdown]
 # minichain can also hand you the graph itself, as Chainer's
 # `build_computational_graph` does: the set of its nodes and the set of its
-# edges, each edge an arrow of the picture. Its variable nodes are small
-# records of the variables (*VariableNodes*: chapter 07 says why the graph
-# keeps records rather than your Variables). The check below confirms that
-# every edge points forward: from an input to the function reading it, or
-# from a function to the output it made. (`graph.dump()` writes the
-# Graphviz description, should you want to draw it with another tool.)
+# edges, each edge an arrow of the picture. Its function nodes are
+# `mc.FunctionNode`s, the class every function of minichain derives from
+# (chapter 02). Its variable nodes are small records of the variables
+# (*VariableNodes*: chapter 07 says why the graph keeps records rather than
+# your Variables). The check below confirms that every edge points forward:
+# from an input to the function reading it, or from a function to the
+# output it made. (`graph.dump()` writes the Graphviz description, should
+# you want to draw it with another tool.)
 
 # %%
 from minichain.computational_graph import build_computational_graph
