@@ -132,12 +132,13 @@ print(draw(y))
 assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
 
 # %% [markdown]
-# The back-references are there, as in our hand-made version: `y.creator_node`
-# (our `creator`) is the function, and the function knows its inputs; `x`, a
-# leaf, has none. One difference, for later: the function's `inputs` are not the
-# Variables themselves but small records of them, which know each one's
-# name, shape and creator (*VariableNodes*; chapter 07 shows what that saves
-# in memory). Ours keeps the Variables, which is simpler.
+# The back-references are there, as in our hand-made version:
+# `y.creator_node` (our `creator`) is the function, and the function knows
+# its inputs; `x`, a leaf, has none. One difference, for later: the
+# function's `inputs` are not the Variables themselves but small records of
+# them, which know each one's name, shape and creator (*VariableNodes*;
+# chapter 07 shows what that saves in memory). Ours keeps the Variables,
+# which is simpler.
 
 # %%
 f = y.creator_node
