@@ -85,7 +85,8 @@ def agree():
 
 
 DEFAULTS = {"type_check": True, "enable_backprop": True, "debug": False,
-            "lazy_grad_sum": False, "reference_mode": False}
+            "lazy_grad_sum": False,
+            "reference_mode": mc.global_config.reference_mode}  # see conftest
 
 
 @pytest.fixture(autouse=True)
@@ -116,7 +117,7 @@ def test_nested_using_config_left_by_an_exception():
                     mc.using_config("lazy_grad_sum", True):
                 assert agree() == {"type_check": False, "enable_backprop": True,
                                    "debug": True, "lazy_grad_sum": True,
-                                   "reference_mode": False}
+                                   "reference_mode": DEFAULTS["reference_mode"]}
                 1 / 0
     assert mc.config._view.own == set()
 

@@ -273,6 +273,7 @@ def test_the_programs_reach_every_feature():
     assert same_twice >= 50 and broadcasting >= 200
 
 
+@pytest.mark.fast_path  # the default must be the fast path here
 def test_the_switch_runs_the_reference_functions(monkeypatch):
     """``mc.reference_mode()`` runs exactly the reference functions, and the
     default exactly the fast ones (so the comparison above compares two

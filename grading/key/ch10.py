@@ -78,6 +78,9 @@ EXERCISES.wrong(3, [
     (_counted(lambda: mc.config.in_recomputing), "the test inverted",
      "wrong way round"),
     (_counted(lambda: False), "never counted", "nothing was counted"),
+    (_counted(lambda: not mc.config.will_recompute),
+     "tested will_recompute, the flag of forget's first run",
+     "the flag it tests is set during forget's first run"),
     (_counted(lambda: not mc.config.enable_backprop),
      "recording off taken for 'not recomputing'", "plain call with recording on"),
     (lambda h: (calls.update(n=calls["n"] + (not mc.config.in_recomputing))
@@ -132,7 +135,14 @@ def _counted_early_return(h):
     return y
 
 
-EXERCISES.right(3, [(_counted_early_return, "counts after computing, returns early")])
+def _counted_with_getattr(h):
+    if not getattr(mc.config, "in_recomputing", False):
+        calls["n"] = calls.get("n", 0) + 1
+    return F.tanh(h)
+
+
+EXERCISES.right(3, [(_counted_early_return, "counts after computing, returns early"),
+                    (_counted_with_getattr, "getattr on the config, calls.get")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------

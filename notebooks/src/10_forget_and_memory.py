@@ -501,6 +501,7 @@ ch10.check_2(answer_2)
 # %%
 calls = ch10.calls     # the dict the check reads: {"n": 0}
 
+# %%
 # def counted(h):
 #     ...
 answer_3 = None

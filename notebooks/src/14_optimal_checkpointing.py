@@ -612,6 +612,7 @@ plt.show()
 # %%
 from exercises import ch14
 
+# %%
 answer_1 = None
 ch14.check_1(answer_1)
 
