@@ -13,22 +13,25 @@
 # walks that graph from the result back to the inputs and fills in the
 # gradients.
 #
-# The course takes the package apart one idea per chapter. Each chapter
-# first builds its idea by hand in a few lines, then imports the real code
-# from minichain, prints its source, and checks with an `assert` that both
-# agree. Every number and every fact about a graph that the text states is
-# computed by a cell, and an `assert` holds it to the text.
+# The course takes the package apart one idea per chapter. This one is a
+# tour. From chapter 02 on, each chapter first builds its idea by hand in a
+# few lines, then prints minichain's own code for it and checks with an
+# `assert` that both give the same result.
 #
 # ## Opening the course
 #
 # From a fresh clone of the repository, one command installs what is missing
-# (a `.venv` with minichain, Jupyter and a Graphviz `dot` program, or the
-# active conda environment) and opens the course:
+# (minichain, Jupyter and Graphviz's `dot`, into a new `.venv`, or into the
+# active conda environment if one is active) and opens the course:
 #
 # ```bash
-# make lab     # JupyterLab on notebooks/
-# make test    # unit tests, then every chapter under nbval
+# make lab
 # ```
+#
+# Beside the chapters runs an assignment: in `build_your_own/mychain` you
+# write the engine yourself, task by task (guide:
+# `docs/build-your-own-engine.md`). A chapter ends with "Now build it" when a
+# task is ready, and says how to judge your code (`make conformance`).
 #
 # Run the chapters top to bottom (*Run → Run All Cells*); each one starts
 # from a fresh kernel and needs nothing from the others. The first cell of
@@ -78,13 +81,18 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 #
 # What did `backward` walk? The graph that the formula recorded. In text,
 # each arrow points from a value to what it was computed from, the way
-# backward follows them (a function with two inputs is drawn once and tagged
-# `[1]`; its other input points to the tag):
+# backward follows them. In a function's name, `_` stands for an operand:
+# `_ ** 2` squares its input. `x` feeds two functions, so its row forks
+# (`x <-+`, one branch per function). `_ + _` has two inputs: it is drawn
+# once, tagged `[1]`, and the row of its other input ends at `[1]`, the same
+# node. A variable without a name is drawn by its graph id, `v1`, `v2`, …,
+# numbered from the output backwards.
 
 # %%
 drawing = visualize.draw(y)
 print(drawing)
-assert drawing.count("_ + _ [1]") == 1 and "<--- [1]" in drawing
+assert drawing.count("_ + _ [1]") == 1 and drawing.count("[1]") == 2
+assert "x <-+" in drawing and "v2 <--- [1]" in drawing
 
 # %% [markdown]
 # The same graph as a picture, beside the text. Both put `x` on the left and
@@ -106,14 +114,16 @@ HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
 
 # %% [markdown]
 # In the picture, variables are ellipses (name, shape, dtype, value and
-# gradient) and functions are boxes. Each box also shows the function's
-# *rank*: how many steps it is from the inputs, which backward uses to pick
-# an order (chapter 02 defines it, chapter 05 puts it to work; DeZero calls
-# it *generation*). A red border marks an array that a function keeps for
-# its backward, with its size in bytes: `x` is kept by `_ ** 2`, whose
-# derivative `2x` needs it. The two unnamed variables in the middle show no
-# value: nothing needs their arrays any more, so minichain has already freed
-# them (chapter 07 shows when the graph keeps an array and when it lets go).
+# gradient) and functions are boxes. `y` shows no gradient: backward starts
+# from the *seed*, the gradient 1 of `y` with respect to itself, and does
+# not store it in `y.grad`. Each box shows the function's *rank*: a leaf
+# has rank 0, a function takes the largest rank among its inputs, and its
+# outputs get one more (chapter 02); backward uses ranks to pick an order
+# (chapter 05). A red border marks an array that a function keeps for its
+# backward, with its size in bytes: `x` is kept by `_ ** 2`, whose
+# derivative `2x` needs it. `v1` and `v2` show no value: nothing needs their
+# arrays any more, so minichain has already freed them (chapter 07 shows
+# when the graph keeps an array and when it lets go).
 #
 # ## Who made what: `creator_node`
 #
@@ -125,32 +135,9 @@ HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
 # %%
 print("y was made by:", y.creator_node.label, " rank", y.creator_node.rank)
 print("x was made by:", x.creator_node)
+print("y.grad:", y.grad)
 assert y.creator_node.label == "_ + _" and x.creator_node is None
-assert len(y.creator_node.inputs) == 2
-
-# %% [markdown]
-# minichain can also hand you the graph itself, as Chainer's
-# `build_computational_graph` does: the set of its nodes and the set of its
-# edges, each edge an arrow of the picture. Its function nodes are
-# `mc.FunctionNode`s, the class every function of minichain derives from
-# (chapter 02). Its variable nodes are small records of the variables
-# (*VariableNodes*: chapter 07 says why the graph keeps records rather than
-# your Variables). The check below confirms that every edge points forward:
-# from an input to the function reading it, or from a function to the
-# output it made. (`graph.dump()` writes the Graphviz description, should
-# you want to draw it with another tool.)
-
-# %%
-from minichain.computational_graph import build_computational_graph
-
-graph = build_computational_graph(y)
-functions = [n.label for n in graph.nodes if isinstance(n, mc.FunctionNode)]
-print(len(graph.nodes), "nodes,", len(graph.edges), "edges; the functions:",
-      sorted(functions))
-assert len(graph.nodes) == 7 and len(graph.edges) == 7
-assert sorted(functions) == ["_ * 2", "_ ** 2", "_ + _"]
-assert all(tail in head.inputs if isinstance(head, mc.FunctionNode)
-           else head.creator_node is tail for tail, head in graph.edges)
+assert len(y.creator_node.inputs) == 2 and y.grad is None
 
 # %% [markdown]
 # ## If you know PyTorch
@@ -160,14 +147,20 @@ assert all(tail in head.inputs if isinstance(head, mc.FunctionNode)
 # | PyTorch | minichain |
 # | --- | --- |
 # | a tensor with `requires_grad=True` | `mc.Variable(array)`, its array in `.array` |
+# | `requires_grad=False` | the same keyword: `mc.Variable(array, requires_grad=False)` |
+# | `x.grad`, a tensor | `x.grad`, a NumPy array; `x.grad_var` wraps it in a Variable, the form in which a function's backward gets gradients (chapter 02) |
 # | `y.grad_fn` | `y.creator_node` (None for a leaf) |
-# | `torch.autograd.Function` | `mc.FunctionNode` (chapter 02) |
+# | a `torch.autograd.Function` subclass, used through its static `apply` | a `mc.FunctionNode` subclass: one new instance per use, applied once (chapter 02) |
+# | `ctx.save_for_backward(...)` | `self.retain_inputs(...)`, `self.retain_outputs(...)` (chapter 03) |
 # | `torch.autograd.grad` | `mc.grad` (chapter 03) |
+# | `torch.autograd.gradcheck` | `mc.gradient_check.check_backward` (chapter 03) |
+# | `create_graph=True` | `enable_double_backprop=True` (chapters 09 and 11) |
 # | `x.grad = None` | `x.cleargrad()` |
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | the graph is freed by `backward()` unless `retain_graph=True` | the graph is kept: `backward()` can run again |
-# | `t.retain_grad()` on a non-leaf | `y.backward(retain_grad=True)` (chapter 07) |
-# | topological order of the backward | *rank* (DeZero's *generation*; chapters 02 and 05) |
+# | `t.retain_grad()`, for one non-leaf `t` | `y.backward(retain_grad=True)`, for every non-leaf at once (chapter 07) |
+# | `t.to("cuda")` | `x.to_gpu()` (chapter 09) |
+# | topological order of the backward | *rank* (chapters 02 and 05; DeZero, the engine of the book *Deep Learning from Scratch 3*, calls it *generation*) |
 #
 # Three rows, checked: a second `backward()` on the same graph runs and, as
 # in PyTorch, *adds* to the leaf's gradient; `cleargrad()` sets it back to
@@ -190,8 +183,11 @@ assert z.creator_node is None and z.array == y.array
 # ## Arrays, not just numbers
 #
 # Variables hold NumPy arrays of any shape, and a gradient always has the
-# shape of its variable. Here is the derivative of `tanh` on five points,
-# next to the formula `1 - tanh²`:
+# shape of its variable. One rule: `backward()` needs its seed. An output
+# with one element gets the seed 1; for any other, set `y.grad` first, or
+# reduce the output to one element, as `F.sum` does here. Then each element
+# of `x.grad` is the derivative of `tanh` at that point, next to the
+# formula `1 - tanh²`:
 
 # %%
 x = mc.Variable(np.linspace(-2, 2, 5))
@@ -200,13 +196,19 @@ y.backward()
 print("x.grad       =", x.grad)
 print("1 - tanh(x)² =", 1 - np.tanh(x.array) ** 2)
 assert np.allclose(x.grad, 1 - np.tanh(x.array) ** 2)
+assert type(x.grad) is np.ndarray and x.grad.shape == x.shape
+try:
+    F.tanh(x).backward()                # five elements, no seed
+except RuntimeError as error:
+    message = str(error)
+print("without F.sum: RuntimeError:", message.split(". ")[0])
+assert "no gradient was set" in message
 
 # %% [markdown]
 # ## Course map
 #
 # Each chapter's heading and the paragraph under it, read from the chapters
-# themselves by `course_map.py` (beside the notebooks), so this map cannot
-# fall behind them:
+# themselves by `course_map.py` (beside the notebooks):
 
 # %%
 from IPython.display import Markdown
@@ -237,8 +239,8 @@ ch01.check_1(answer_1)
 # %% [markdown]
 # **2.** How many *functions* does the graph of `y = 2 * 3 * x + x * w`
 # hold, for two Variables `x` and `w`? Predict the number first, then build
-# the graph and count (in a picture, or among the nodes of
-# `build_computational_graph(y).nodes`).
+# the graph and count its functions (the boxes of
+# `visualize.to_digraph(y)`, or the functions in `visualize.draw(y)`).
 
 # %%
 answer_2 = None

@@ -2,17 +2,17 @@
 # # 02 · Variables and functions: the graph `x <--- f <--- y`
 #
 # You build by hand, in a dozen lines, the two objects that record a graph
-# while code runs (a variable that remembers the function that made it, a
-# function that remembers its inputs), then write the same function as a
-# minichain `FunctionNode` and meet the rank every node carries.
+# while code runs (a variable that remembers the FunctionNode that made it,
+# a FunctionNode that remembers its inputs), then write the same function as
+# a minichain `FunctionNode` and meet the rank every node carries.
 #
 # Define-by-run means the graph is not declared in advance: it is *recorded*
 # while the forward computation runs. Two kinds of objects do the recording.
 #
-# - A **Variable** holds an array (`.array`) and remembers the function that
-#   made it, its `creator_node`.
-# - A **FunctionNode** (a *function*, for short) computes new arrays from
-#   old ones and remembers its inputs.
+# - A **Variable** holds an array (`.array`) and remembers the FunctionNode
+#   that made it, its `creator_node`.
+# - A **FunctionNode** computes new arrays from old ones and remembers its
+#   inputs.
 #
 # "The reference" in this course is Chainer's documentation (v7) of
 # `Variable` and `FunctionNode`, whose behaviour minichain reproduces. It
@@ -24,9 +24,8 @@
 #
 # Each arrow points from a thing to what it was computed from: `y` knows `f`,
 # `f` knows `x`. Backward (next chapter) walks exactly these arrows. (The
-# reference writes its `f` in Chainer's older style of function; chapter 09
-# covers that style. Here we write `f` the way every function of minichain
-# is written.)
+# reference writes its `f` in Chainer's older style, which chapter 09
+# covers. Here `f` is a FunctionNode, as every function of minichain is.)
 
 # %%
 import inspect
@@ -43,14 +42,17 @@ np.set_printoptions(precision=4, suppress=True)
 # ## By hand: a Variable and a FunctionNode in a dozen lines
 #
 # This is the first piece of one hand-made engine that grows over chapters
-# 02 to 05. It reads like the real code printed beside it, with one shorter
-# name: the hand-made variable is an array (`.array`) plus a `creator` slot,
-# the link that minichain's Variable calls `creator_node`. The hand-made
-# function's `apply(inputs)` does three things: it computes the output
-# arrays from the input arrays (`forward`, tuples in and out), it remembers
-# its `inputs`, and it writes itself into each output's `creator` slot.
-# Those two back-references are the whole graph. (Each node also gets a
-# `rank`; the section on ranks below says what it is.)
+# 02 to 05. The hand-made variable is an array (`.array`) plus a `creator`
+# slot, the link that minichain's Variable calls `creator_node`. (minichain's
+# Variable has a `creator` too: the same object, except for the old-style
+# functions of chapter 09.) The hand-made FunctionNode's `apply(inputs)` does
+# three things: it computes the output arrays from the input arrays
+# (`forward`, tuples in and out), it remembers its `inputs`, and it writes
+# itself into each output's `creator` slot. Those two back-references, from
+# an output to its FunctionNode and from a FunctionNode to its inputs, are
+# the whole graph. It also keeps its `outputs`, where backward will find
+# their gradients (chapter 03). (Each node also gets a `rank`; the section on
+# ranks below says what it is.)
 #
 # The reference's `f` is the identity: it returns its input unchanged, which
 # keeps the attention on the links. Its `label` is the name a drawing shows.
@@ -60,7 +62,7 @@ class HandVariable:
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
-        self.creator = None      # the function that made me (None: a leaf)
+        self.creator = None      # the FunctionNode that made me (None: a leaf)
         self.rank = 0            # a leaf has rank 0
 
 
@@ -109,12 +111,27 @@ print(hand_draw(y_hand))
 # %% [markdown]
 # ## The real thing: a FunctionNode of our own
 #
-# In minichain the same function is a subclass of `mc.FunctionNode` with a
+# In minichain the same `f` is a subclass of `mc.FunctionNode` with a
 # `forward` on arrays. `apply`, which `FunctionNode` provides, does what our
-# hand-made `apply` did and returns a tuple of output Variables.
+# hand-made `apply` did and returns a tuple of output Variables. Here it is
+# as the engine's *reference path* runs it (`mc.reference_mode()` selects
+# that path; the everyday `apply` does the same steps faster, chapter 13).
+# Our three steps are its `forward`, `self.inputs = ...` and
+# `set_creator_node(self)`; around them it checks its arguments, turns plain
+# arrays into Variables, records nothing when backprop is off (chapter 07),
+# keeps its outputs only weakly, and keeps the arrays a backward asks for
+# (chapter 03). Its last two lines serve an engine setting,
+# `lazy_grad_sum`, that the course leaves off:
+
+# %%
+source = inspect.getsource(mc.FunctionNode._apply_reference)
+print(source)
+assert "self.inputs = " in source and "set_creator_node(self)" in source
+
+# %% [markdown]
 # `minichain.visualize.draw` walks the real graph and prints its arrows; it
-# shows each function by its `label` (the class name, unless the class sets
-# one, as here):
+# shows each FunctionNode by its `label` (the class name, unless the class
+# sets one, as here):
 
 # %%
 class MyIdentity(mc.FunctionNode):
@@ -133,10 +150,10 @@ assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
 
 # %% [markdown]
 # The back-references are there, as in our hand-made version:
-# `y.creator_node` (our `creator`) is the function, and the function knows
-# its inputs; `x`, a leaf, has none. One difference, for later: the
-# function's `inputs` are not the Variables themselves but small records of
-# them, which know each one's name, shape and creator (*VariableNodes*;
+# `y.creator_node` (our `creator`) is the FunctionNode, and the FunctionNode
+# knows its inputs; `x`, a leaf, has none. One difference, for later: the
+# FunctionNode's `inputs` are not the Variables themselves but small records
+# of them, which know each one's name, shape and creator (*VariableNodes*;
 # chapter 07 shows what that saves in memory). Ours keeps the Variables,
 # which is simpler.
 
@@ -145,31 +162,31 @@ f = y.creator_node
 print("y.creator_node:", type(f).__name__, "labelled", f.label)
 print("its inputs:    ", [node.name for node in f.inputs])
 print("x.creator_node:", x.creator_node)
+print("y.creator is y.creator_node:", y.creator is y.creator_node)
 assert isinstance(f, MyIdentity) and f.inputs[0].name == "x"
-assert x.creator_node is None
+assert x.creator_node is None and y.creator is f
 
 # %% [markdown]
 # ## A FunctionNode's three methods
 #
 # Every function in minichain is a FunctionNode subclass, which splits the
-# work cleanly:
+# work in three:
 #
 # - `forward(inputs)` gets a tuple of plain arrays and returns a tuple of
 #   arrays;
-# - `backward(target_input_indexes, grad_outputs)` gets the incoming
-#   gradients (one per output) as Variables and returns the inputs'
-#   gradients as Variables (next chapter);
+# - `backward(target_input_indexes, grad_outputs)` gets the positions of the
+#   inputs that need a gradient and the incoming gradients (one per output),
+#   as Variables; it returns a tuple of gradients, one per input, each a
+#   Variable or None (next chapter);
 # - `apply(inputs)` runs forward, links the node into the graph, and
-#   returns a tuple of output Variables. A lowercase wrapper hides the tuple.
+#   returns a tuple of output Variables.
 #
 # Our `HandFunctionNode` has the same `forward` and `apply`; it gains
 # `backward` in chapter 03. Here is minichain's own identity, printed from
-# the package. Its `backward` calls its first argument `indexes`: the engine
-# passes that argument by position, so a function may name it as it likes.
-# `FunctionNode` itself, whose signature the cell prints first, calls it
-# `target_input_indexes`; the package's functions shorten it to `indexes`,
-# as Chainer's do. Either way it holds the positions of the inputs that
-# need a gradient.
+# the package, with `identity`, the lowercase function that applies it and
+# returns the single output rather than a tuple. Its `backward` shortens the
+# first argument's name to `indexes`, as Chainer's functions do; the engine
+# passes it by position, so the name is free.
 
 # %%
 import minichain.functions.array.identity as identity_module
@@ -185,8 +202,9 @@ assert list(inspect.signature(identity_module.IdentityNode.backward).parameters)
 
 # %% [markdown]
 # Writing a FunctionNode with a backward takes a few more lines. `Twice`
-# doubles its input; its backward doubles the incoming gradient `gy` (we come
-# back to backward in chapter 03).
+# doubles its input; its backward doubles the incoming gradient `gy`.
+# Chapter 03 explains how backward runs; here we run it once (through
+# `F.sum`, since `y` has three elements: chapter 01's rule).
 
 # %%
 class Twice(mc.FunctionNode):
@@ -208,12 +226,15 @@ y = F.identity(twice(x))
 y.name = "y"
 print(y)
 print(draw(y))
+F.sum(y).backward()
+print("x.grad =", x.grad)
+assert np.array_equal(x.grad, [2.0, 2.0, 2.0])
 
 # %% [markdown]
-# The drawing grows one arrow per function. Every node also has a **rank**,
-# which counts steps from the leaves: a leaf variable has rank 0, a function
-# takes the largest rank among its inputs, and its outputs get one more.
-# Chapter 05 shows why backward needs these numbers.
+# The drawing grows one arrow per FunctionNode. Every node also has a
+# **rank**, which orders the nodes from the leaves: a leaf variable has rank
+# 0, a FunctionNode takes the largest rank among its inputs, and its outputs
+# get one more. Chapter 05 shows why backward needs these numbers.
 
 # %%
 twice_node = y.creator_node.inputs[0].creator_node
@@ -222,13 +243,15 @@ print("rank of x:", x.rank, " of Twice:", twice_node.rank,
 assert (x.rank, twice_node.rank, y.creator_node.rank, y.rank) == (0, 0, 1, 2)
 
 # %% [markdown]
-# The hand-made `apply` above computes ranks by the same rule; on a chain of
-# two functions it gives the same numbers:
+# The hand-made `apply` above computes ranks by the same rule. On a chain of
+# two hand-made identities (which FunctionNodes they are does not change a
+# rank) it gives the same numbers:
 
 # %%
-middle, = HandIdentity().apply((HandVariable(np.zeros(3)),))
+leaf = HandVariable(np.zeros(3))
+middle, = HandIdentity().apply((leaf,))
 end, = HandIdentity().apply((middle,))
-hand_ranks = (0, middle.creator.rank, end.creator.rank, end.rank)
+hand_ranks = (leaf.rank, middle.creator.rank, end.creator.rank, end.rank)
 real_ranks = (x.rank, twice_node.rank, y.creator_node.rank, y.rank)
 print("hand:", hand_ranks, " minichain:", real_ranks)
 assert hand_ranks == real_ranks
@@ -237,9 +260,11 @@ assert hand_ranks == real_ranks
 # ## Operators record the graph too
 #
 # Arithmetic on Variables applies FunctionNodes behind the scenes, so a
-# formula records its graph without any call to `apply` in sight. A function
-# with two inputs shows up once, tagged `[1]`; its second input points to the
-# tag.
+# formula records its graph without any call to `apply` in sight. As in
+# chapter 01, a FunctionNode with two inputs is drawn once, tagged `[1]`,
+# and the row of its second input, `w`, ends at `[1]`. A constant makes no
+# node: the `1` of `+ 1` is a setting of the FunctionNode `_ + 1`, whose only
+# input is the product.
 
 # %%
 x = mc.Variable(np.array(2.0), name="x")
@@ -248,13 +273,15 @@ y = x * w + 1
 y.name = "y"
 print(y)
 print(draw(y))
+print("inputs of _ + 1:", len(y.creator_node.inputs))
+assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 
 # %% [markdown]
 # ## One node, one application
 #
-# A node is one *application* of a function: it remembers one set of inputs
-# and outputs. Applying the same instance again would overwrite them, so
-# minichain refuses, with an error that names the function; make a new
+# A FunctionNode instance is one *application*: it remembers one set of
+# inputs and outputs. Applying the same instance again would overwrite them,
+# so minichain refuses, with an error that names the class; make a new
 # instance for every application, as `twice` does.
 
 # %%
@@ -271,11 +298,11 @@ assert message.startswith("Twice: a FunctionNode instance cannot be applied twic
 # %% [markdown]
 # ## Now build it: Tasks 1 and 2
 #
-# The assignment `build_your_own/mychain` (guide: `docs/build-your-own-engine.md`)
-# asks you to write this chapter's two classes for real: `Variable` with its
-# link to the function that made it (Task 1; mychain calls that link
-# `creator`, as our hand-made variable does) and `FunctionNode.apply`
-# (Task 2). Judge them from the repository's root with
+# The assignment `build_your_own/mychain` of chapter 01 (guide:
+# `docs/build-your-own-engine.md`) asks you to write this chapter's two
+# classes for real: `Variable` with its link to the FunctionNode that made
+# it (Task 1; mychain calls that link `creator`, as our hand-made variable
+# does) and `FunctionNode.apply` (Task 2). Judge them from the repository's root with
 # `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
 
 # %% [markdown]
@@ -312,7 +339,7 @@ ch02.check_2(answer_2)
 
 # %% [markdown]
 # **3.** In the graph of `y = x * w + 1` above, what is the rank of the
-# function `_ + 1`? Answer with an integer, found by reasoning, then check.
+# FunctionNode `_ + 1`? Answer with an integer, found by reasoning, then check.
 
 # %%
 answer_3 = None

@@ -9,8 +9,8 @@
 #
 # minichain has two ways to write a differentiable function.
 #
-# - **FunctionNode** (every chapter so far): `forward` on arrays, `backward`
-#   on *Variables*, so the backward is itself recorded and can be
+# - **FunctionNode** (every chapter so far; the *new style*): `forward` on
+#   arrays, `backward` on *Variables*, so the backward is itself recorded and can be
 #   differentiated again (double backprop, which chapter 11 teaches; here we
 #   only need to know that a gradient with a graph behind it can be
 #   differentiated, and one without cannot).
@@ -43,8 +43,9 @@ np.set_printoptions(precision=4, suppress=True)
 # Chapter 02 drew the reference's `x <--- f <--- y` with a FunctionNode of
 # our own. The reference builds it with `F.Identity`, an old-style Function:
 # an instance is created, then *called* on a Variable. Mind the case:
-# `F.Identity` is that old-style class, while `F.identity` (lower case) is
-# the new-style function printed in chapter 02. Both draw the same graph:
+# `F.Identity` is that old-style class, while `F.identity` (lower case)
+# applies the FunctionNode `IdentityNode` printed in chapter 02. Both label
+# their node `Identity`, so the two drawings cannot be told apart:
 
 # %%
 x = mc.Variable(np.zeros(10), name="x")
@@ -92,15 +93,15 @@ assert np.allclose(x.grad, 2 * x.array)
 #
 # The engine of chapters 03–05 only knows FunctionNodes, whose backward
 # takes and returns Variables. An old-style function needs an adapter: a
-# FunctionNode that keeps every input (the old-style backward may read any
-# of them), calls the function's `forward`, and in backward unwraps the
-# incoming gradients to arrays, calls the function's `backward`, and wraps
-# the results back into Variables.
+# FunctionNode that keeps every input with `retain_inputs` (chapter 03; the
+# old-style backward may read any of them), calls the function's `forward`,
+# and in backward unwraps the incoming gradients to arrays, calls the
+# function's `backward`, and wraps the results back into Variables.
 
 # %%
 class HandAdapter(mc.FunctionNode):
     def __init__(self, function):
-        self.function = function
+        self.function = function    # FunctionNode has no __init__ to call
 
     def forward(self, inputs):
         self.retain_inputs(range(len(inputs)))        # keep them all
@@ -123,10 +124,13 @@ print("through HandAdapter:", grad_hand)
 # minichain's adapter is `FunctionAdapter`. Calling an old-style function
 # applies one, and the Function keeps it as its `node`. Here is the real
 # adapter's backward: the same unwrap, call, wrap, plus what ours skipped:
-# `None` in place of an input the function chose not to keep (a later
-# section), checks on what the function's backward returned, and a mark on
-# each gradient saying who made it. (`node.data` is the array a VariableNode
-# keeps for backward, as in chapter 07; `g._data` is `g.array`.)
+# `None` for an incoming gradient that is missing and for an input the
+# function chose not to keep (a later section), checks on what the
+# function's backward returned, and a mark on each gradient saying who made
+# it. The mark's comment says a second differentiation "must fail loudly":
+# that holds for a pass that *starts* from such a gradient, as the next
+# sections show. (`node.data` is the array a VariableNode keeps for
+# backward, as in chapter 07; `g._data` is `g.array`.)
 
 # %%
 print(inspect.getsource(mc.FunctionAdapter.backward))
@@ -135,11 +139,10 @@ print(inspect.getsource(mc.FunctionAdapter.backward))
 # ## `creator` and `creator_node`
 #
 # The graph is made of FunctionNodes only, so what links an old-style
-# Function into it is its adapter, `square.node`. That is why a Variable has
-# two creator attributes. `y.creator_node`, used in every chapter so far, is
-# always the graph's node: here the adapter. `y.creator` gives back the
-# Function you wrote when there is one, and is the same as `creator_node`
-# otherwise, so for every new-style function the two are one object.
+# Function into it is its adapter, `square.node`. This is where the two
+# attributes of chapter 02 part. `y.creator_node` is always the graph's
+# node: here the adapter. `y.creator` gives back the Function you wrote;
+# for a new-style function the two are one object.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -161,11 +164,11 @@ assert np.array_equal(x.grad, grad_hand)
 # ## It cannot be differentiated twice
 #
 # The gradient our `HandAdapter` returned was `Variable(gx)`: an array with
-# no creator. Differentiating it again (asking for the gradient of the
-# gradient, with `mc.grad` of chapter 03 and
-# `enable_double_backprop=True`, which keeps a graph behind the first
-# gradient; chapter 11 teaches it) finds no path back to `x`. First the
-# FunctionNode version, which works (`d²(x²)/dx² = 2`):
+# no creator. To differentiate a gradient again, we ask `mc.grad` (chapter
+# 03) for the first gradient with `enable_double_backprop=True`, which keeps
+# a graph behind it (chapter 11 teaches this). Then we ask for the gradient
+# of that gradient. First the FunctionNode version, which works
+# (`d²(x²)/dx² = 2`):
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -175,10 +178,28 @@ print("F.square: first", gx.array, " second", ggx.array)
 assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
-# The same two calls through our `HandAdapter` and through the real
-# adapter. The first gradients agree; the second ones are both `None`,
-# *silently*: `x` is not reachable from a gradient without a creator, so
-# `mc.grad` reports no gradient for it, with no error.
+# Through the real adapter, one case is caught: a pass that *starts* from
+# the old-style gradient. The adapter marked that gradient, and a backward or
+# an `mc.grad` whose output is such a gradient is refused, with an error that
+# names the function:
+
+# %%
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
+try:
+    mc.grad([gx], [x])
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert "old style Function" in message and '"Square"' in message
+
+# %% [markdown]
+# The common case is not caught: a pass that only goes *through* the
+# gradient, such as `mc.grad` of `sum(gx)`. That pass starts at `F.sum`'s
+# output, which carries no mark; walking back, it stops at `gx`, which has no
+# creator, and never reaches `x`. So `mc.grad` reports no gradient for `x`:
+# `None`, which is not zero, and no error. Our `HandAdapter` and the real
+# adapter agree on both gradients:
 
 # %%
 def first_and_second(make_output):
@@ -199,31 +220,15 @@ assert np.array_equal(hand_first, real_first)
 assert hand_second is None and real_second is None
 
 # %% [markdown]
-# The real adapter does better when a pass *starts* from the old-style
-# gradient itself: it marks each gradient it makes, and a backward or an
-# `mc.grad` whose output is such a gradient is refused with an error that
-# names the function.
-
-# %%
-x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
-gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
-try:
-    mc.grad([gx], [x])
-except RuntimeError as error:
-    message = str(error)
-print("RuntimeError:", message)
-assert "old style Function" in message and '"Square"' in message
-
-# %% [markdown]
 # ## What it keeps: every input, unless told otherwise
 #
 # Because the old-style backward gets the forward's inputs back, the
 # adapter keeps all of them by default, whether the backward reads them or
 # not. That is memory (chapter 07 measures it). A function that needs less
-# says so in `forward`: `self.retain_inputs(())` keeps no input, and
+# says so in `forward`. `self.retain_inputs(())` keeps no input.
 # `self.retain_outputs((0,))` keeps output 0, which backward reads as
-# `self.output_data`. `exp` needs only its output, since `d exp(x)/dx =
-# exp(x)`:
+# `self.output_data`. `exp` needs only its output, since
+# `d exp(x)/dx = exp(x)`:
 
 # %%
 class Exp(mc.Function):
@@ -266,16 +271,26 @@ print("x.grad =", x.grad, "(exp(x))")
 assert np.allclose(x.grad, np.exp(x.array))
 
 # %% [markdown]
-# The graph picture shows the same thing: a red outline marks an array that
-# a function keeps for its backward. Old-style and new-style functions mix
+# The graph picture shows the same in one graph, `Square` then `Exp`:
+# a red outline marks an array that a function keeps for its backward. Look
+# for it on `x` (`Square`'s input) and on `v1` (`Exp`'s output), and for its
+# absence on `v2` (`Exp`'s input). As in chapter 01, unnamed variables are
+# numbered from the output backwards. Old-style and new-style functions mix
 # freely in one graph (`F.sum` is a FunctionNode).
 
 # %%
+from IPython.display import SVG
+
 x = mc.Variable(np.array([0.0, 1.0]), name="x")
 loss = F.sum(Exp()(Square()(x)))
 loss.name = "loss"
 print(draw(loss))
-mc.visualize.to_digraph(loss, rankdir="LR")
+picture = mc.visualize.to_digraph(loss, rankdir="LR")
+kept = sorted(line.split('"')[1].split("\\n")[0]
+              for line in picture.source.splitlines() if "kept for backward" in line)
+print("outlined in red:", kept)
+assert kept == ["v1", "x"]
+SVG(mc.visualize.to_svg(picture))
 
 # %% [markdown]
 # ## One call per instance, and the `copy.copy` idiom
@@ -284,11 +299,8 @@ mc.visualize.to_digraph(loss, rankdir="LR")
 # called, and a node is one application: it remembers one set of inputs.
 # Calling the same instance again would overwrite what the first graph
 # needs, so minichain refuses, as it does for a FunctionNode applied twice
-# (chapter 02). Chainer 7 does not: its documentation says an instance
-# cannot be used twice, but a second call goes through, reusing the
-# instance's node and corrupting the first call's graph, which shows only
-# later, as a bare `AssertionError` in a backward through it. minichain
-# turns that rule into an error at the call:
+# (chapter 02), where Chainer 7 lets the call through and corrupts the first
+# graph:
 
 # %%
 square = Square()
@@ -301,10 +313,12 @@ print("RuntimeError:", message)
 assert message.startswith("Square: an old-style Function instance cannot be")
 
 # %% [markdown]
-# The reference's idiom for a function with settings (say, a scale chosen
-# once): keep a *template* instance that is never called, and call a fresh
-# shallow copy each time. A copy of a never-called instance starts with no
-# node of its own.
+# Where you write the call yourself, a new instance each time is enough:
+# `Scale(3.0)(a)`. But code that receives a configured function from
+# elsewhere (exercise 2 writes such code) knows neither its class nor its
+# settings. For it the reference has an idiom: keep a *template* instance
+# that is never called, and call a fresh shallow copy each time. A copy of a
+# never-called instance starts with no node of its own.
 
 # %%
 class Scale(mc.Function):
@@ -324,14 +338,15 @@ a = mc.Variable(np.array([1.0]), name="a")
 b = mc.Variable(np.array([2.0]), name="b")
 ya = copy.copy(triple)(a)
 yb = copy.copy(triple)(b)
-F.sum(ya + yb).backward()                 # a 0-d loss
+F.sum(ya + yb).backward()                 # one element: the seed is 1
 print("ya =", ya.array, " yb =", yb.array, " a.grad =", a.grad, " b.grad =", b.grad)
 assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
 
 # %% [markdown]
 # The reference's `F.Identity` of the first section is an old-style
 # function too. It has no settings, so a new instance per call,
-# `F.Identity()(x)`, is all it needs:
+# `F.Identity()(x)`, is all it needs. (Its `check_type_forward` is the type
+# check of chapter 08, here accepting anything.)
 
 # %%
 print(inspect.getsource(F.Identity))
@@ -359,7 +374,7 @@ class Softplus(mc.FunctionNode):
         x, = inputs
         xp = mc.backend.get_array_module(x)      # numpy or cupy
         self.retain_inputs((0,))
-        return xp.logaddexp(0, x).astype(x.dtype),
+        return xp.logaddexp(0, x),           # log(exp(0) + exp(x))
 
     def backward(self, target_input_indexes, grad_outputs):
         x, = self.get_retained_inputs()
@@ -405,8 +420,7 @@ print(inspect.getsource(mc.Function.forward))
 # Now the device. `mc.backend.available` is True only when CuPy is
 # installed *and* sees a GPU. The next cell picks the GPU if it can and
 # otherwise prints a note and stays on NumPy, so the rest of the chapter
-# runs either way. (Its output depends on the machine, so the course's
-# notebook test does not compare it.)
+# runs either way.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -421,9 +435,9 @@ else:
 
 # %% [markdown]
 # The same calls on the chosen device: move the data, run forward and
-# backward, bring the gradient back with `to_cpu`, and compare with a CPU
-# run. On the CPU both runs are the same run, and the check is trivially
-# true; on a GPU it checks that CuPy and NumPy agree.
+# backward, bring the gradient back with `to_cpu`, and compare with a run
+# on NumPy. `x.xp` is the array module of `x`'s array. On a GPU this
+# compares CuPy with NumPy; without one, both runs are on NumPy.
 
 # %%
 rng = np.random.default_rng(0)
@@ -445,17 +459,29 @@ print("agrees with the run on NumPy to 1e-6:", same)
 assert same
 
 # %% [markdown]
-# A `Variable` also moves in place with `x.to_gpu()` and `x.to_cpu()`
-# (its gradient goes with it). Without a GPU, `to_gpu` raises an error that
-# says what is missing, rather than a bare `ImportError`:
+# A `Variable` also moves in place with `x.to_gpu()` and `x.to_cpu()`, its
+# gradient with it. On a GPU the next cell shows that, and what mixing
+# devices in one call does: a `TypeError` naming both array types. Without
+# a GPU, `to_gpu` raises an error that says what is missing:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-try:
-    mc.Variable(x_cpu).to_gpu()
-    print("moved to the GPU")
-except RuntimeError as error:
-    print("RuntimeError:", error)
+v = mc.Variable(x_cpu)
+F.sum(v).backward()                          # v.grad: on the CPU
+if mc.backend.available:
+    v.to_gpu()
+    print("array on", v.xp.__name__, " grad on",
+          mc.backend.get_array_module(v.grad).__name__)
+    assert v.xp is mc.backend.get_array_module(v.grad) is mc.backend.cupy
+    try:
+        v + mc.Variable(x_cpu)               # a GPU input and a CPU input
+    except TypeError as error:
+        print("TypeError:", error)
+else:
+    try:
+        v.to_gpu()
+    except RuntimeError as error:
+        print("RuntimeError:", error)
 
 # %% [markdown]
 # Two rules keep code device-neutral, and minichain's functions follow
@@ -463,14 +489,21 @@ except RuntimeError as error:
 # `logaddexp`) comes from `xp`, the module of the inputs. Operators
 # (`x ** 3`, `a @ b`) and array methods need no `xp`: they belong to the
 # array and stay on its device; nor do dtypes such as `numpy.float32`,
-# which CuPy shares. Second, never mix devices in one function call: an
-# input on the CPU and one on the GPU raise a `TypeError` naming both array
-# types, checked when the function is applied.
+# which CuPy shares. Second, never mix devices in one function call.
 #
 # Code meant for the CPU only may call NumPy directly, and then runs on
-# NumPy arrays only. Some sketches in later chapters do so for brevity
-# (chapter 11's cubes call `np.asarray`), and your answers to the exercises
-# below may too; a function for both devices asks for `xp` there instead.
+# NumPy arrays only. Some sketches in later chapters do so for brevity, and
+# your answers to the exercises below may too.
+#
+# ## If you know PyTorch
+#
+# An old-style Function is like a `torch.autograd.Function` whose backward
+# is marked `@once_differentiable`: it works on plain values, and its
+# gradient cannot be differentiated again (PyTorch raises an error where a
+# pass through it here gives `None`). `retain_inputs` and `retain_outputs`
+# keep what `ctx.save_for_backward` keeps; `enable_double_backprop=True` is
+# `create_graph=True`; `x.to_gpu()` is `x.to("cuda")`. A tensor carries its
+# device, so PyTorch code needs no `xp`.
 #
 # ## Exercises
 #
