@@ -114,14 +114,11 @@ print(hand_draw(y_hand))
 # In minichain the same `f` is a subclass of `mc.FunctionNode` with a
 # `forward` on arrays. `apply`, which `FunctionNode` provides, does what our
 # hand-made `apply` did and returns a tuple of output Variables. Here it is
-# as the engine's *reference path* runs it (`mc.reference_mode()` selects
-# that path; the everyday `apply` does the same steps faster, chapter 13).
-# Our three steps are its `forward`, `self.inputs = ...` and
-# `set_creator_node(self)`; around them it checks its arguments, turns plain
-# arrays into Variables, records nothing when backprop is off (chapter 07),
-# keeps its outputs only weakly, and keeps the arrays a backward asks for
-# (chapter 03). Its last two lines serve an engine setting,
-# `lazy_grad_sum`, that the course leaves off:
+# as the engine's *reference path* runs it (the everyday `apply` does the
+# same steps faster: chapter 13). Our three steps are its forward,
+# `self.inputs = ...` and `set_creator_node(self)`. The rest are checks and
+# bookkeeping that later chapters explain, except `lazy_grad_sum`, a setting
+# the course leaves off:
 
 # %%
 source = inspect.getsource(mc.FunctionNode._apply_reference)

@@ -10,10 +10,9 @@
 # minichain has two ways to write a differentiable function.
 #
 # - **FunctionNode** (every chapter so far; the *new style*): `forward` on
-#   arrays, `backward` on *Variables*, so the backward is itself recorded and can be
-#   differentiated again (double backprop, which chapter 11 teaches; here we
-#   only need to know that a gradient with a graph behind it can be
-#   differentiated, and one without cannot).
+#   arrays, `backward` on *Variables*, so the backward is itself recorded
+#   and its gradient can be differentiated again (double backprop,
+#   chapter 11).
 # - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
 #   plain arrays. It is simpler to write, and the reference draws its
 #   examples with one, so minichain keeps it. Its price: a gradient made of
@@ -21,8 +20,7 @@
 #
 # The second half of the chapter is about the other thing the old style made
 # explicit: which device the arrays live on. The same function code runs on
-# NumPy (CPU) and CuPy (GPU); this notebook uses the GPU when one is present
-# and otherwise says so and runs on NumPy.
+# NumPy (CPU) and CuPy (GPU); this notebook uses the GPU when there is one.
 
 # %%
 import copy
@@ -127,10 +125,10 @@ print("through HandAdapter:", grad_hand)
 # `None` for an incoming gradient that is missing and for an input the
 # function chose not to keep (a later section), checks on what the
 # function's backward returned, and a mark on each gradient saying who made
-# it. The mark's comment says a second differentiation "must fail loudly":
-# that holds for a pass that *starts* from such a gradient, as the next
-# sections show. (`node.data` is the array a VariableNode keeps for
-# backward, as in chapter 07; `g._data` is `g.array`.)
+# it. The mark makes a second differentiation fail loudly, but only one that
+# *starts* from such a gradient, as the next section shows. (`node.data` is
+# the array a VariableNode keeps for backward, as in chapter 07; `g._data` is
+# `g.array`.)
 
 # %%
 print(inspect.getsource(mc.FunctionAdapter.backward))
@@ -286,10 +284,12 @@ loss = F.sum(Exp()(Square()(x)))
 loss.name = "loss"
 print(draw(loss))
 picture = mc.visualize.to_digraph(loss, rankdir="LR")
-kept = sorted(line.split('"')[1].split("\\n")[0]
-              for line in picture.source.splitlines() if "kept for backward" in line)
-print("outlined in red:", kept)
-assert kept == ["v1", "x"]
+# Its Graphviz source has a line per node, `v1 [label="v1\n..." color=...]`;
+# a red outline is the color #C0392B, and the label starts with the name.
+red = sorted(line.split('"')[1].split("\\n")[0]
+             for line in picture.source.splitlines() if "#C0392B" in line)
+print("outlined in red:", red)
+assert red == ["v1", "x"]
 SVG(mc.visualize.to_svg(picture))
 
 # %% [markdown]
@@ -491,9 +491,8 @@ else:
 # array and stay on its device; nor do dtypes such as `numpy.float32`,
 # which CuPy shares. Second, never mix devices in one function call.
 #
-# Code meant for the CPU only may call NumPy directly, and then runs on
-# NumPy arrays only. Some sketches in later chapters do so for brevity, and
-# your answers to the exercises below may too.
+# Code for the CPU only may call NumPy directly, as some sketches in later
+# chapters and your answers below may.
 #
 # ## If you know PyTorch
 #
