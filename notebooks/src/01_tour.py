@@ -159,7 +159,7 @@ assert len(y.creator_node.inputs) == 2 and y.grad is None
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | the graph is freed by `backward()` unless `retain_graph=True` | the graph is kept: `backward()` can run again |
 # | `t.retain_grad()`, for one non-leaf `t` | `y.backward(retain_grad=True)`, for every non-leaf at once (chapter 07) |
-# | `t.to("cuda")` | `x.to_gpu()` (chapter 09) |
+# | `t.to("cuda")`, a copy | `x.to_gpu()`, in place (chapter 09) |
 # | topological order of the backward | *rank* (chapters 02 and 05; DeZero, the engine of the book *Deep Learning from Scratch 3*, calls it *generation*) |
 #
 # Three rows, checked: a second `backward()` on the same graph runs and, as

@@ -501,8 +501,8 @@ else:
 # gradient cannot be differentiated again (PyTorch raises an error where a
 # pass through it here gives `None`). `retain_inputs` and `retain_outputs`
 # keep what `ctx.save_for_backward` keeps; `enable_double_backprop=True` is
-# `create_graph=True`; `x.to_gpu()` is `x.to("cuda")`. A tensor carries its
-# device, so PyTorch code needs no `xp`.
+# `create_graph=True`; `x.to_gpu()` moves in place what `x.to("cuda")`
+# copies. A tensor carries its device, so PyTorch code needs no `xp`.
 #
 # ## Exercises
 #
