@@ -208,7 +208,7 @@ def reference_mode():
     every gradient a Variable and every check made in full. The default path
     gives the same values, the same gradients bit for bit and the same graph,
     only faster (chapter 13 shows each of its shortcuts as a difference from
-    the reference; tests/test_reference_path.py proves them equal). Use it to
+    the reference; tests/test_reference_path.py compares them exactly). Use it to
     step through the engine in a debugger, or to rule the fast path out.
     ``MINICHAIN_REFERENCE_MODE=1`` turns it on for a whole process.
     """

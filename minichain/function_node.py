@@ -186,13 +186,14 @@ class FunctionNode(_FunctionBase):
         arrays, wrap each output array in a Variable, and, when backprop is
         on, link this node between its input nodes and its output nodes.
 
-        The reference path (``mc.reference_mode()``); ``apply`` above is the
-        same steps made fast, and the tests prove the two build one graph.
+        The reference path (``mc.reference_mode()``); ``FunctionNode.apply``
+        is the same steps made fast (chapter 13), and a test compares the
+        graphs the two build on hundreds of random programs.
         """
         _check_arguments(self, inputs)  # applied once only; a tuple of inputs
         xs = [_as_input(self, x) for x in inputs]  # an array needs no gradient
         in_data = tuple([x.array for x in xs])
-        self._check_inputs(in_data)  # devices, types, debug mode's stack
+        self._check_inputs(in_data)  # devices, types; debug: remember the line
         outputs = self._forward_with_hooks(in_data)  # forward on the arrays
         _check_outputs(self, outputs)  # a tuple of arrays, NaN in debug mode
         self._applied = True
@@ -205,8 +206,8 @@ class FunctionNode(_FunctionBase):
             for y in ys:
                 y.node.set_creator_node(self)  # its rank: one above ours
             self._retain_data(self.inputs, in_data, ys, outputs)
-            if config.lazy_grad_sum:
-                self.lazy_grad_sum = True
+            if config.lazy_grad_sum:  # Chainer's flag, noted for its users:
+                self.lazy_grad_sum = True  # minichain's sums ignore it
         return ys
 
     def _check_inputs(self, in_data):
