@@ -35,8 +35,9 @@ INSTALL_INPUTS := pyproject.toml $(CONSTRAINTS)
 # One thread for NumPy's BLAS, as in the benchmarks and CI; `dot` on PATH.
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 RUN := PATH="$(BIN):$$PATH" $(THREADS) JUPYTER_PREFER_ENV_PATH=1
-# Not MPLBACKEND=Agg for notebooks: it would replace the inline backend.
-NB_RUN := $(RUN) PYTHONWARNINGS=ignore::DeprecationWarning
+# Not MPLBACKEND=Agg for notebooks: it would replace the inline backend and
+# drop every figure from the outputs, so an MPLBACKEND set outside is unset.
+NB_RUN := env -u MPLBACKEND $(RUN) PYTHONWARNINGS=ignore::DeprecationWarning
 TEST_RUN := $(RUN) MPLBACKEND=Agg
 PIP_ENV := PIP_DISABLE_PIP_VERSION_CHECK=1
 PIP := $(PIP_ENV) $(PY) -m pip
