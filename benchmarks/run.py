@@ -10,8 +10,8 @@ BLAS thread):
   elementwise ops, ``x*c`` and ``x+c`` alternating (or ``sin`` and ``*c``),
   forward and backward timed separately, µs per op: the framework's own
   cost per operation, since NumPy's work is almost nothing;
-* ``sizes``: benchmarks/sizes.py, a ``sin``/``*c`` chain at 10 to 10^6
-  elements, fast path and reference path (``mc.reference_mode()``) against
+* ``sizes``: benchmarks/sizes.py, a ``sin``/``*c`` chain of float64 at 10
+  to 10^6 elements, fast path and reference path (``mc.reference_mode()``) against
   NumPy: from what size on the framework's cost is lost in NumPy's;
 * ``mlp``: one training step of a 784-512-512-10 ReLU MLP, batch 256,
   softmax cross entropy, SGD: where the matmuls dominate;
@@ -86,7 +86,8 @@ def sizes_row(quick):
     found = sizes.sweep(sizes=sizes.SIZES[::2] if quick else sizes.SIZES,
                         reps=3 if quick else 9)
     return {"framework": "minichain", "figure": "sizes", "rows": found,
-            "markdown": "### Overhead against array size (sin/*c chain)\n\n"
+            "markdown": "### Overhead against array size (sin/*c chain, "
+                        "float64)\n\n"
                         + sizes.table(found)}
 
 

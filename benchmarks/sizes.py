@@ -6,8 +6,10 @@ The per-op figure measures the framework's own cost on 10 numbers, where
 NumPy's work is almost nothing. This sweep asks the question a user has:
 from what array size on is the framework's cost lost in NumPy's? For each
 size, a chain of ``sin`` and ``*c`` alternating (benchmarks/harness.py's
-"sinmul" chain: the backward needs every sin's input, as a graph keeps it)
-is run forward and backward by
+"sinmul" chain: the backward needs every sin's input, as a graph keeps it),
+on float64 (NumPy's default dtype, what a learner's arrays are unless they
+ask otherwise; ``--dtype float32`` for the other), is run forward and
+backward by
 
 * hand-written NumPy (``harness.numpy_perop``: no graph, the floor),
 * minichain's default engine (the fast path),
@@ -36,6 +38,7 @@ import minichain_peer  # noqa: E402
 
 SIZES = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
 KIND = "sinmul"
+DTYPE = "float64"
 
 
 def ops_for(size):
@@ -49,14 +52,14 @@ def _reference_once(x, n, kind):
         return minichain_peer.perop_once(x, n, kind)
 
 
-def sweep(sizes=SIZES, reps=9):
+def sweep(sizes=SIZES, reps=9, dtype=DTYPE):
     """One row per size: µs per op for each side and the median ratios."""
     sides = {"numpy": harness.numpy_perop, "fast": minichain_peer.perop_once,
              "reference": _reference_once}
     rows = []
     for size in sizes:
         n = ops_for(size)
-        x = np.linspace(0.5, 1.5, size, endpoint=False).astype(np.float32)
+        x = np.linspace(0.5, 1.5, size, endpoint=False).astype(dtype)
         want = harness.expected_perop_grad(x, n, KIND)
         for name, once in sides.items():  # warm-up, and every side is right
             gx = np.asarray(once(x, n, KIND)[2], dtype=np.float64)
@@ -69,7 +72,7 @@ def sweep(sizes=SIZES, reps=9):
             for name in names[rep % 3:] + names[:rep % 3]:  # rotate the order
                 fwd, bwd, _ = sides[name](x, n, KIND)
                 times[name].append(fwd + bwd)
-        row = {"size": size, "ops": n, "reps": reps}
+        row = {"size": size, "ops": n, "reps": reps, "dtype": str(dtype)}
         for name in names:
             row[name + "_us_per_op"] = harness.median(times[name]) / n * 1e6
         for name in ("fast", "reference"):
@@ -96,10 +99,12 @@ def table(rows):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--dtype", default=DTYPE, choices=("float64",
+                                                           "float32"))
     args = parser.parse_args(argv)
     harness.pin_malloc()
     rows = sweep(sizes=SIZES[::2] if args.quick else SIZES,
-                 reps=3 if args.quick else 9)
+                 reps=3 if args.quick else 9, dtype=args.dtype)
     print(table(rows))
 
 
