@@ -185,10 +185,9 @@ print("R(64, 6) =", revolve_cost(64, 6), "  R(1024, 12) =", revolve_cost(1024, 1
 
 # %% [markdown]
 # `mc.checkpoint_revolve(blocks, x, budget)` runs the schedule with
-# `budget = M` slots. Its forward
-# is the schedule's first sweep, up to the first backward: it advances,
-# stores the checkpoints, and tapes the last blocks, whose output it returns.
-# Its backward runs the rest. Counting the calls of each block on a chain of
+# `budget = M` slots. Its forward is the schedule's first sweep, up to the
+# first backward: it advances, stores the checkpoints, and tapes the last
+# blocks, whose output it returns. Its backward runs the rest. Counting the calls of each block on a chain of
 # 16 blocks with 3 slots:
 
 # %%
