@@ -451,9 +451,8 @@ from exercises import ch10
 
 # %% [markdown]
 # **1.** For a chain of `L = 36` blocks, which number of segments `s`
-# makes `s + ⌈L/s⌉` smallest, and what is that smallest value? (The same
-# `s` keeps the fewest activations, `s - 1 + ⌈L/s⌉`.) Assign the pair
-# `(s, value)` to `answer_1`.
+# keeps the fewest activations, `s - 1 + ⌈L/s⌉`, and how many is that?
+# Assign the pair `(s, value)` to `answer_1`.
 
 # %%
 answer_1 = None
