@@ -247,11 +247,10 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   `force_array` turns it back into a 0-d array, since forward must return
 #   arrays.
 # - backward works on Variables, not arrays: `grad_outputs[0] * y`
-#   multiplies two Variables and `cos(x)` is minichain's `F.cos` (imported
-#   at the top of the module), so the
-#   computation of a gradient can itself be recorded as a graph and
-#   differentiated again (double backprop, chapter 11; exercise 2 below
-#   tries it on yours).
+#   multiplies two Variables and `cos(x)` is minichain's `F.cos`, defined
+#   further down the same module, so the computation of a gradient can
+#   itself be recorded as a graph and differentiated again (double
+#   backprop, chapter 11; exercise 2 below tries it on yours).
 #
 # The classes hold three more methods, taught where they matter: `label`
 # (the name drawings use), `check_type_forward` (chapter 08) and
@@ -337,9 +336,9 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # `.array`, where `x.grad` is already an array), and its `grad_outputs` are the
 # seeds, one per output. It is not as strict as `backward()`: a seed left out
 # is ones of the output's shape, **whatever that shape**, so on
-# `y = x · sum(x)` it quietly returns the column sums. A seed that is 1 at position `i`
-# and 0 elsewhere picks row `i` of `J`, the gradient of `yᵢ` alone, so three
-# calls rebuild the whole Jacobian.
+# `y = x · sum(x)` it quietly returns the column sums. A seed that is 1 at
+# position `i` and 0 elsewhere picks row `i` of `J`, the gradient of `yᵢ`
+# alone, so three calls rebuild the whole Jacobian.
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])

@@ -423,7 +423,7 @@ assert x.grad == 9.0
 x.cleargrad()
 (3 * x).backward()
 print("after cleargrad and one more call:", x.grad)
-assert x.grad == 3.0
+assert x.grad == 3.0 and x.grad is x.grad_var.array   # the stored Variable's
 
 # %% [markdown]
 # ## Now build it: Tasks 5 and 6

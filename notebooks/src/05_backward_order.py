@@ -183,12 +183,11 @@ print("h's gradient when _ * 2 ran:", found["_ * 2"], "  at the end:",
 
 # %% [markdown]
 # The wrong number, and the gradients noted as each function ran say why:
-# `_ * 2` (which made `h`) ran
-# second, when `h` had received only the sum's share of its gradient (1).
-# The product's share (`2h = 12`) arrived one step later, after `_ * 2` had
-# passed `2 · 1 = 2` on to `x`. Every gradient was added correctly; the
-# function simply ran **too early**. The check holds the engine to that
-# account and to the numerical derivative:
+# `_ * 2` (which made `h`) ran second, when `h` had received only the sum's
+# share of its gradient (1). The product's share (`2h = 12`) arrived one step
+# later, after `_ * 2` had passed `2 · 1 = 2` on to `x`. Every gradient was
+# added correctly; the function simply ran **too early**. The check holds the
+# engine to that account and to the numerical derivative:
 
 # %%
 assert found["_ * 2"] == 1.0 and h_hand.grad == 1 + 2 * h_value
@@ -198,11 +197,11 @@ assert x_hand.grad == 2 * found["_ * 2"] and not np.isclose(x_hand.grad, numeric
 # ## The same search, read in post-order, is right
 #
 # Depth-first search was not the problem; running a function as soon as the
-# search reaches it was. micrograd (Andrej Karpathy's tiny autograd engine
-# on scalars) runs the search to the end and lists each
-# function *after* everything below it (post-order); read backwards, every
-# function comes after all the functions that consume its outputs. micrograd
-# writes it recursively, as here:
+# search reaches it was. micrograd (Andrej Karpathy's tiny autograd engine on
+# scalars) runs the search to the end and lists each function *after*
+# everything below it (post-order); read backwards, every function comes
+# after all the functions that consume its outputs. micrograd writes it
+# recursively, as here:
 
 # %%
 def postorder_backward(y):
@@ -297,8 +296,8 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
     make_example(3.0)[1])
 
 # %% [markdown]
-# The heap loop lives in `minichain/backprop.py`. The next cell prints it as
-# the chapters build it, the engine's *reference path*: the loop
+# The heap loop lives in `minichain/backprop.py`. The next cell prints its
+# readable version, the engine's *reference path*: the loop
 # `_walk_reference`, one function's step `_step_reference`, and `_push`.
 # `run` is the state of one backward pass: its `heap`, its set `pushed`, and
 # `grads`, a table from each node to the gradient it has received so far.
@@ -440,9 +439,8 @@ visualize.to_digraph(y, order=record, rankdir="LR")
 #
 # The post-order sort above is recursive, as micrograd writes it, and a deep
 # graph breaks it for a reason that has nothing to do with order: Python's
-# recursion limit. Here it is on a hand-made chain of 3000 functions. (The
-# cell catches the error and prints the start of its message; some Python
-# versions add a few words after it.)
+# recursion limit. Here it is on a hand-made chain of 3000 functions (the
+# cell prints the start of the error's message).
 
 # %%
 def hand_chain(length):

@@ -327,8 +327,8 @@ print("check_backward passed for matmul")
 # shape for the product. minichain's `F.linear(x, W, b)`, like Chainer's,
 # stores the weight the other way round, `(out, in) = (H, D)`, and computes
 # `x @ W.T + b`; so does the layer `mc.links.Linear` of chapter 12, which owns
-# its `W` and `b`. Same numbers, and the gradient comes back transposed, with the
-# shape of that `W`:
+# its `W` and `b`. Same numbers, and the gradient comes back transposed, with
+# the shape of that `W`:
 
 # %%
 w_linear = mc.Variable(w_data.T.copy())          # (H, D): F.linear's layout

@@ -104,7 +104,8 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 #   `self.forward(...)`, with function hooks around it; `_check_outputs`
 #   checks that forward returned a tuple of arrays, and in debug mode that
 #   none holds a NaN (chapter 08 teaches hooks, type checks, debug mode).
-# - `ys = ...`: our `HandVariable(a)` for each output array.
+# - `ys = ...`: our `HandVariable(a)` for each output array; it needs a
+#   gradient (`requires_grad`) only if some input does (constants, below).
 # - `if config.enable_backprop:` is our `if`, guarding the same lines: the
 #   rank (`default=0`: a function with no Variable inputs gets rank 0), the
 #   inputs, the outputs and each output's creator (`set_creator_node`, our
@@ -115,9 +116,10 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 #   ignores it.
 #
 # `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`, and
-# the end of `using_config`, printed last, is our `hand_using_config`. (The
-# old value it puts back is this thread's own: each thread has its own view
-# of the configuration.)
+# the end of `using_config`, printed last, is our `hand_using_config`. Each
+# thread has its own view of the configuration, so the old value is this
+# thread's own; `_MISSING` marks that it had none, and then `finally`
+# removes the thread's setting so the global default shows through.
 
 # %%
 print(inspect.getsource(mc.FunctionNode._apply_reference))
@@ -391,13 +393,12 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 #
 # ## The bytes during a backward, step by step
 #
-# Chapter 05's player printed, on chapter 05's example
-# (`y = h + h·h`, `h = 2x`), 8 bytes of gradients and 8 kept at every step.
-# At step 2 two variables have a gradient, `h` and `hh`, but it is one
-# array: `_ + _` hands its incoming gradient to both inputs unchanged
-# (chapter 04's reason never to add in place). At step 3 `h`'s complete gradient, 13, is a new
-# array and the used ones are gone. The 8 bytes kept are `h`'s array, which
-# `_ * _` needs.
+# Chapter 05's player printed, on chapter 05's example (`y = h + h·h`,
+# `h = 2x`), 8 bytes of gradients and 8 kept at every step. At step 2 two
+# variables have a gradient, `h` and `hh`, but it is one array: `_ + _` hands
+# its incoming gradient to both inputs unchanged (chapter 04's reason never to
+# add in place). At step 3 `h`'s complete gradient, 13, is a new array and the
+# used ones are gone. The 8 bytes kept are `h`'s array, which `_ * _` needs.
 
 # %%
 def chapter_05_example():
