@@ -303,9 +303,11 @@ assert red == ["a"]
 picture
 
 # %% [markdown]
-# The picture writes one gradient on each variable; the arrows carry none
-# (they point the way forward ran, from input to function to output, where
-# the text drawing points back, the way backward walks).
+# The picture writes one gradient on each variable, `y`'s being the seed 1:
+# `retain_grad=True` keeps the seed too (chapter 01's picture, drawn
+# without it, showed none on `y`). The arrows carry none (they point the
+# way forward ran, from input to function to output, where the text drawing
+# points back, the way backward walks).
 # `a`'s gradient is a sum of two parts, one per branch: `sin`'s backward
 # sent back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
 # `-sin a` times `c`'s gradient (1). Only once both had arrived did `exp`
@@ -322,7 +324,7 @@ print(f"from b: {float(from_b):.6f}   from c: {float(from_c):.6f}"
       f"   sum: {float(from_b + from_c):.6f}   a.grad: {float(a.grad):.6f}")
 formula = (np.cos(np.exp(0.3)) - np.sin(np.exp(0.3))) * np.exp(0.3)
 print(f"formula: {formula:.6f}   minichain: {float(x.grad):.6f}")
-assert b.grad == c.grad == 1.0 and np.isclose(a.grad, from_b + from_c)
+assert y.grad == b.grad == c.grad == 1.0 and np.isclose(a.grad, from_b + from_c)
 assert np.isclose(x.grad, formula)
 
 # %% [markdown]
@@ -372,30 +374,19 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# The engine keeps a table, `run.grads`, from each node to the gradient it
-# has received so far in this backward. A *node* is a small record standing
-# for a Variable (chapter 07; think `HandVariable` for now), and `run` is the
-# state of this backward pass: its table, and its heap (chapter 05).
-# `_add_gradient_reference` is where a new gradient `gx` meets that table;
-# the cell prints the readable version, not the fast one that runs by
-# default. Against our `hand_backward`, where a variable's `.grad` served as
-# the table:
+# `_add_gradient_reference` is where a new gradient `gx` for a node meets
+# what the node has received so far. The engine keeps those in a dict,
+# `run.grads` (`run` holds the state of one backward pass; a *node* stands
+# for a Variable, chapter 02), where our `hand_backward` used each
+# variable's `.grad`. Three cases:
 #
-# - a leaf, a node no function made (`creator_node is None`), keeps its
-#   gradient on its Variable: `_add_to_leaf` adds `gx` to what the leaf
-#   holds (the next section shows it). The engine stores a Variable there,
-#   `x.grad_var`; `x.grad` is that Variable's array. `run.into_leaves` is
-#   False only under `mc.grad` (chapter 03), which writes no `.grad`, so
-#   there a leaf's gradient stays in the table too;
+# - a leaf (`creator_node is None`) adds `gx` to its own `.grad`
+#   (`_add_to_leaf`; the next section shows it). `run.into_leaves` is False
+#   only under `mc.grad` (chapter 03), which writes no `.grad`;
 # - a node that already has a gradient gets the sum: our `x.grad + gx`;
 # - a node without one stores `gx`: our first `x.grad = gx`.
 #
-# Its docstring says why the sum is a *new* Variable and never `+=`: a
-# backward may hand its incoming gradient on unchanged (`x + c` does), so
-# one gradient can belong to two nodes at once, and writing into it would
-# change both. By default the engine runs a fast path derived from this
-# one; a test compares the two exactly on hundreds of random programs
-# (chapter 13).
+# The docstring says why the sum is a *new* Variable, never `+=`.
 
 # %%
 import minichain.backprop as backprop

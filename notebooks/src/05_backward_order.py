@@ -310,34 +310,28 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # - `while run.heap` and `heapq.heappop(run.heap)[2]`: our loop, on the
 #   same `(-rank, push count, function)` entries; `run.func` notes the
 #   function running, so that an error can name it.
-# - `if func.inputs is not None`: a function cut out of the graph by
-#   `unchain()` has forgotten its inputs and is skipped.
+# - `if func.inputs is not None`: a safeguard. A function taken out of the
+#   graph after it was pushed (by `unchain()`, which cuts a graph short)
+#   has no inputs left, and is skipped.
 # - `gys = ... run.grads.pop(ref(), None) ...`: our
 #   `tuple(y.grad for y in f.outputs)`. `pop` drops each gradient of the
-#   middle once used (why chapter 03 found `a.grad` empty). `ref()`: a
-#   function holds its outputs by weak reference (chapter 07); an output
-#   nothing used gets `None`.
-# - `_retain_output_grads`: does nothing unless `retain_grad=True`
-#   (chapter 04 used it, chapter 07 teaches it).
+#   middle once used (why chapter 03 found `a.grad` empty). `ref()`: the
+#   function holds its outputs weakly (chapter 02); an output nothing used
+#   gets `None`.
 # - `targets = _targets(...)`: our `range(len(f.inputs))`, less the inputs
-#   that need no gradient (constants, chapter 07). `if not targets: return`:
-#   when no input needs one, the step ends there, hooks included.
-# - `_hooks_before` and the last two lines: function hooks (chapter 08);
-#   with none registered they do nothing.
+#   that need no gradient (constants, chapter 07); with none, the step ends.
 # - `_backward_on_variables`: `func.backward(targets, gys)` on Variables,
 #   as in chapter 03.
-# - the `for` loop: our `add_grad` and `push`, input by input. A backward
-#   may return `None` for an input (`if gx is not None`); that input gets
-#   nothing. `_check_gradient` refuses a gradient whose shape or dtype does
-#   not fit its input (chapter 06), `_add_gradient_reference` is chapter
-#   04's addition, and `_push` is our `push`: `len(run.pushed)` is our
-#   `next(counter)`, the tie-breaker, and `node in run.grads` always holds
-#   here, just after a gradient was added (a safeguard).
+# - the `for` loop: our `add_grad` and `push`, input by input, skipping an
+#   input whose gradient is `None`. `_add_gradient_reference` is chapter
+#   04's addition; `_push` is our `push`, with `len(run.pushed)` as our
+#   `next(counter)`, the tie-breaker (`node in run.grads` is a safeguard).
+# - `_retain_output_grads`, `_hooks_before`, `_check_gradient` and the last
+#   two lines: `retain_grad=True`, function hooks and the checks of a
+#   gradient's shape and dtype; chapters 06–08 fill these in.
 #
-# By default `y.backward()` runs `_walk`, a fast path derived from this
-# one (chapter 13); a test compares the two exactly, gradients and order,
-# on hundreds of random programs. `mc.reference_mode()` runs the printed
-# path, as the cell does once more on our example.
+# Inside `with mc.reference_mode():` (chapter 02) exactly this code runs;
+# the cell reruns our example that way, to the same gradient and order.
 
 # %%
 import minichain.backprop as backprop
@@ -491,9 +485,10 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # pre-order walk skipped. (The player is HTML and JavaScript: it shows in
 # JupyterLab once the cell has run; `.save(path)` writes one file that
 # opens offline.) Its last line counts bytes, of the gradients alive and of
-# the arrays kept for backward: 8, one float64 number, at every step, since
-# the gradients alive at one moment are one array (chapter 07 follows them)
-# and the one array kept is `h`'s, which `_ * _` needs.
+# the arrays kept for backward: 8, one float64 number, at every step. Before
+# step 2 both `h` and `hh` hold a gradient, but it is one array: `_ + _`
+# hands its incoming gradient on unchanged to both inputs, and the player
+# counts an array once. The one array kept is `h`'s, which `_ * _` needs.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
@@ -509,6 +504,9 @@ assert player.frames[1]["heap"] == [["_ * 2 -> h", 0]]
 assert float(x.grad) == 26.0
 assert all(f["grad_bytes"] == f["kept_bytes"] == x.array.nbytes == 8
            for f in player.frames)
+alive_at_step_2 = [state for _, state in player.frames[1]["grads"].values()
+                   if state != "freed"]
+assert len(alive_at_step_2) == 2     # h's and hh's: one array, 8 bytes
 player
 
 # %% [markdown]
