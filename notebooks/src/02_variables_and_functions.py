@@ -42,19 +42,18 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # This is the first piece of one hand-made engine that grows over chapters
 # 02 to 05. The hand-made variable is an array (`.array`) plus a `creator`
-# slot, the link that minichain's Variable calls `creator_node`. (minichain's
-# Variable has a `creator` too: the same object, except for the old-style
-# functions of chapter 09.) The hand-made FunctionNode's `apply(inputs)` does
-# three things: it computes the output arrays from the input arrays
-# (`forward`, tuples in and out), it remembers its `inputs`, and it writes
-# itself into each output's `creator` slot. Those two links, from
-# an output to its FunctionNode and from a FunctionNode to its inputs, are
-# the whole graph. It also keeps its `outputs`, where backward will find
-# their gradients (chapter 03). (Each node also gets a `rank`; the section on
-# ranks below says what it is.)
+# slot, the link that minichain's Variable calls `creator_node`. The
+# hand-made FunctionNode's `apply(inputs)` does three things: it computes
+# the output arrays from the input arrays (`forward`, tuples in and out), it
+# remembers its `inputs`, and it writes itself into each output's `creator`
+# slot. Those two links, from an output to its FunctionNode and from a
+# FunctionNode to its inputs, are the whole graph. It also keeps its
+# `outputs`, where backward will find their gradients (chapter 03). (Each
+# node also gets a `rank`; the section on ranks below says what it is.)
 #
-# The documentation's `f` is the identity: it returns its input unchanged, which
-# keeps the attention on the links. Its `label` is the name a drawing shows.
+# The documentation's `f` is the identity: it returns its input unchanged,
+# which keeps the attention on the links. Its `label` is the name a drawing
+# shows.
 
 # %%
 class HandVariable:
@@ -187,9 +186,8 @@ f = y.creator_node
 print("y.creator_node:", type(f).__name__, "labelled", f.label)
 print("its inputs:    ", [node.name for node in f.inputs])
 print("x.creator_node:", x.creator_node)
-print("y.creator is y.creator_node:", y.creator is y.creator_node)
 assert isinstance(f, MyIdentity) and f.inputs[0].name == "x"
-assert x.creator_node is None and y.creator is f
+assert x.creator_node is None
 
 # %% [markdown]
 # ## A FunctionNode's three methods
