@@ -2,11 +2,11 @@
 # # 13 · From the reference path to the fast path
 #
 # Chapters 02–05 build an engine by hand; minichain holds it as real code,
-# its *reference path*, and those chapters print it. The engine
-# you run by default is its *fast path*: the same steps in the same order,
-# with shortcuts. This chapter times the two side by side, then takes the
-# shortcuts one at a time: what each changes, what it buys, and a check
-# that it changes no result.
+# its *reference path*, and those chapters print it. The engine you run by
+# default is its *fast path*: the same steps in the same order, with
+# shortcuts. This chapter times the two, then takes the shortcuts one at a
+# time: what each changes, what it buys, and a check that it changes no
+# result.
 #
 # Times vary with the machine, so they are drawn or printed with their
 # unit, and every claim about them is asserted with a wide margin.
@@ -229,8 +229,10 @@ buys["1. backward_arrays (backward)"] = off / on
 # constructor, which checks its argument. The fast `apply` has already
 # checked what `forward` returned, so for a single array it calls
 # `_make_output`, which fills the Variable's and its node's fields
-# directly (`creator` and `out_rank`: the node's place in the graph;
-# `_wrap_outputs`: the general way, for several outputs).
+# directly (`creator`, `out_rank`: the node's place in the graph; `_node`:
+# the slot behind `.node`; `output_refs`: the weak references to the
+# outputs' nodes that the function keeps; `_wrap_outputs`: the general
+# way, for several outputs).
 # `overhead.per_call` times each constructor alone, 2 000 calls at a
 # time, in turns:
 
@@ -263,8 +265,8 @@ buys["2. _make_output (one output)"] = t["public"] / t["cheap"]
 #
 # `apply` runs once per op, so its most common case, one Variable in, is
 # written out; any other mix goes through `_gather_inputs`, which does
-# what the reference's two lines do (`_node` and `_data` are the slots
-# behind `.node` and `.array`); it also reads the thread's settings once.
+# what the reference's two lines do (`_data` is the slot behind
+# `.array`); it also reads the thread's settings once.
 # `_walk` writes its step inline, spells out one input and a first
 # gradient, and checks a gradient in full only if it looks wrong at a
 # glance. Timed whole, each reference function swapped in: the forward
@@ -306,8 +308,8 @@ for phase, fast_one, switch, around in (
 #
 # ### 4. The type check's light pass
 #
-# `check_type_forward` states what a function accepts in a small language
-# whose conditions print themselves when they fail (chapter 08).
+# `check_type_forward` states what a function accepts, in conditions that
+# print themselves when they fail (chapter 08).
 # `type_check.invoke_check`, which both paths call, first runs the check
 # on the arrays themselves (`_PlainTuple` is a tuple of them), where each
 # condition is a plain `True` or `False`. Only if that fails does it run
