@@ -147,7 +147,7 @@ test-notebooks: install ## run every notebook and compare its outputs (nbval)
 # make's own commands, the browser); tests marked fast_path skip themselves.
 REFERENCE_SKIP := $(addprefix --ignore=tests/,browser grading portable conformance \
 	test_makefile.py test_notebook_structure.py test_notebook_sources.py \
-	test_environment_files.py test_portable_matrix.py)
+	test_environment_files.py test_portable_matrix.py test_notebook_figures.py)
 REFERENCE_CHAPTERS ?= $(wildcard notebooks/0[1-7]_*.ipynb notebooks/09_*.ipynb \
 	notebooks/11_*.ipynb)
 REFERENCE_RUN := MINICHAIN_REFERENCE_MODE=1

@@ -16,14 +16,15 @@ EXERCISES = Exercises()
 
 
 def bound(n_blocks, segments):
-    """Activations held with ``segments`` segments: s + ⌈L/s⌉ (the estimate)."""
-    return segments + math.ceil(n_blocks / segments)
+    """Activations kept with ``segments`` segments: s - 1 + ⌈L/s⌉ (the
+    chapter's estimate: s - 1 checkpoints and one segment recomputed)."""
+    return segments - 1 + math.ceil(n_blocks / segments)
 
 
 # ----- 1. the best s for L = 36 -------------------------------------------------------
 @EXERCISES.check(1)
 def check_1(answer):
-    """(s, estimate) with the smallest s + ⌈36/s⌉."""
+    """(s, estimate) with the smallest s - 1 + ⌈36/s⌉."""
     pair = as_sequence(answer, "two numbers, s and the estimate")
     if len(pair) != 2:
         raise NotYet("give a pair (s, estimate), not {} number{}".format(
@@ -36,8 +37,8 @@ def check_1(answer):
     if value != bound(36, s):
         if bound(36, value) == s and value != s:
             raise NotYet("the pair is (s, estimate), in that order")
-        raise NotYet("for s = {} the estimate s + ⌈36/s⌉ is not {}; work it out "
-                     "again".format(s, value))
+        raise NotYet("for s = {} the estimate s - 1 + ⌈36/s⌉ is not {}; work it "
+                     "out again".format(s, value))
     if value != best:
         raise NotYet("another s gives a smaller estimate: where do s and 36/s "
                      "balance?")
@@ -47,16 +48,16 @@ def check_1(answer):
 # ----- 2. the largest s that fits in 10 activations, L = 16 ---------------------------
 @EXERCISES.check(2)
 def check_2(answer):
-    """The largest s with s + ⌈16/s⌉ ≤ 10."""
+    """The largest s with s - 1 + ⌈16/s⌉ ≤ 9."""
     s = as_int(answer, "a number of segments")
     if not 1 <= s <= 16:
         raise NotYet("s is a number of segments between 1 and 16")
-    fitting = [k for k in range(1, 17) if bound(16, k) <= 10]
+    fitting = [k for k in range(1, 17) if bound(16, k) <= 9]
     if s == max(fitting):
         return None
     if s not in fitting:
         raise NotYet("with {} segment{} the estimate is {} activations, over "
-                     "10".format(s, "" if s == 1 else "s", bound(16, s)))
+                     "9".format(s, "" if s == 1 else "s", bound(16, s)))
     if bound(16, s) == min(bound(16, k) for k in fitting):
         raise NotYet("that s gives the smallest estimate; the question asks for "
                      "the largest s that still fits")

@@ -122,9 +122,7 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # straight boundaries it draws, each arm crosses them. The two-layer net
 # gets nearly all of them, and its loss is still falling, slowly: every
 # step looks at all 300 points and moves every weight by the same rate.
-# Minibatches and Adam, below, get further in fewer passes. (Losses are
-# printed to two significant digits: their later digits depend on the
-# rounding of every step, which differs between CPUs.)
+# Minibatches and Adam, below, get further in fewer passes.
 #
 # ## The real pieces
 #
@@ -133,7 +131,9 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # from the first batch. An optimizer is *set up* on a link and then updates
 # all of its parameters with `optimizer.update()`. The optimizer itself
 # only holds the hyperparameters (`lr`) and gives each parameter an
-# *update rule*; `update()` checks every gradient, then calls each rule's
+# *update rule*; `update()` first checks that every gradient has its
+# parameter's shape and dtype (and, in debug mode, that it is finite), so
+# that a bad one raises before any parameter changes, then calls each rule's
 # `update_core(param)`. That method is the step for one parameter. It
 # changes the parameter's array in place, so no new array is made per step
 # and anything holding the array (the graph, a view) sees the new values.
@@ -141,10 +141,9 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # Our hand step, written as an update rule, plugs into that machinery: a
 # subclass of `mc.optimizer.UpdateRule` with `update_core`, and an
 # optimizer whose `create_update_rule` hands one to each parameter.
-# (`param.array` is the array itself; `data -= ...` changes it in place.
-# `param.array -= ...` does too, and Adam's rule below is written so; it
-# then also hands the same array back to the Variable's setter, a harmless
-# extra step.)
+# (`param.array` is the array itself, so `data -= ...` changes it in place;
+# writing `param.array -= ...`, as Adam's rule below does, changes it in
+# place too and then reruns the Variable's setter, harmlessly.)
 
 # %%
 class HandSGDRule(mc.optimizer.UpdateRule):
@@ -268,17 +267,10 @@ assert abs(factors[10000] - 1) < 1e-3
 
 
 # %%
-def source_lines(function, first, last):
-    """The lines of ``function``'s source from the first one containing
-    ``first`` to the next one containing ``last``, so the printed excerpt
-    follows the file."""
-    lines = inspect.getsource(function).splitlines()
-    start = next(i for i, line in enumerate(lines) if first in line)
-    stop = next(i for i in range(start, len(lines)) if last in lines[i])
-    return "\n".join(lines[start:stop + 1])
-
-
-print(source_lines(spiral.train, "model = MLP(", "optimizer.update()"))
+source = inspect.getsource(spiral.train)
+start = source.index("    model = MLP(")
+stop = source.index("optimizer.update()") + len("optimizer.update()")
+print(source[start:stop])
 
 # %% [markdown]
 # `loss_and_accuracy` runs the model through `spiral.forward`, whose
@@ -302,10 +294,7 @@ assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 
 # %% [markdown]
 # The history holds one loss and one accuracy per epoch, the means over
-# that epoch's minibatches. (Its losses are printed to one significant
-# digit: over a thousand steps, the rounding differences between CPUs
-# change their later digits, while the accuracy, a count of points, does
-# not move.) On the left, our hand-made loop for comparison:
+# that epoch's minibatches. On the left, our hand-made loop for comparison:
 # one of its full-batch steps is one pass over the data, so it has run 300
 # epochs to Adam's 100.
 
@@ -412,9 +401,7 @@ assert same_history
 # points), plain and with 4 segments. As in chapter 10, an *activation* is
 # the output of one hidden layer, kept for backward: here 6000 × 64 float32
 # values, about 1.5 MiB (`memory["activation"]` below), and the peaks are
-# printed in activations, to one decimal. Chapter 10's estimate counts the
-# activations kept: one per hidden layer (its ReLU output) for the plain
-# net, `L = 12`, and `s + ⌈L/s⌉ = 4 + 3 = 7` with 4 segments:
+# printed in activations, to one decimal:
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -423,25 +410,13 @@ activation = memory["activation"]
 print(f"one activation: {activation / 2 ** 20:.2f} MiB")
 for name in ("plain", "checkpointed"):
     print(f"{name:13s} peak {memory[name] / activation:4.1f} activations")
+saved = (memory["plain"] - memory["checkpointed"]) / activation
+print(f"saved: {saved:.1f} activations")
 assert memory["checkpointed"] < memory["plain"]
 
-L, s = 12, 4
-estimates = {"plain": L, "checkpointed": s + math.ceil(L / s)}
-for name, estimate in estimates.items():
-    above = memory[name] / activation - estimate
-    print(f"{name:13s} estimate {estimate:2d}, peak {above:.1f} above it")
-saved = (memory["plain"] - memory["checkpointed"]) / activation
-print(f"saved: {saved:.1f} activations; the estimates differ by "
-      f"{estimates['plain'] - estimates['checkpointed']}")
-assert round(saved) == estimates["plain"] - estimates["checkpointed"]
-assert len({round(memory[name] / activation - estimate, 1)
-            for name, estimate in estimates.items()}) == 1
-
 # %% [markdown]
-# Both peaks sit the same 2.5 activations above their estimate, which
-# counts the activations kept and not the arrays in flight during backward
-# (chapter 10); so the saving is the one the estimate predicts, 5
-# activations.
+# The checkpointed step holds fewer activations at its peak, for the price
+# of recomputing, in backward, every segment but the last (chapter 10).
 #
 # This closes the training loop. Chapter 13 looks at where the time of a
 # small operation goes and what makes minichain fast; chapter 14 goes beyond
