@@ -1,21 +1,31 @@
 # %% [markdown]
 # # 14 · Beyond the square root: optimal checkpoint schedules
 #
-# Chapter 10's `√L` segments are one point of a trade-off between the
-# activations a step holds and the blocks it runs again. Here you derive, for
-# any number of activations held at once, the schedule with the fewest block
-# calls, check it against `mc.checkpoint_revolve`, compare it with
-# Griewank and Walther's Revolve, and measure its memory on a real net.
+# Optional, advanced reading after chapter 10. You will derive, for any
+# number of memory *slots*, the checkpoint schedule with the fewest block
+# calls, run it with `mc.checkpoint_revolve`, compare it with Griewank and
+# Walther's Revolve, and measure its memory on a real net.
 #
-# Griewank (1992, *Optimization Methods and Software*) showed that a chain
-# of `L` steps can be reversed with memory and recomputation that both grow
-# like `log L`; Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000,
-# Algorithm 799) computes optimal schedules. Its model counts memory a
-# little differently from a define-by-run engine, so we solve a variant,
-# whose fewest calls we write `R`, and set it beside Revolve's own, `T`.
-# minichain's functions for the variant keep Revolve's name:
-# `revolve_cost` computes `R`, `revolve_schedule` writes its schedules and
-# `mc.checkpoint_revolve` runs them.
+# What you gain: the whole trade-off between memory and recomputation, of
+# which chapter 10's `√L` segments are one point, and a method (a small
+# game, solved by a recursion) that you can reuse for other cost models.
+# Nothing later depends on this chapter. On a first pass, read the game,
+# the worked example with four blocks, and the two figures; the section on
+# Revolve's model can be skipped.
+#
+# Two things to keep apart:
+#
+# - **Slots versus the peak.** The game counts slots: stored checkpoints
+#   and taped activations. A step's measured peak is its slots plus two or
+#   three arrays the game does not count (chapter 10's arrays in flight);
+#   the last section measures both.
+# - **Two costs.** Revolve (Griewank and Walther, ACM TOMS 26(1), 2000)
+#   counts memory a little differently from a define-by-run engine. We
+#   solve a variant whose fewest calls we write `R`, and write Revolve's
+#   own `T`. minichain's functions for the variant keep Revolve's name
+#   (`checkpoint.revolve_cost` computes `R`), so this chapter binds them
+#   once to names that say which is which: `variant_cost`,
+#   `variant_schedule`, and `revolve_closed_form` for `T`.
 
 # %%
 import functools
@@ -29,8 +39,11 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls,
-                                  split_into_segments)
+from minichain import checkpoint
+from minichain.checkpoint import schedule_calls, split_into_segments
+
+variant_cost = checkpoint.revolve_cost           # R: this chapter's variant
+variant_schedule = checkpoint.revolve_schedule   # its optimal schedules
 
 # %% [markdown]
 # ## The game
@@ -53,12 +66,12 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls
 # | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block |
 # | **backward** through the taped blocks | `("backward", i, j)` | 0 | frees the taped ones |
 #
-# An advance starts from a checkpoint, from `x`, or from the value just
-# reached; `x` and the value just reached take no slot. A taped run goes up
-# to the next block to reverse, and backward follows it. From a checkpoint
-# or `x` several blocks may be taped at once. From the value just reached
-# only one may, reversed at once: that value takes no slot in the game, yet
-# the taped block's graph holds it, so the game allows it only briefly.
+# A run starts from a checkpoint, from `x`, or from the value just reached
+# (these last two take no slot). A taped run goes up to the next block to
+# reverse, and backward follows it. From a checkpoint or `x` several
+# blocks may be taped; from the value just reached only one, reversed at
+# once, because its graph holds that value: an array the game does not
+# count.
 #
 # With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
 # Three cases:
@@ -161,13 +174,11 @@ print(hand_schedule(0, 6, 2, []))
 # %% [markdown]
 # ## The real thing
 #
-# `revolve_cost` computes the same table `R` with NumPy, and
-# `revolve_schedule` writes the schedules with a loop in place of our second
+# `variant_cost` computes the same table `R` with NumPy, and
+# `variant_schedule` writes the schedules with a loop in place of our second
 # recursive call (so a long chain with one slot does not recurse):
 
 # %%
-from minichain import checkpoint
-
 print(inspect.getsource(checkpoint._reverse))
 
 # %% [markdown]
@@ -176,19 +187,23 @@ print(inspect.getsource(checkpoint._reverse))
 # %%
 for n in range(1, 13):
     for M in range(1, n + 1):
-        assert revolve_cost(n, M) == hand_cost(n, M)
-        assert revolve_schedule(n, M) == hand_schedule(0, n, M, [])
-        assert schedule_calls(revolve_schedule(n, M)) == revolve_cost(n, M)
-assert revolve_schedule(4, 2) == hand_schedule_4_2
+        assert variant_cost(n, M) == hand_cost(n, M)
+        assert variant_schedule(n, M) == hand_schedule(0, n, M, [])
+        assert schedule_calls(variant_schedule(n, M)) == variant_cost(n, M)
+assert variant_schedule(4, 2) == hand_schedule_4_2
 print("costs and schedules agree for every n <= 12 and M <= n")
-print("R(64, 6) =", revolve_cost(64, 6), "  R(1024, 12) =", revolve_cost(1024, 12))
+print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12))
+
+# %% [markdown]
+# These are `R`, the variant's counts, although minichain's function is
+# named `revolve_cost`; Revolve's own `T` comes below.
 
 # %% [markdown]
 # `mc.checkpoint_revolve(blocks, x, budget)` runs the schedule with
 # `budget = M` slots. Its forward is the schedule's first sweep, up to the
 # first backward: it advances, stores the checkpoints, and tapes the last
-# blocks, whose output it returns. Its backward runs the rest. Counting the calls of each block on a chain of
-# 16 blocks with 3 slots:
+# blocks, whose output it returns. Its backward runs the rest. Counting the
+# calls of each block on a chain of 16 blocks with 3 slots:
 
 # %%
 rng = np.random.default_rng(0)
@@ -211,9 +226,9 @@ y = mc.checkpoint_revolve(blocks, x, 3)
 print("calls per block after forward: ", calls)
 F.sum(y).backward()
 print("calls per block after backward:", calls)
-print("total", sum(calls), "= R(16, 3) =", revolve_cost(16, 3))
-assert sum(calls) == revolve_cost(16, 3)
-taped = sorted(i for kind, *span in revolve_schedule(16, 3) if kind == "taped"
+print("total", sum(calls), "= R(16, 3) =", variant_cost(16, 3))
+assert sum(calls) == variant_cost(16, 3)
+taped = sorted(i for kind, *span in variant_schedule(16, 3) if kind == "taped"
                for i in range(span[0] + 1, span[1] + 1))
 assert taped == list(range(1, 17))                # each block taped exactly once
 print("calls with a graph:", recorded.count(True),
@@ -234,40 +249,25 @@ print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 
 # %% [markdown]
 # Every block is taped exactly once, during forward for the last blocks and
-# during backward for the others; every other call is an advance. As in
-# `F.forget` (chapter 10), the random state is replayed, so dropout draws
-# the same mask at every call of a block.
+# during backward for the others; every other call is an advance.
 #
-# ## Revolve's model, and where this variant differs
+# ## Revolve's model, and where this variant differs (may be skipped)
 #
 # Revolve's game differs from ours in three rules: `x` occupies one of its
 # `c` checkpoints; a block is always reversed alone, taped from the value
 # just reached (or a checkpoint) and backpropagated at once; and that
 # one-block tape takes no checkpoint.
 #
-# Griewank's result is a closed form. If no block may be advanced more than
-# `t` times (its taped call not counted), `c` checkpoints reverse at most
-# $\binom{c+t}{c}$ blocks. Call that most $\beta(c, t)$; a few lines show
-# why it is a binomial coefficient.
-#
-# - $t = 0$: nothing may be advanced, so only block 1, taped from `x`:
-#   $\beta(c, 0) = 1$.
-# - $c = 1$: the only checkpoint is `x`'s, so every block is reached by
-#   advancing from `x`: reversing blocks $n, n-1, \ldots, 2$ advances
-#   block 1 once each, $n - 1$ times in all, so $\beta(1, t) = t + 1$.
-# - otherwise, advance from `x` to a first stored checkpoint $h_m$, which
-#   spends one advance of blocks $1 \ldots m$. The blocks above $h_m$ are
-#   reversed with the $c - 1$ checkpoints left and all $t$ advances: at
-#   most $\beta(c-1, t)$ of them. Then $h_m$ is freed, and blocks
-#   $1 \ldots m$ are reversed with all $c$ checkpoints but $t - 1$
-#   advances: at most $\beta(c, t-1)$. So
-#
-# $$\beta(c, t) = \beta(c-1, t) + \beta(c, t-1),$$
-#
-# which is Pascal's rule $\binom{c+t}{c} = \binom{c+t-1}{c-1} +
-# \binom{c+t-1}{c}$, and the binomial coefficient also meets both edges,
-# $\binom{c}{c} = 1$ and $\binom{1+t}{1} = t + 1$. The recursion, against
-# `math.comb`:
+# Griewank (1992) found a closed form. Call $\beta(c, t)$ the most blocks
+# `c` checkpoints can reverse if no block is advanced more than `t` times
+# (its taped call not counted). With $t = 0$ only block 1 can be reversed,
+# taped from `x`; with $c = 1$ every block is reached from `x`, so $t + 1$
+# blocks. Otherwise, storing a first checkpoint $h_m$ spends one advance of
+# blocks $1 \ldots m$: the blocks above it are reversed with $c - 1$
+# checkpoints and $t$ advances, those below with $c$ checkpoints and
+# $t - 1$ advances. So $\beta(c, t) = \beta(c-1, t) + \beta(c, t-1)$,
+# Pascal's rule, and $\beta(c, t) = \binom{c+t}{c}$, which meets both
+# edges. The recursion, against `math.comb`:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -296,10 +296,10 @@ assert all(most_blocks(c, t) == math.comb(c + t, c)
 #
 # Every Revolve schedule with `c` checkpoints is also a schedule of our game
 # with `M = c` slots: `x`'s checkpoint is free here, and the one-block taped
-# run takes the slot it leaves. So `R(n, M) ≤ T(n, M)` must hold. Side by side:
+# run takes the slot it leaves. So `R(n, M) ≤ T(n, M)` must hold:
 
 # %%
-def binomial_cost(n, c):
+def revolve_closed_form(n, c):
     """T(n, c): Revolve's fewest calls, from the closed form."""
     t = 0
     while math.comb(c + t, c) < n:
@@ -307,18 +307,14 @@ def binomial_cost(n, c):
     return (t + 1) * n - math.comb(c + t, c + 1)
 
 
-assert all(binomial_cost(n, M) >= hand_cost(n, M)
+assert all(revolve_closed_form(n, M) >= hand_cost(n, M)
            for n in range(1, 61) for M in range(1, 9))
-print("R(n, M) / T(n, c), n down, M = c across:")
-print("      " + "".join(f"M={M:<8d}" for M in range(1, 5)))
-for n in range(1, 13):
-    print(f"n={n:<3d} " + "".join(
-        f"{hand_cost(n, M):>3d} /{binomial_cost(n, M):>3d}  " for M in range(1, 5)))
 for M in range(1, 5):
-    same = [n for n in range(1, 13) if hand_cost(n, M) == binomial_cost(n, M)]
+    same = [n for n in range(1, 13) if hand_cost(n, M) == revolve_closed_form(n, M)]
     cheaper = f"; the variant cheaper for the other {12 - len(same)}" if len(same) < 12 else ""
     print(f"M = {M}: equal for n = {same}{cheaper}")
-print(f"L = 1024, 12 slots: R = {revolve_cost(1024, 12)}, T = {binomial_cost(1024, 12)}")
+print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
+      f" T = {revolve_closed_form(1024, 12)} (Revolve)")
 
 # %% [markdown]
 # With one slot the two games are the same (one block taped at a time, from
@@ -390,7 +386,7 @@ def draw_schedule(schedule, length, ax, title):
     ax.set_title(title)
 
 
-optimal, uniform = revolve_schedule(16, 3), uniform_schedule(16, 4)
+optimal, uniform = variant_schedule(16, 3), uniform_schedule(16, 4)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 for ax, schedule, name in ((axes[0], optimal, "optimal"),
                            (axes[1], uniform, "uniform, 4 segments")):
@@ -398,7 +394,7 @@ for ax, schedule, name in ((axes[0], optimal, "optimal"),
     draw_schedule(schedule, 16, ax, f"{name}, L = 16")
 plt.tight_layout()
 plt.show()
-assert slots_held(optimal) == 3 and schedule_calls(optimal) == revolve_cost(16, 3)
+assert slots_held(optimal) == 3 and schedule_calls(optimal) == variant_cost(16, 3)
 assert slots_held(uniform) > 2 * slots_held(optimal)
 assert schedule_calls(uniform) < schedule_calls(optimal)
 
@@ -409,35 +405,6 @@ assert schedule_calls(uniform) < schedule_calls(optimal)
 # back. Right, uniform segments: three checkpoints held to the end, four
 # segments taped whole; fewer calls for more than twice the slots.
 #
-# In general, `s` uniform segments hold `s - 1 + ⌈L/s⌉` slots, chapter 10's
-# count, and make `2L - ⌊L/s⌋` calls: every block is taped once, and the
-# blocks of every segment but the last are advanced once before. For the
-# net we measure next (`L = 24`), every `s` against the optimum with the
-# same slots:
-
-# %%
-L = 24
-print(" s  slots  uniform calls 2L - L//s  R(L, slots)")
-on_curve = []
-for s in range(1, L + 1):
-    schedule = uniform_schedule(L, s)
-    slots = slots_held(schedule)
-    assert slots == s - 1 + math.ceil(L / s)
-    assert schedule_calls(schedule) == 2 * L - L // s
-    optimum = revolve_cost(L, slots)
-    assert optimum <= schedule_calls(schedule)      # uniform is a schedule of the game
-    if schedule_calls(schedule) == optimum:
-        on_curve.append(s)
-    if s <= 8 or s == L:
-        print(f"{s:2d}  {slots:5d}  {schedule_calls(schedule):23d}  {optimum:11d}")
-print(f"uniform segments are optimal for s = {on_curve}; "
-      f"for the other {L - len(on_curve)} the optimum is cheaper")
-
-# %% [markdown]
-# With a few long segments, uniform costs what the optimum costs with as
-# many slots (the last line lists for which `s`); with more segments, the
-# optimum does more with the same slots.
-#
 # ## Memory, measured
 #
 # Now a net whose activations are big enough to see: 24 blocks
@@ -446,7 +413,7 @@ print(f"uniform segments are optimal for s = {on_curve}; "
 # block counts its calls: the calls below are counted, not predicted.
 
 # %%
-width, batch = 128, 512
+L, width, batch = 24, 128, 512
 rng = np.random.default_rng(1)
 net_calls = [0]
 
@@ -484,7 +451,7 @@ variants = {
 }
 for M in [1, 2, 3, 4, 6, 8]:
     variants[f"optimal, M = {M}"] = (
-        revolve_schedule(L, M), lambda M=M: mc.checkpoint_revolve(net, x, M))
+        variant_schedule(L, M), lambda M=M: mc.checkpoint_revolve(net, x, M))
 
 
 def step(run):
@@ -496,15 +463,13 @@ for _, run in variants.values():
     step(run)                                         # first calls fill caches
 
 # %% [markdown]
-# Beyond its slots, a step holds arrays the game does not count. Two are
-# always there at the peak: the gradient waiting at the block being reversed,
-# and the array being made (`linear`'s output before `tanh` runs on it, or a
-# gradient while the one it comes from is still read). A third, the value
-# just reached, takes no slot in the game, but the engine holds it while
-# the one block taped from it is reversed: it adds to the peak when that
-# happens with every slot full and a gradient waiting (before the first
-# backward none waits: `F.sum`'s gradient is a view that takes no memory).
-# That rule, read off the schedule:
+# Beyond its slots, a step holds chapter 10's two arrays in flight (the
+# gradient waiting, the array being made), and a third, the value just
+# reached, when a block taped from it fills the last slot while a gradient
+# waits. `uncounted_arrays` reads that off the schedule, and the cell checks
+# each peak against slots plus these, with less than half an activation
+# left for small objects (random states, Variables, the measurement's
+# records).
 
 # %%
 def uncounted_arrays(schedule):
@@ -538,10 +503,6 @@ for name, (schedule, run) in variants.items():
     print(f"{name:22s} {net_calls[0]:5d}  {slots:5d}  {extra:11d}  = {round(peak):4d}")
 
 # %% [markdown]
-# Every peak is its slots plus two or three arrays, as the rule says, plus
-# less than half an activation of small objects (random states, Variables,
-# the measurement's records); the cell asserts both.
-#
 # ## The time–memory curve
 #
 # The cost model's price of `M` slots is `R(L, M) / L` forwards per step.
@@ -553,10 +514,11 @@ names = list(variants)
 forwards = {n: schedule_calls(variants[n][0]) / L for n in names}
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
 all_slots = range(1, L + 1)
-ax.plot(all_slots, [revolve_cost(L, M) / L for M in all_slots], "-",
+uniforms = [uniform_schedule(L, s) for s in range(1, L + 1)]
+assert all(variant_cost(L, slots_held(u)) <= schedule_calls(u) for u in uniforms)
+ax.plot(all_slots, [variant_cost(L, M) / L for M in all_slots], "-",
         color="tab:red", label="optimal (model)")
-ax.plot([slots_held(uniform_schedule(L, s)) for s in range(1, L + 1)],
-        [schedule_calls(uniform_schedule(L, s)) / L for s in range(1, L + 1)],
+ax.plot([slots_held(u) for u in uniforms], [schedule_calls(u) / L for u in uniforms],
         ".", color="tab:blue", label="uniform, s segments (model)")
 ax.plot([L], [1], "ks", label="plain")
 ax.plot([peaks[n] for n in names], [forwards[n] for n in names], "o", mfc="none",
@@ -600,7 +562,8 @@ ch14.check_1(answer_1)
 # model (the rules of the section on Revolve: `x` takes a checkpoint, blocks
 # are taped one at a time, a tape takes no checkpoint), as a recursion in
 # the style of `hand_cost`, and assign it to `answer_2`. Which cases change?
-# The check compares it with the closed form `T(n, c)` for every `n ≤ 12`
+# The check compares it with the closed form `T(n, c)` (our
+# `revolve_closed_form`) for every `n ≤ 12`
 # and `c ≤ 12`.
 
 # %%
