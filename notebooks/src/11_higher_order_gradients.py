@@ -361,8 +361,9 @@ print("tanh's double backward agrees with finite differences")
 # That gradient has no graph reaching the real input, like `ArrayCube`'s,
 # so a second derivative through it is lost (`None`). When double backprop
 # is asked for, `F.forget` instead recomputes from the real input `x`, so
-# the gradient's graph reaches `x` and can be differentiated again. The test function is
-# `x³` once more, at `x = [0.5, 3]`, whose second derivative is `6x`.
+# the gradient's graph reaches `x` and can be differentiated again. The
+# test function is `x³` once more, at `x = [0.5, 3]`, whose second
+# derivative is `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):

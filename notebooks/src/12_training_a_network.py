@@ -120,22 +120,20 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # %% [markdown]
 # The linear classifier stops near half of the points: whatever three
 # straight boundaries it draws, each arm crosses them. The net with a
-# hidden layer gets nearly all of them, and its loss is still falling, slowly: every
-# step looks at all 300 points and moves every weight by the same rate.
+# hidden layer gets nearly all of them, and its loss is still falling,
+# slowly: every step looks at all 300 points and moves every weight by the
+# same rate.
 # Minibatches and Adam, below, get further in fewer passes.
 #
 # ## The real pieces
 #
 # `MLP(n_units, n_out, n_layers)` is a `Chain` of `Linear` links with ReLUs
 # between them: `n_layers` hidden layers of `n_units` each, then an output
-# layer of `n_out`, so our hand model is `n_layers=1`. Each `Linear` owns its `W` and `b` and learns its input size
-# from the first batch. An optimizer is *set up* on a link and then updates
-# all of its parameters with `optimizer.update()`. The optimizer itself
-# only holds the hyperparameters (`lr`) and gives each parameter an
-# *update rule*; `update()` first checks that every gradient has its
-# parameter's shape and dtype (and, in debug mode, that it is finite), so
-# that a bad one raises before any parameter changes, then calls each rule's
-# `update_core(param)`.
+# layer of `n_out` (our hand model is `n_layers=1`). Each `Linear` owns its
+# `W` and `b` and learns its input size from the first batch. An optimizer
+# is *set up* on a link: it holds the hyperparameters (`lr`) and gives each
+# parameter an *update rule*, and `optimizer.update()` checks every
+# gradient's shape and dtype, then calls each rule's `update_core(param)`.
 #
 # `update_core` is the step for one parameter. It changes the parameter's
 # array in place, so no new array is made per step and anything holding the

@@ -6,26 +6,22 @@
 # calls, run it with `mc.checkpoint_revolve`, compare it with Griewank and
 # Walther's Revolve, and measure its memory on a real net.
 #
-# What you gain: the whole trade-off between memory and recomputation, of
-# which chapter 10's `√L` segments are one point, and a method (a small
-# game, solved by a recursion) that you can reuse for other cost models.
-# Nothing later depends on this chapter. On a first pass, read the game,
-# the worked example with four blocks, and the two figures; the section on
-# Revolve's model can be skipped.
+# You gain the whole trade-off between memory and recomputation, of which
+# chapter 10's `√L` segments are one point, and a method (a small game
+# solved by a recursion) that carries over to other cost models. Nothing
+# later depends on this chapter; on a first pass, the section on Revolve's
+# model can be skipped. Two things to keep apart:
 #
-# Two things to keep apart:
-#
-# - **Slots versus the peak.** The game counts slots: stored checkpoints
-#   and taped activations. A step's measured peak is its slots plus two or
-#   three arrays the game does not count (chapter 10's arrays in flight);
-#   the last section measures both.
+# - **Slots, not the peak.** The game counts *slots* (stored checkpoints
+#   and taped activations). A measured peak is the slots plus two or three
+#   arrays the game does not count (chapter 10's arrays in flight).
 # - **Two costs.** Revolve (Griewank and Walther, ACM TOMS 26(1), 2000)
 #   counts memory a little differently from a define-by-run engine. We
-#   solve a variant whose fewest calls we write `R`, and write Revolve's
-#   own `T`. minichain's functions for the variant keep Revolve's name
-#   (`checkpoint.revolve_cost` computes `R`), so this chapter binds them
-#   once to names that say which is which: `variant_cost`,
-#   `variant_schedule`, and `revolve_closed_form` for `T`.
+#   solve a variant, whose fewest calls we write `R`; Revolve's own are
+#   `T`. minichain's functions for the variant keep Revolve's name
+#   (`checkpoint.revolve_cost` computes `R`), so the chapter binds them once
+#   to clear names: `variant_cost`, `variant_schedule`, and
+#   `revolve_closed_form` for `T`.
 
 # %%
 import functools
@@ -48,14 +44,13 @@ variant_schedule = checkpoint.revolve_schedule   # its optimal schedules
 # %% [markdown]
 # ## The game
 #
-# A chain $h_i = f_i(h_{i-1})$, $i = 1 \ldots L$, from an input `x` = $h_0$
-# that the caller holds. Backward through block `i` needs its graph, so the
-# block must have been run *with* its graph ("taped"). Two simplifications
-# hold throughout: the blocks are **equal** (each call takes the same time,
-# each output has the same size), and time is counted in block calls, a
-# **qualitative** model of the clock. Memory is counted in *slots*: a slot
-# holds one stored activation, a checkpoint or the output of a taped block.
-# The moves, each written as a tuple, with what it costs (blocks
+# The goal: backpropagate through a chain $h_i = f_i(h_{i-1})$,
+# $i = 1 \ldots L$, from an input `x` = $h_0$ that the caller holds, with at
+# most `M` slots, in the fewest block calls. Backward through block `i` needs its graph, so the
+# block must have been run *with* its graph ("taped"). The blocks are
+# taken as equal (same time per call, same output size), time is counted
+# in block calls, and a *slot* holds one activation: a checkpoint or the
+# output of a taped block. The moves, as tuples, and their costs (blocks
 # `i+1 .. j`):
 #
 # | move | tuple | block calls | slots |
@@ -63,15 +58,14 @@ variant_schedule = checkpoint.revolve_schedule   # its optimal schedules
 # | **advance**: run blocks without a graph | `("advance", i, j)` | `j - i` | none |
 # | **store** the value just reached as a checkpoint | `("store", j)` | 0 | +1 until freed |
 # | **free** a checkpoint | `("free", j)` | 0 | -1 |
-# | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block |
+# | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block; from the value just reached, that value too, *not counted* |
 # | **backward** through the taped blocks | `("backward", i, j)` | 0 | frees the taped ones |
 #
 # A run starts from a checkpoint, from `x`, or from the value just reached
 # (these last two take no slot). A taped run goes up to the next block to
 # reverse, and backward follows it. From a checkpoint or `x` several
 # blocks may be taped; from the value just reached only one, reversed at
-# once, because its graph holds that value: an array the game does not
-# count.
+# once, since its graph holds that uncounted value.
 #
 # With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
 # Three cases:
@@ -105,9 +99,8 @@ print("best:", min(options, key=options.get))
 
 # %% [markdown]
 # A checkpoint in the middle wins, with 7 calls; the plain chain takes 4
-# calls but 4 slots. (`R(3, 2) = 5` is the same reasoning one size smaller:
-# `m = 1` gives `1 + 3 + 1`, `m = 2` gives `2 + 1 + 2`.) The recursion
-# written as code, memoised so that each `(n, M)` is worked out once:
+# calls but 4 slots. (`R(3, 2) = 5` by the same reasoning: `m = 1` gives
+# `1 + 3 + 1`, `m = 2` gives `2 + 1 + 2`.) The recursion as code, memoised:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -195,8 +188,8 @@ print("costs and schedules agree for every n <= 12 and M <= n")
 print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12))
 
 # %% [markdown]
-# These are `R`, the variant's counts, although minichain's function is
-# named `revolve_cost`; Revolve's own `T` comes below.
+# Mind the name: these are `R`, the variant's counts, although minichain
+# calls the function `revolve_cost`. Revolve's own `T` comes below.
 
 # %% [markdown]
 # `mc.checkpoint_revolve(blocks, x, budget)` runs the schedule with
@@ -258,16 +251,15 @@ print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 # just reached (or a checkpoint) and backpropagated at once; and that
 # one-block tape takes no checkpoint.
 #
-# Griewank (1992) found a closed form. Call $\beta(c, t)$ the most blocks
+# Griewank (1992) found a closed form. Let $\beta(c, t)$ be the most blocks
 # `c` checkpoints can reverse if no block is advanced more than `t` times
-# (its taped call not counted). With $t = 0$ only block 1 can be reversed,
-# taped from `x`; with $c = 1$ every block is reached from `x`, so $t + 1$
-# blocks. Otherwise, storing a first checkpoint $h_m$ spends one advance of
-# blocks $1 \ldots m$: the blocks above it are reversed with $c - 1$
-# checkpoints and $t$ advances, those below with $c$ checkpoints and
-# $t - 1$ advances. So $\beta(c, t) = \beta(c-1, t) + \beta(c, t-1)$,
-# Pascal's rule, and $\beta(c, t) = \binom{c+t}{c}$, which meets both
-# edges. The recursion, against `math.comb`:
+# (its taped call not counted): $\beta(c, 0) = 1$ (only block 1, taped from
+# `x`) and $\beta(1, t) = t + 1$ (every block reached from `x`). Otherwise
+# a first checkpoint $h_m$ spends one advance of blocks $1 \ldots m$; the
+# blocks above it get $c - 1$ checkpoints and $t$ advances, those below
+# $c$ and $t - 1$. So $\beta(c, t) = \beta(c-1, t) + \beta(c, t-1)$,
+# Pascal's rule: $\beta(c, t) = \binom{c+t}{c}$. Checked against
+# `math.comb`:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -287,16 +279,16 @@ assert all(most_blocks(c, t) == math.comb(c + t, c)
            for c in range(1, 13) for t in range(13))
 
 # %% [markdown]
-# Griewank (1992) derives from the same counting the fewest calls for `n`
-# blocks, the `n` taped ones included; we take his closed form as given
-# (exercise 2 checks it against a recursion of Revolve's game):
+# From the same counting comes the fewest calls for `n` blocks, the `n`
+# taped ones included; we take Griewank's closed form as given (exercise 2
+# checks it against a recursion of Revolve's game):
 #
 # $$T(n, c) = (t + 1)\,n - \binom{c+t}{c+1}, \quad t \text{ the least with }
 # \binom{c+t}{c} \ge n.$$
 #
-# Every Revolve schedule with `c` checkpoints is also a schedule of our game
-# with `M = c` slots: `x`'s checkpoint is free here, and the one-block taped
-# run takes the slot it leaves. So `R(n, M) ≤ T(n, M)` must hold:
+# A Revolve schedule with `c` checkpoints is also one of our game with
+# `M = c` slots (`x`'s checkpoint is free here; the one-block tape takes
+# the slot it leaves), so `R(n, M) ≤ T(n, M)`:
 
 # %%
 def revolve_closed_form(n, c):
@@ -317,21 +309,17 @@ print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
       f" T = {revolve_closed_form(1024, 12)} (Revolve)")
 
 # %% [markdown]
-# With one slot the two games are the same (one block taped at a time, from
-# the value just reached), and so are the counts. From two slots on, the
-# variant is mostly cheaper: a piece of the chain that fits in its slots is
-# taped in one go, where Revolve advances through it again for each block.
+# With one slot the two games are the same. From two on, the variant is
+# mostly cheaper: a piece that fits in its slots is taped in one go, where
+# Revolve advances through it again for each block.
 #
 # ## The picture
 #
 # Time runs to the right (one unit per block call or block backward), the
 # block index upward: grey lines advance, black ones are taped runs, red
-# ones go back down, and a blue bar is a checkpoint held from its store to
-# its free. Beside the optimal schedule, chapter 10's uniform segments as a
-# schedule of the same game: `checkpoint_sequential` stores the start of
-# every segment but the first, tapes the last segment in forward, then
-# rebuilds the others from the last back, holding its checkpoints until the
-# step ends.
+# ones go back down, a blue bar is a checkpoint held. Beside the optimal
+# schedule, chapter 10's uniform segments written in the same game (its
+# checkpoints are held until the step ends).
 
 # %%
 def uniform_schedule(length, segments):
@@ -399,18 +387,16 @@ assert slots_held(uniform) > 2 * slots_held(optimal)
 assert schedule_calls(uniform) < schedule_calls(optimal)
 
 # %% [markdown]
-# Left, the optimal schedule: the blue bars nest, each checkpoint held
-# while the blocks above it are reversed. Where two checkpoints are held,
-# the one slot left gives the one-slot pattern: advance, tape one block,
-# back. Right, uniform segments: three checkpoints held to the end, four
-# segments taped whole; fewer calls for more than twice the slots.
+# Left, the blue bars nest: each checkpoint is held while the blocks above
+# it are reversed, and with two held, the last slot gives the one-slot
+# pattern (advance, tape one block, back). Right: fewer calls for more
+# than twice the slots.
 #
 # ## Memory, measured
 #
-# Now a net whose activations are big enough to see: 24 blocks
-# `tanh(linear(h, W, b))` of width 128 on a batch of 512, so one activation
-# is 256 KiB. As in chapter 10, the peak is what one step adds. Each
-# block counts its calls: the calls below are counted, not predicted.
+# A net whose activations are big enough to see: 24 blocks
+# `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in chapter 10,
+# the peak is what one step adds; each block counts its calls.
 
 # %%
 L, width, batch = 24, 128, 512
@@ -466,10 +452,9 @@ for _, run in variants.values():
 # Beyond its slots, a step holds chapter 10's two arrays in flight (the
 # gradient waiting, the array being made), and a third, the value just
 # reached, when a block taped from it fills the last slot while a gradient
-# waits. `uncounted_arrays` reads that off the schedule, and the cell checks
-# each peak against slots plus these, with less than half an activation
-# left for small objects (random states, Variables, the measurement's
-# records).
+# waits. `uncounted_arrays` reads that off the schedule; the cell checks
+# each peak against slots plus these, with under half an activation left
+# for small objects.
 
 # %%
 def uncounted_arrays(schedule):
@@ -532,10 +517,10 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# The optimal curve falls steeply at small `M` and flattens at large ones,
-# and the uniform points never lie below it. The measured peaks sit two or
-# three activations to the right of their model points: the uncounted
-# arrays.
+# The optimal curve falls steeply at small `M` and flattens at large ones;
+# the uniform points never lie below it (the cell asserts it). The measured
+# peaks sit two or three activations right of their model points: the
+# uncounted arrays.
 #
 # ## Exercises
 #
@@ -563,8 +548,7 @@ ch14.check_1(answer_1)
 # are taped one at a time, a tape takes no checkpoint), as a recursion in
 # the style of `hand_cost`, and assign it to `answer_2`. Which cases change?
 # The check compares it with the closed form `T(n, c)` (our
-# `revolve_closed_form`) for every `n ≤ 12`
-# and `c ≤ 12`.
+# `revolve_closed_form`) for every `n ≤ 12` and `c ≤ 12`.
 
 # %%
 answer_2 = None
