@@ -44,7 +44,7 @@ _OTHER_RUNS = (   # (n_units, n_layers, n_epochs, seed, the hint if it matches)
     (32, 1, 100, 0, "that hidden layer has 32 units (the default); ask for 4"),
     (32, 0, 100, 0, "that is the linear classifier (no hidden layer); ask for "
      "one hidden layer of 4 units"),
-    (32, 2, 100, 0, "that is the chapter's MLP (two layers of 32 units); ask "
+    (32, 2, 100, 0, "that is the chapter's MLP (two hidden layers of 32 units); ask "
      "for one hidden layer of 4 units"),
     (4, 1, 100, 1, "that run used another seed; pass seed=0"),
 )

@@ -124,8 +124,11 @@ assert np.isclose(ggx.item(), 6 * x0_value)
 # ## The gradient has a graph: look at it
 #
 # The graph behind `gx` is the backward of `_ ** 3`, written out: `x`
-# squared, times the incoming gradient (the seed `1`, drawn `v2`), times 3.
-# Three functions, each of which can be differentiated again.
+# squared, times the incoming gradient (here the seed, value 1.0, drawn as
+# `v2`), times 3. Three functions, each of which can be differentiated
+# again. In the text drawing, a tag like `[1]` marks a function with several
+# inputs (here `_ * _`), so that its other inputs can be listed under the
+# same tag; it is not a value.
 
 # %%
 gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
@@ -357,10 +360,10 @@ print("tanh's double backward agrees with finite differences")
 # the gradient `mc.grad` gives on a fresh leaf. Here it is again, in short.
 # That gradient has no graph reaching the real input, like `ArrayCube`'s,
 # so a second derivative through it is lost (`None`). When double backprop
-# is asked for, `F.forget` instead links the recomputed graph to its real
-# input `x` (through an identity function), so the gradient's graph reaches
-# `x` and can be differentiated again. The test function is
-# `x³` once more, at `x = [0.5, 3]`, whose second derivative is `6x`.
+# is asked for, `F.forget` instead recomputes from the real input `x`, so
+# the gradient's graph reaches `x` and can be differentiated again. The
+# test function is `x³` once more, at `x = [0.5, 3]`, whose second
+# derivative is `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -403,8 +406,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # %% [markdown]
 # PyTorch's `checkpoint` does the same with `use_reentrant=False` (its
 # recommended mode); the older reentrant mode does not support
-# `torch.autograd.grad`. The price: the recomputed graph is kept for as long as the gradient's graph
-# lives, so the memory `forget` saved comes back until then.
+# `torch.autograd.grad`.
 
 # %% [markdown]
 # ## Your engine, differentiated twice

@@ -23,7 +23,6 @@
 
 # %%
 import inspect
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 import minichain as mc
 import minichain.functions as F
 from minichain.examples import spiral
+from minichain.checkpoint import split_into_segments
 from minichain.links import MLP
 
 np.set_printoptions(precision=4, suppress=True)
@@ -63,8 +63,8 @@ plt.show()
 # compute the loss, backward, and move every parameter by `-lr × grad`. For
 # brevity this loop uses the whole data set as one batch, and the step
 # makes a new array for each parameter. Two models go through it: a linear
-# classifier (`x → linear`), and a two-layer net (`linear → relu →
-# linear`) with 32 hidden units.
+# classifier (`x → linear`), and a net with one hidden layer of 32 units
+# (`linear → relu → linear`).
 
 # %%
 def hand_sgd_step(params, lr):
@@ -91,7 +91,7 @@ def linear_forward(p, x):
     return F.linear(x, p["W"], p["b"])
 
 
-def two_layer_forward(p, x):
+def one_hidden_forward(p, x):
     h = F.relu(F.linear(x, p["W1"], p["b1"]))
     return F.linear(h, p["W2"], p["b2"])
 
@@ -108,10 +108,10 @@ hand_params = {
     "b2": mc.Parameter(np.zeros(3, dtype=np.float32)),
 }
 linear_losses, linear_accuracy = hand_train(linear_params, linear_forward)
-hand_losses, hand_accuracy = hand_train(hand_params, two_layer_forward)
+hand_losses, hand_accuracy = hand_train(hand_params, one_hidden_forward)
 print(f"linear classifier: loss {linear_losses[0]:#.2g} -> {linear_losses[-1]:#.2g},"
       f" accuracy {linear_accuracy:.3f}")
-print(f"two-layer net:     loss {hand_losses[0]:#.2g} -> {hand_losses[-1]:#.2g},"
+print(f"one hidden layer:  loss {hand_losses[0]:#.2g} -> {hand_losses[-1]:#.2g},"
       f" accuracy {hand_accuracy:.3f}")
 print(f"guessing:          accuracy {1 / 3:.3f}")
 assert linear_accuracy < 0.6 < 0.9 < hand_accuracy
@@ -119,31 +119,28 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 
 # %% [markdown]
 # The linear classifier stops near half of the points: whatever three
-# straight boundaries it draws, each arm crosses them. The two-layer net
-# gets nearly all of them, and its loss is still falling, slowly: every
-# step looks at all 300 points and moves every weight by the same rate.
+# straight boundaries it draws, each arm crosses them. The net with a
+# hidden layer gets nearly all of them, and its loss is still falling,
+# slowly: every step looks at all 300 points and moves every weight by the
+# same rate.
 # Minibatches and Adam, below, get further in fewer passes.
 #
 # ## The real pieces
 #
 # `MLP(n_units, n_out, n_layers)` is a `Chain` of `Linear` links with ReLUs
-# between them; each `Linear` owns its `W` and `b` and learns its input size
-# from the first batch. An optimizer is *set up* on a link and then updates
-# all of its parameters with `optimizer.update()`. The optimizer itself
-# only holds the hyperparameters (`lr`) and gives each parameter an
-# *update rule*; `update()` first checks that every gradient has its
-# parameter's shape and dtype (and, in debug mode, that it is finite), so
-# that a bad one raises before any parameter changes, then calls each rule's
-# `update_core(param)`. That method is the step for one parameter. It
-# changes the parameter's array in place, so no new array is made per step
-# and anything holding the array (the graph, a view) sees the new values.
+# between them: `n_layers` hidden layers of `n_units` each, then an output
+# layer of `n_out` (our hand model is `n_layers=1`). Each `Linear` owns its
+# `W` and `b` and learns its input size from the first batch. An optimizer
+# is *set up* on a link: it holds the hyperparameters (`lr`) and gives each
+# parameter an *update rule*, and `optimizer.update()` checks every
+# gradient's shape and dtype, then calls each rule's `update_core(param)`.
 #
-# Our hand step, written as an update rule, plugs into that machinery: a
-# subclass of `mc.optimizer.UpdateRule` with `update_core`, and an
-# optimizer whose `create_update_rule` hands one to each parameter.
-# (`param.array` is the array itself, so `data -= ...` changes it in place;
-# writing `param.array -= ...`, as Adam's rule below does, changes it in
-# place too and then reruns the Variable's setter, harmlessly.)
+# `update_core` is the step for one parameter. It changes the parameter's
+# array in place, so no new array is made per step and anything holding the
+# array (the graph, a view) sees the new values. Our hand step, written as
+# an update rule, plugs into that machinery: a subclass of
+# `mc.optimizer.UpdateRule` with `update_core`, and an optimizer whose
+# `create_update_rule` hands one to each parameter.
 
 # %%
 class HandSGDRule(mc.optimizer.UpdateRule):
@@ -205,8 +202,12 @@ assert same
 # minibatches of 30 points, `Adam` does the update, and a tqdm bar shows
 # progress with the latest loss. Adam keeps, for every *element* of every
 # parameter, running averages of its gradient (`m`) and of its squared
-# gradient (`v`), and moves that element by about `α · m / √v`: each weight
-# gets a step size of its own. Its update rule:
+# gradient (`v`), and moves that element by about `α · m̂ / √v̂`, where `m̂`
+# and `v̂` are the averages with their *bias correction*: both start at
+# zero, so early on they are too small, and the correction divides out
+# the weight they are missing. Each weight gets a step size of its own.
+# Its update rule (as in Chainer, the correction is folded into the step
+# size `self.lr`):
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -214,27 +215,11 @@ from minichain.optimizers.adam import AdamRule
 print(inspect.getsource(AdamRule.update_core))
 
 # %% [markdown]
-# The step size is `self.lr`, not `α`. Both averages start at zero, so in
-# the first steps they are too small: after `t` steps `m` has only the
-# weight `1 - β₁ᵗ` of a full average and `v` the weight `1 - β₂ᵗ` (with the
-# defaults `β₁ = 0.9`, `β₂ = 0.999`). Adam's *bias correction* divides those
-# weights out. As in Chainer, it is folded into the step size, which
-# `AdamRule.lr` computes for the rule's step count `t`:
-
-# %%
-print(inspect.getsource(AdamRule.lr.fget))
-
-# %% [markdown]
-# So the first step moves every element by `α`, whatever the scale of its
-# gradient: after one step `m = (1 - β₁) g` and `√v = √(1 - β₂) |g|`, and
-# the first factor `lr / α = √(1 - β₂) / (1 - β₁) ≈ 0.316` turns `m / √v`
-# into `±1` (the cell checks both). Below, one step of `Adam(alpha=0.01)`
-# on four elements whose gradients span four orders of magnitude, then the
-# factor `lr / α` over the steps: it dips while `m`'s average fills faster
-# than `v`'s, and settles at 1 once both have filled up. (The four elements are
-# one Parameter in a bare `Link`: a Parameter assigned inside
-# `with link.init_scope():` is registered as the link's own, which is how
-# `setup` finds what to update.)
+# One consequence, in one number: the first step moves every element by
+# exactly `α`, whatever the scale of its gradient. Here `Adam(alpha=0.01)`
+# steps four elements whose gradients span four orders of magnitude (they
+# are one Parameter registered in a bare `Link` with `init_scope()`, which
+# is how `setup` finds what to update):
 
 # %%
 one = mc.Link()
@@ -246,19 +231,6 @@ adam.update()
 print("gradient:  ", one.w.grad)
 print("first step:", [f"{step:.3g}" for step in one.w.array])
 assert np.allclose(one.w.array, -0.01 * np.sign(one.w.grad), rtol=1e-3)
-
-rule = AdamRule(adam.hyperparam)
-factors = {}
-for steps in (1, 10, 100, 1000, 10000):
-    rule.t = steps
-    factors[steps] = rule.lr / adam.hyperparam.alpha
-print("lr / alpha after", list(factors), "steps:",
-      [f"{factor:.3g}" for factor in factors.values()])
-beta1, beta2 = adam.hyperparam.beta1, adam.hyperparam.beta2
-first_factor = math.sqrt(1 - beta2) / (1 - beta1)
-print(f"√(1 - β₂) / (1 - β₁) = {first_factor:.3g}")
-assert math.isclose(factors[1], first_factor)
-assert abs(factors[10000] - 1) < 1e-3
 
 # %% [markdown]
 # The lines of `spiral.train` that do the work, from the model to the
@@ -397,22 +369,41 @@ assert same_history
 
 # %% [markdown]
 # The spiral MLP is too small for memory to matter, so `spiral.compare_memory`
-# measures one step of a deeper one (12 hidden layers of 64 units, 6000
-# points), plain and with 4 segments. As in chapter 10, an *activation* is
-# the output of one hidden layer, kept for backward: here 6000 × 64 float32
-# values, about 1.5 MiB (`memory["activation"]` below), and the peaks are
-# printed in activations, to one decimal:
+# measures one step of a deeper one (`L = 12` hidden layers of 64 units, 6000
+# points), plain and with `s = 4` segments. As in chapter 10, an *activation*
+# is the output of one hidden layer, here 6000 × 64 float32 values.
+#
+# Chapter 10's count gives the whole activations at the peak: plain keeps
+# all `L`, and 2 are in flight; checkpointed keeps `s - 1` checkpoints and
+# one rebuilt segment. The segments cut the 25 steps of `model.functions()`
+# (`linear, relu, …, linear`) into 7, 6, 6 and 6 (printed below). Each cut
+# falls after a `linear`, whose output no function keeps, so a rebuilt
+# segment holds its 3 ReLU outputs *and* its own output: 4 activations,
+# not `⌈L/s⌉ = 3`. Beyond the whole activations, each peak holds the mask
+# ReLU's backward makes (`y > 0`: one byte per element, a quarter of an
+# activation) and, as in chapter 10, a little more: the class scores (3 per
+# point), the arrays the loss makes from them, and Python objects.
 
 # %%
 print(inspect.getsource(spiral.step_memory))
-memory = spiral.compare_memory(n_layers=12, segments=4, n_per_class=2000)
+L, s, n_points, n_units = 12, 4, 6000, 64
+memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3)
 activation = memory["activation"]
-print(f"one activation: {activation / 2 ** 20:.2f} MiB")
+assert activation == n_points * n_units * 4
+steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
+sizes = [len(segment) for segment in split_into_segments(steps, s)]
+rebuilt = steps[:sizes[0]].count(F.relu) + 1   # ReLU outputs, its own output
+mask = np.zeros((n_points, n_units), dtype=bool).nbytes / activation
+counted = {"plain": L + 2, "checkpointed": (s - 1) + rebuilt + 2}
+print(f"one activation: {activation / 2 ** 20:.2f} MiB   ReLU's mask: {mask} of one")
+print(f"segments, in steps: {sizes}; a rebuilt one holds {rebuilt} activations")
 for name in ("plain", "checkpointed"):
-    print(f"{name:13s} peak {memory[name] / activation:4.1f} activations")
+    peak = memory[name] / activation
+    print(f"{name:13s} peak {peak:4.1f} activations: {counted[name]} whole + the mask"
+          " + less than a third")
+    assert counted[name] + mask <= peak < counted[name] + mask + 1 / 3, (name, peak)
 saved = (memory["plain"] - memory["checkpointed"]) / activation
 print(f"saved: {saved:.1f} activations")
-assert memory["checkpointed"] < memory["plain"]
 
 # %% [markdown]
 # The checkpointed step holds fewer activations at its peak, for the price
@@ -437,7 +428,8 @@ from exercises import ch12
 # **1.** How narrow can the hidden layer be? Train
 # `spiral.train(n_units=4, n_layers=1, n_epochs=100, seed=0)`, one hidden
 # layer of only 4 units, and assign its final accuracy to `answer_1`.
-# Where does it fall between the linear classifier and the MLP above?
+# Where does it fall between the linear classifier and the MLP above (two
+# hidden layers of 32)?
 
 # %%
 answer_1 = None

@@ -1,21 +1,27 @@
 # %% [markdown]
 # # 14 · Beyond the square root: optimal checkpoint schedules
 #
-# Chapter 10's `√L` segments are one point of a trade-off between the
-# activations a step holds and the blocks it runs again. Here you derive, for
-# any number of activations held at once, the schedule with the fewest block
-# calls, check it against `mc.checkpoint_revolve`, compare it with
-# Griewank and Walther's Revolve, and measure its memory on a real net.
+# Optional, advanced reading after chapter 10. You will derive, for any
+# number of memory *slots*, the checkpoint schedule with the fewest block
+# calls, run it with `mc.checkpoint_revolve`, compare it with Griewank and
+# Walther's Revolve, and measure its memory on a real net.
 #
-# Griewank (1992, *Optimization Methods and Software*) showed that a chain
-# of `L` steps can be reversed with memory and recomputation that both grow
-# like `log L`; Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000,
-# Algorithm 799) computes optimal schedules. Its model counts memory a
-# little differently from a define-by-run engine, so we solve a variant,
-# whose fewest calls we write `R`, and set it beside Revolve's own, `T`.
-# minichain's functions for the variant keep Revolve's name:
-# `revolve_cost` computes `R`, `revolve_schedule` writes its schedules and
-# `mc.checkpoint_revolve` runs them.
+# You gain the whole trade-off between memory and recomputation, of which
+# chapter 10's `√L` segments are one point, and a method (a small game
+# solved by a recursion) that carries over to other cost models. Nothing
+# later depends on this chapter; on a first pass, the section on Revolve's
+# model can be skipped. Two things to keep apart:
+#
+# - **Slots, not the peak.** The game counts *slots* (stored checkpoints
+#   and taped activations). A measured peak is the slots plus two or three
+#   arrays the game does not count (chapter 10's arrays in flight).
+# - **Two costs.** Revolve (Griewank and Walther, ACM TOMS 26(1), 2000)
+#   counts memory a little differently from a define-by-run engine. We
+#   solve a variant, whose fewest calls we write `R`; Revolve's own are
+#   `T`. minichain's functions for the variant keep Revolve's name
+#   (`checkpoint.revolve_cost` computes `R`), so the chapter binds them once
+#   to clear names: `variant_cost`, `variant_schedule`, and
+#   `revolve_closed_form` for `T`.
 
 # %%
 import functools
@@ -29,20 +35,22 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls,
-                                  split_into_segments)
+from minichain import checkpoint
+from minichain.checkpoint import schedule_calls, split_into_segments
+
+variant_cost = checkpoint.revolve_cost           # R: this chapter's variant
+variant_schedule = checkpoint.revolve_schedule   # its optimal schedules
 
 # %% [markdown]
 # ## The game
 #
-# A chain $h_i = f_i(h_{i-1})$, $i = 1 \ldots L$, from an input `x` = $h_0$
-# that the caller holds. Backward through block `i` needs its graph, so the
-# block must have been run *with* its graph ("taped"). Two simplifications
-# hold throughout: the blocks are **equal** (each call takes the same time,
-# each output has the same size), and time is counted in block calls, a
-# **qualitative** model of the clock. Memory is counted in *slots*: a slot
-# holds one stored activation, a checkpoint or the output of a taped block.
-# The moves, each written as a tuple, with what it costs (blocks
+# The goal: backpropagate through a chain $h_i = f_i(h_{i-1})$,
+# $i = 1 \ldots L$, from an input `x` = $h_0$ that the caller holds, with at
+# most `M` slots, in the fewest block calls. Backward through block `i` needs its graph, so the
+# block must have been run *with* its graph ("taped"). The blocks are
+# taken as equal (same time per call, same output size), time is counted
+# in block calls, and a *slot* holds one activation: a checkpoint or the
+# output of a taped block. The moves, as tuples, and their costs (blocks
 # `i+1 .. j`):
 #
 # | move | tuple | block calls | slots |
@@ -50,15 +58,14 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls
 # | **advance**: run blocks without a graph | `("advance", i, j)` | `j - i` | none |
 # | **store** the value just reached as a checkpoint | `("store", j)` | 0 | +1 until freed |
 # | **free** a checkpoint | `("free", j)` | 0 | -1 |
-# | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block |
+# | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block; from the value just reached, that value too, *not counted* |
 # | **backward** through the taped blocks | `("backward", i, j)` | 0 | frees the taped ones |
 #
-# An advance starts from a checkpoint, from `x`, or from the value just
-# reached; `x` and the value just reached take no slot. A taped run goes up
-# to the next block to reverse, and backward follows it. From a checkpoint
-# or `x` several blocks may be taped at once. From the value just reached
-# only one may, reversed at once: that value takes no slot in the game, yet
-# the taped block's graph holds it, so the game allows it only briefly.
+# A run starts from a checkpoint, from `x`, or from the value just reached
+# (these last two take no slot). A taped run goes up to the next block to
+# reverse, and backward follows it. From a checkpoint or `x` several
+# blocks may be taped; from the value just reached only one, reversed at
+# once, since its graph holds that uncounted value.
 #
 # With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
 # Three cases:
@@ -92,9 +99,8 @@ print("best:", min(options, key=options.get))
 
 # %% [markdown]
 # A checkpoint in the middle wins, with 7 calls; the plain chain takes 4
-# calls but 4 slots. (`R(3, 2) = 5` is the same reasoning one size smaller:
-# `m = 1` gives `1 + 3 + 1`, `m = 2` gives `2 + 1 + 2`.) The recursion
-# written as code, memoised so that each `(n, M)` is worked out once:
+# calls but 4 slots. (`R(3, 2) = 5` by the same reasoning: `m = 1` gives
+# `1 + 3 + 1`, `m = 2` gives `2 + 1 + 2`.) The recursion as code, memoised:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -161,13 +167,11 @@ print(hand_schedule(0, 6, 2, []))
 # %% [markdown]
 # ## The real thing
 #
-# `revolve_cost` computes the same table `R` with NumPy, and
-# `revolve_schedule` writes the schedules with a loop in place of our second
+# `variant_cost` computes the same table `R` with NumPy, and
+# `variant_schedule` writes the schedules with a loop in place of our second
 # recursive call (so a long chain with one slot does not recurse):
 
 # %%
-from minichain import checkpoint
-
 print(inspect.getsource(checkpoint._reverse))
 
 # %% [markdown]
@@ -176,19 +180,23 @@ print(inspect.getsource(checkpoint._reverse))
 # %%
 for n in range(1, 13):
     for M in range(1, n + 1):
-        assert revolve_cost(n, M) == hand_cost(n, M)
-        assert revolve_schedule(n, M) == hand_schedule(0, n, M, [])
-        assert schedule_calls(revolve_schedule(n, M)) == revolve_cost(n, M)
-assert revolve_schedule(4, 2) == hand_schedule_4_2
+        assert variant_cost(n, M) == hand_cost(n, M)
+        assert variant_schedule(n, M) == hand_schedule(0, n, M, [])
+        assert schedule_calls(variant_schedule(n, M)) == variant_cost(n, M)
+assert variant_schedule(4, 2) == hand_schedule_4_2
 print("costs and schedules agree for every n <= 12 and M <= n")
-print("R(64, 6) =", revolve_cost(64, 6), "  R(1024, 12) =", revolve_cost(1024, 12))
+print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12))
+
+# %% [markdown]
+# Mind the name: these are `R`, the variant's counts, although minichain
+# calls the function `revolve_cost`. Revolve's own `T` comes below.
 
 # %% [markdown]
 # `mc.checkpoint_revolve(blocks, x, budget)` runs the schedule with
 # `budget = M` slots. Its forward is the schedule's first sweep, up to the
 # first backward: it advances, stores the checkpoints, and tapes the last
-# blocks, whose output it returns. Its backward runs the rest. Counting the calls of each block on a chain of
-# 16 blocks with 3 slots:
+# blocks, whose output it returns. Its backward runs the rest. Counting the
+# calls of each block on a chain of 16 blocks with 3 slots:
 
 # %%
 rng = np.random.default_rng(0)
@@ -211,9 +219,9 @@ y = mc.checkpoint_revolve(blocks, x, 3)
 print("calls per block after forward: ", calls)
 F.sum(y).backward()
 print("calls per block after backward:", calls)
-print("total", sum(calls), "= R(16, 3) =", revolve_cost(16, 3))
-assert sum(calls) == revolve_cost(16, 3)
-taped = sorted(i for kind, *span in revolve_schedule(16, 3) if kind == "taped"
+print("total", sum(calls), "= R(16, 3) =", variant_cost(16, 3))
+assert sum(calls) == variant_cost(16, 3)
+taped = sorted(i for kind, *span in variant_schedule(16, 3) if kind == "taped"
                for i in range(span[0] + 1, span[1] + 1))
 assert taped == list(range(1, 17))                # each block taped exactly once
 print("calls with a graph:", recorded.count(True),
@@ -234,39 +242,23 @@ print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 
 # %% [markdown]
 # Every block is taped exactly once, during forward for the last blocks and
-# during backward for the others; every other call is an advance. As in
-# `F.forget` (chapter 10), the random state is replayed, so dropout draws
-# the same mask at every call of a block.
+# during backward for the others; every other call is an advance.
 #
-# ## Revolve's model, and where this variant differs
+# ## Revolve's model, and where this variant differs (may be skipped)
 #
 # Revolve's game differs from ours in three rules: `x` occupies one of its
 # `c` checkpoints; a block is always reversed alone, taped from the value
 # just reached (or a checkpoint) and backpropagated at once; and that
 # one-block tape takes no checkpoint.
 #
-# Griewank's result is a closed form. If no block may be advanced more than
-# `t` times (its taped call not counted), `c` checkpoints reverse at most
-# $\binom{c+t}{c}$ blocks. Call that most $\beta(c, t)$; a few lines show
-# why it is a binomial coefficient.
-#
-# - $t = 0$: nothing may be advanced, so only block 1, taped from `x`:
-#   $\beta(c, 0) = 1$.
-# - $c = 1$: the only checkpoint is `x`'s, so every block is reached by
-#   advancing from `x`: reversing blocks $n, n-1, \ldots, 2$ advances
-#   block 1 once each, $n - 1$ times in all, so $\beta(1, t) = t + 1$.
-# - otherwise, advance from `x` to a first stored checkpoint $h_m$, which
-#   spends one advance of blocks $1 \ldots m$. The blocks above $h_m$ are
-#   reversed with the $c - 1$ checkpoints left and all $t$ advances: at
-#   most $\beta(c-1, t)$ of them. Then $h_m$ is freed, and blocks
-#   $1 \ldots m$ are reversed with all $c$ checkpoints but $t - 1$
-#   advances: at most $\beta(c, t-1)$. So
-#
-# $$\beta(c, t) = \beta(c-1, t) + \beta(c, t-1),$$
-#
-# which is Pascal's rule $\binom{c+t}{c} = \binom{c+t-1}{c-1} +
-# \binom{c+t-1}{c}$, and the binomial coefficient also meets both edges,
-# $\binom{c}{c} = 1$ and $\binom{1+t}{1} = t + 1$. The recursion, against
+# Griewank (1992) found a closed form. Let $\beta(c, t)$ be the most blocks
+# `c` checkpoints can reverse if no block is advanced more than `t` times
+# (its taped call not counted): $\beta(c, 0) = 1$ (only block 1, taped from
+# `x`) and $\beta(1, t) = t + 1$ (every block reached from `x`). Otherwise
+# a first checkpoint $h_m$ spends one advance of blocks $1 \ldots m$; the
+# blocks above it get $c - 1$ checkpoints and $t$ advances, those below
+# $c$ and $t - 1$. So $\beta(c, t) = \beta(c-1, t) + \beta(c, t-1)$,
+# Pascal's rule: $\beta(c, t) = \binom{c+t}{c}$. Checked against
 # `math.comb`:
 
 # %%
@@ -287,19 +279,19 @@ assert all(most_blocks(c, t) == math.comb(c + t, c)
            for c in range(1, 13) for t in range(13))
 
 # %% [markdown]
-# Griewank (1992) derives from the same counting the fewest calls for `n`
-# blocks, the `n` taped ones included; we take his closed form as given
-# (exercise 2 checks it against a recursion of Revolve's game):
+# From the same counting comes the fewest calls for `n` blocks, the `n`
+# taped ones included; we take Griewank's closed form as given (exercise 2
+# checks it against a recursion of Revolve's game):
 #
 # $$T(n, c) = (t + 1)\,n - \binom{c+t}{c+1}, \quad t \text{ the least with }
 # \binom{c+t}{c} \ge n.$$
 #
-# Every Revolve schedule with `c` checkpoints is also a schedule of our game
-# with `M = c` slots: `x`'s checkpoint is free here, and the one-block taped
-# run takes the slot it leaves. So `R(n, M) ≤ T(n, M)` must hold. Side by side:
+# A Revolve schedule with `c` checkpoints is also one of our game with
+# `M = c` slots (`x`'s checkpoint is free here; the one-block tape takes
+# the slot it leaves), so `R(n, M) ≤ T(n, M)`:
 
 # %%
-def binomial_cost(n, c):
+def revolve_closed_form(n, c):
     """T(n, c): Revolve's fewest calls, from the closed form."""
     t = 0
     while math.comb(c + t, c) < n:
@@ -307,35 +299,27 @@ def binomial_cost(n, c):
     return (t + 1) * n - math.comb(c + t, c + 1)
 
 
-assert all(binomial_cost(n, M) >= hand_cost(n, M)
+assert all(revolve_closed_form(n, M) >= hand_cost(n, M)
            for n in range(1, 61) for M in range(1, 9))
-print("R(n, M) / T(n, c), n down, M = c across:")
-print("      " + "".join(f"M={M:<8d}" for M in range(1, 5)))
-for n in range(1, 13):
-    print(f"n={n:<3d} " + "".join(
-        f"{hand_cost(n, M):>3d} /{binomial_cost(n, M):>3d}  " for M in range(1, 5)))
 for M in range(1, 5):
-    same = [n for n in range(1, 13) if hand_cost(n, M) == binomial_cost(n, M)]
+    same = [n for n in range(1, 13) if hand_cost(n, M) == revolve_closed_form(n, M)]
     cheaper = f"; the variant cheaper for the other {12 - len(same)}" if len(same) < 12 else ""
     print(f"M = {M}: equal for n = {same}{cheaper}")
-print(f"L = 1024, 12 slots: R = {revolve_cost(1024, 12)}, T = {binomial_cost(1024, 12)}")
+print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
+      f" T = {revolve_closed_form(1024, 12)} (Revolve)")
 
 # %% [markdown]
-# With one slot the two games are the same (one block taped at a time, from
-# the value just reached), and so are the counts. From two slots on, the
-# variant is mostly cheaper: a piece of the chain that fits in its slots is
-# taped in one go, where Revolve advances through it again for each block.
+# With one slot the two games are the same. From two on, the variant is
+# mostly cheaper: a piece that fits in its slots is taped in one go, where
+# Revolve advances through it again for each block.
 #
 # ## The picture
 #
 # Time runs to the right (one unit per block call or block backward), the
 # block index upward: grey lines advance, black ones are taped runs, red
-# ones go back down, and a blue bar is a checkpoint held from its store to
-# its free. Beside the optimal schedule, chapter 10's uniform segments as a
-# schedule of the same game: `checkpoint_sequential` stores the start of
-# every segment but the first, tapes the last segment in forward, then
-# rebuilds the others from the last back, holding its checkpoints until the
-# step ends.
+# ones go back down, a blue bar is a checkpoint held. Beside the optimal
+# schedule, chapter 10's uniform segments written in the same game (its
+# checkpoints are held until the step ends).
 
 # %%
 def uniform_schedule(length, segments):
@@ -390,7 +374,7 @@ def draw_schedule(schedule, length, ax, title):
     ax.set_title(title)
 
 
-optimal, uniform = revolve_schedule(16, 3), uniform_schedule(16, 4)
+optimal, uniform = variant_schedule(16, 3), uniform_schedule(16, 4)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 for ax, schedule, name in ((axes[0], optimal, "optimal"),
                            (axes[1], uniform, "uniform, 4 segments")):
@@ -398,55 +382,24 @@ for ax, schedule, name in ((axes[0], optimal, "optimal"),
     draw_schedule(schedule, 16, ax, f"{name}, L = 16")
 plt.tight_layout()
 plt.show()
-assert slots_held(optimal) == 3 and schedule_calls(optimal) == revolve_cost(16, 3)
+assert slots_held(optimal) == 3 and schedule_calls(optimal) == variant_cost(16, 3)
 assert slots_held(uniform) > 2 * slots_held(optimal)
 assert schedule_calls(uniform) < schedule_calls(optimal)
 
 # %% [markdown]
-# Left, the optimal schedule: the blue bars nest, each checkpoint held
-# while the blocks above it are reversed. Where two checkpoints are held,
-# the one slot left gives the one-slot pattern: advance, tape one block,
-# back. Right, uniform segments: three checkpoints held to the end, four
-# segments taped whole; fewer calls for more than twice the slots.
-#
-# In general, `s` uniform segments hold `s - 1 + ⌈L/s⌉` slots, chapter 10's
-# count, and make `2L - ⌊L/s⌋` calls: every block is taped once, and the
-# blocks of every segment but the last are advanced once before. For the
-# net we measure next (`L = 24`), every `s` against the optimum with the
-# same slots:
-
-# %%
-L = 24
-print(" s  slots  uniform calls 2L - L//s  R(L, slots)")
-on_curve = []
-for s in range(1, L + 1):
-    schedule = uniform_schedule(L, s)
-    slots = slots_held(schedule)
-    assert slots == s - 1 + math.ceil(L / s)
-    assert schedule_calls(schedule) == 2 * L - L // s
-    optimum = revolve_cost(L, slots)
-    assert optimum <= schedule_calls(schedule)      # uniform is a schedule of the game
-    if schedule_calls(schedule) == optimum:
-        on_curve.append(s)
-    if s <= 8 or s == L:
-        print(f"{s:2d}  {slots:5d}  {schedule_calls(schedule):23d}  {optimum:11d}")
-print(f"uniform segments are optimal for s = {on_curve}; "
-      f"for the other {L - len(on_curve)} the optimum is cheaper")
-
-# %% [markdown]
-# With a few long segments, uniform costs what the optimum costs with as
-# many slots (the last line lists for which `s`); with more segments, the
-# optimum does more with the same slots.
+# Left, the blue bars nest: each checkpoint is held while the blocks above
+# it are reversed, and with two held, the last slot gives the one-slot
+# pattern (advance, tape one block, back). Right: fewer calls for more
+# than twice the slots.
 #
 # ## Memory, measured
 #
-# Now a net whose activations are big enough to see: 24 blocks
-# `tanh(linear(h, W, b))` of width 128 on a batch of 512, so one activation
-# is 256 KiB. As in chapter 10, the peak is what one step adds. Each
-# block counts its calls: the calls below are counted, not predicted.
+# A net whose activations are big enough to see: 24 blocks
+# `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in chapter 10,
+# the peak is what one step adds; each block counts its calls.
 
 # %%
-width, batch = 128, 512
+L, width, batch = 24, 128, 512
 rng = np.random.default_rng(1)
 net_calls = [0]
 
@@ -484,7 +437,7 @@ variants = {
 }
 for M in [1, 2, 3, 4, 6, 8]:
     variants[f"optimal, M = {M}"] = (
-        revolve_schedule(L, M), lambda M=M: mc.checkpoint_revolve(net, x, M))
+        variant_schedule(L, M), lambda M=M: mc.checkpoint_revolve(net, x, M))
 
 
 def step(run):
@@ -496,15 +449,12 @@ for _, run in variants.values():
     step(run)                                         # first calls fill caches
 
 # %% [markdown]
-# Beyond its slots, a step holds arrays the game does not count. Two are
-# always there at the peak: the gradient waiting at the block being reversed,
-# and the array being made (`linear`'s output before `tanh` runs on it, or a
-# gradient while the one it comes from is still read). A third, the value
-# just reached, takes no slot in the game, but the engine holds it while
-# the one block taped from it is reversed: it adds to the peak when that
-# happens with every slot full and a gradient waiting (before the first
-# backward none waits: `F.sum`'s gradient is a view that takes no memory).
-# That rule, read off the schedule:
+# Beyond its slots, a step holds chapter 10's two arrays in flight (the
+# gradient waiting, the array being made), and a third, the value just
+# reached, when a block taped from it fills the last slot while a gradient
+# waits. `uncounted_arrays` reads that off the schedule; the cell checks
+# each peak against slots plus these, with under half an activation left
+# for small objects.
 
 # %%
 def uncounted_arrays(schedule):
@@ -538,10 +488,6 @@ for name, (schedule, run) in variants.items():
     print(f"{name:22s} {net_calls[0]:5d}  {slots:5d}  {extra:11d}  = {round(peak):4d}")
 
 # %% [markdown]
-# Every peak is its slots plus two or three arrays, as the rule says, plus
-# less than half an activation of small objects (random states, Variables,
-# the measurement's records); the cell asserts both.
-#
 # ## The time–memory curve
 #
 # The cost model's price of `M` slots is `R(L, M) / L` forwards per step.
@@ -553,10 +499,11 @@ names = list(variants)
 forwards = {n: schedule_calls(variants[n][0]) / L for n in names}
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
 all_slots = range(1, L + 1)
-ax.plot(all_slots, [revolve_cost(L, M) / L for M in all_slots], "-",
+uniforms = [uniform_schedule(L, s) for s in range(1, L + 1)]
+assert all(variant_cost(L, slots_held(u)) <= schedule_calls(u) for u in uniforms)
+ax.plot(all_slots, [variant_cost(L, M) / L for M in all_slots], "-",
         color="tab:red", label="optimal (model)")
-ax.plot([slots_held(uniform_schedule(L, s)) for s in range(1, L + 1)],
-        [schedule_calls(uniform_schedule(L, s)) / L for s in range(1, L + 1)],
+ax.plot([slots_held(u) for u in uniforms], [schedule_calls(u) / L for u in uniforms],
         ".", color="tab:blue", label="uniform, s segments (model)")
 ax.plot([L], [1], "ks", label="plain")
 ax.plot([peaks[n] for n in names], [forwards[n] for n in names], "o", mfc="none",
@@ -570,10 +517,10 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# The optimal curve falls steeply at small `M` and flattens at large ones,
-# and the uniform points never lie below it. The measured peaks sit two or
-# three activations to the right of their model points: the uncounted
-# arrays.
+# The optimal curve falls steeply at small `M` and flattens at large ones;
+# the uniform points never lie below it (the cell asserts it). The measured
+# peaks sit two or three activations right of their model points: the
+# uncounted arrays.
 #
 # ## Exercises
 #
@@ -600,8 +547,8 @@ ch14.check_1(answer_1)
 # model (the rules of the section on Revolve: `x` takes a checkpoint, blocks
 # are taped one at a time, a tape takes no checkpoint), as a recursion in
 # the style of `hand_cost`, and assign it to `answer_2`. Which cases change?
-# The check compares it with the closed form `T(n, c)` for every `n ≤ 12`
-# and `c ≤ 12`.
+# The check compares it with the closed form `T(n, c)` (our
+# `revolve_closed_form`) for every `n ≤ 12` and `c ≤ 12`.
 
 # %%
 answer_2 = None
