@@ -18,9 +18,9 @@
 #   examples with one, so minichain keeps it. Its price: a gradient made of
 #   bare arrays has no graph, so it cannot be differentiated twice.
 #
-# The second half of the chapter is about the other thing the old style made
-# explicit: which device the arrays live on. The same function code runs on
-# NumPy (CPU) and CuPy (GPU); this notebook uses the GPU when there is one.
+# The second half of the chapter is about the device the arrays live on:
+# the same function code runs on NumPy (CPU) and CuPy (GPU); this notebook
+# uses the GPU when there is one.
 
 # %%
 import copy
