@@ -389,8 +389,10 @@ for v in (x, W, b):
 # ## Now build it: Task 8
 #
 # Write `Sum` and `MatMul` in `mychain/functions.py`, and make the backward of
-# `Add` and `Mul` sum each gradient back to its input's shape with the given
-# `sum_to` (Task 8): a gradient has the shape of its variable.
+# `Add` and `Mul` sum each gradient back to its input's shape with the
+# `sum_to` given in that file (Task 8): a gradient has the shape of its
+# variable. mychain's `sum_to` is the one on Variables, like `F.sum_to`, so the
+# backward you write stays differentiable.
 
 # %% [markdown]
 # ## Exercises

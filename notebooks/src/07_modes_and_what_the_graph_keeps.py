@@ -93,33 +93,16 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # minichain's switch is `mc.config.enable_backprop`, and the real `apply`
 # reads it where ours reads its flag. The cell prints the readable version,
 # `FunctionNode._apply_reference` (by default a fast path derived from it
-# runs; a test compares the graphs both build, chapter 13). Against our
-# `HandFunctionNode.apply`:
-#
-# - `_check_arguments`: a node is applied once (`self._applied` marks it),
-#   to a tuple (chapter 02); `_as_input` turns a bare array into a Variable
-#   that needs no gradient (a constant, below).
-# - `_check_inputs` checks devices and types, and in debug mode remembers
-#   the line that called `apply`; `_forward_with_hooks` is our
-#   `self.forward(...)`, with function hooks around it; `_check_outputs`
-#   checks that forward returned a tuple of arrays, and in debug mode that
-#   none holds a NaN (chapter 08 teaches hooks, type checks, debug mode).
-# - `ys = ...`: our `HandVariable(a)` for each output array; it needs a
-#   gradient (`requires_grad`) only if some input does (constants, below).
-# - `if config.enable_backprop:` is our `if`, guarding the same lines: the
-#   rank (`default=0`: a function with no Variable inputs gets rank 0), the
-#   inputs, the outputs and each output's creator (`set_creator_node`, our
-#   `y.creator = self`). Two differences are this chapter's last sections:
-#   the function holds its inputs' *nodes* and its outputs only weakly, and
-#   `_retain_data` keeps just the arrays its backward asked for.
-#   `lazy_grad_sum` is Chainer's flag, noted for its users; minichain
-#   ignores it.
+# runs; a test compares the graphs both build, chapter 13). Chapter 02
+# mapped its lines; the one that matters here is `if config.enable_backprop:`,
+# our `if`, guarding the same lines: the rank, the inputs, the outputs and
+# each output's creator (`set_creator_node`, our `y.creator = self`). Two
+# differences are this chapter's last sections: the function holds its
+# inputs' *nodes* and its outputs only weakly, and `_retain_data` keeps just
+# the arrays its backward asked for.
 #
 # `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`, and
-# the end of `using_config`, printed last, is our `hand_using_config`. Each
-# thread has its own view of the configuration, so the old value is this
-# thread's own; `_MISSING` marks that it had none, and then `finally`
-# removes the thread's setting so the global default shows through.
+# the end of `using_config`, printed last, is our `hand_using_config`.
 
 # %%
 print(inspect.getsource(mc.FunctionNode._apply_reference))
@@ -279,7 +262,7 @@ assert h.creator_node.inputs[0].data is not None
 
 # %%
 x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
-a = x * 2          # MulConstant: keeps nothing
+a = x * 2          # `_ * 2` keeps nothing
 b = F.tanh(a)      # Tanh: keeps its output b
 loss = F.sum(b)
 alive = {"a": weakref.ref(a.array), "b": weakref.ref(b.array)}

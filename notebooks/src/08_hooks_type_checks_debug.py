@@ -210,9 +210,11 @@ for name, record in timer.summary().items():
     print(f"{name:22s} {record['occurrence']} call(s)")
 
 # %% [markdown]
-# The step calls `linear` twice, yet `Linear` counts seven calls. The
-# nested steps say where the others come from: the two backwards of
-# `Linear` apply `Transpose` and `Linear` to compute the gradients (three
+# `TimerHook` groups by function class, forwards and backwards together.
+# So the step calls `linear` twice, yet `Linear` counts seven calls: 2
+# forwards, the 2 backward steps, and 3 `Linear`s applied inside those
+# backwards (2 + 2 + 3 = 7). The nested steps show them: the two backwards
+# of `Linear` apply `Transpose` and `Linear` to compute the gradients (three
 # gradients: `h`'s, `W2`'s and `W1`'s; `x` is an array, it needs none), and
 # the backward of `SoftmaxCrossEntropy` applies `Softmax`, `_ - _`, two
 # `_ * _` and `_ * 0.001953125`, which is `1/512`: the loss is a mean over
@@ -269,11 +271,11 @@ print(f"forward:ReLU's output is {output_bytes / MiB:.1f} MiB; the step left tha
 assert abs(relu_bytes - output_bytes) < 2048
 
 # %% [markdown]
-# A picture says the same faster: where the time goes, and where the bytes
-# go. `TimerHook` groups by function class, forwards and backwards together;
-# `MemoryHook` keeps the two phases apart. (The bars on the left change from
-# run to run, and on a busy machine one call can take many times its usual
-# time; the bars on the right do not change.)
+# A picture says the same faster: where the time goes (`TimerHook`, by
+# class) and where the bytes go (`MemoryHook`, forward and backward apart).
+# (The bars on the left change from run to run, and on a busy machine one
+# call can take many times its usual time; the bars on the right do not
+# change.)
 
 # %%
 times = timer.summary()
@@ -478,7 +480,7 @@ except ValueError as error:
 # %% [markdown]
 # Debug mode costs a stack capture per function (the recorded line) and a
 # pass over every array (the NaN check). On small arrays, where that
-# overhead is most of the work, it makes each call several times slower;
+# overhead is most of the work, it makes each call more than twice as slow;
 # that is why it is off by default:
 
 # %%

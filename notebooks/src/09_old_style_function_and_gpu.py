@@ -18,9 +18,9 @@
 #   examples with one, so minichain keeps it. Its price: a gradient made of
 #   bare arrays has no graph, so it cannot be differentiated twice.
 #
-# The second half of the chapter is about the other thing the old style made
-# explicit: which device the arrays live on. The same function code runs on
-# NumPy (CPU) and CuPy (GPU); this notebook uses the GPU when there is one.
+# The second half of the chapter is about the device the arrays live on:
+# the same function code runs on NumPy (CPU) and CuPy (GPU); this notebook
+# uses the GPU when there is one.
 
 # %%
 import copy
@@ -119,28 +119,16 @@ grad_hand = x.grad.copy()
 print("through HandAdapter:", grad_hand)
 
 # %% [markdown]
-# minichain's adapter is `FunctionAdapter`. Calling an old-style function
-# applies one, and the Function keeps it as its `node`. Here is the real
-# adapter's backward: the same unwrap, call, wrap, plus what ours skipped:
-# `None` for an incoming gradient that is missing and for an input the
-# function chose not to keep (a later section), checks on what the
-# function's backward returned, and a mark on each gradient saying who made
-# it. The mark makes a second differentiation fail loudly, but only one that
-# *starts* from such a gradient, as the next section shows. (`node.data` is
-# the array a VariableNode keeps for backward, as in chapter 07; `g._data` is
-# `g.array`.)
-
-# %%
-print(inspect.getsource(mc.FunctionAdapter.backward))
-
-# %% [markdown]
 # ## `creator` and `creator_node`
 #
-# The graph is made of FunctionNodes only, so what links an old-style
-# Function into it is its adapter, `square.node`. This is where the two
-# attributes of chapter 02 part. `y.creator_node` is always the graph's
-# node: here the adapter. `y.creator` gives back the Function you wrote;
-# for a new-style function the two are one object.
+# minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
+# wrap, plus a mark on each gradient naming the function that made it (the
+# next section says why). Calling an old-style function applies one, and the
+# Function keeps it as its `node`. The graph is made of FunctionNodes only,
+# so what links an old-style Function into it is its adapter, `square.node`.
+# This is where the two attributes of chapter 02 part. `y.creator_node` is
+# always the graph's node: here the adapter. `y.creator` gives back the
+# Function you wrote; for a new-style function the two are one object.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -269,38 +257,13 @@ print("x.grad =", x.grad, "(exp(x))")
 assert np.allclose(x.grad, np.exp(x.array))
 
 # %% [markdown]
-# The graph picture shows the same in one graph, `Square` then `Exp`:
-# a red outline marks an array that a function keeps for its backward. Look
-# for it on `x` (`Square`'s input) and on `v1` (`Exp`'s output), and for its
-# absence on `v2` (`Exp`'s input). As in chapter 01, unnamed variables are
-# numbered from the output backwards. Old-style and new-style functions mix
-# freely in one graph (`F.sum` is a FunctionNode).
-
-# %%
-from IPython.display import SVG
-
-x = mc.Variable(np.array([0.0, 1.0]), name="x")
-loss = F.sum(Exp()(Square()(x)))
-loss.name = "loss"
-print(draw(loss))
-picture = mc.visualize.to_digraph(loss, rankdir="LR")
-# Its Graphviz source has a line per node, `v1 [label="v1\n..." color=...]`;
-# a red outline is the color #C0392B, and the label starts with the name.
-red = sorted(line.split('"')[1].split("\\n")[0]
-             for line in picture.source.splitlines() if "#C0392B" in line)
-print("outlined in red:", red)
-assert red == ["v1", "x"]
-SVG(mc.visualize.to_svg(picture))
-
-# %% [markdown]
 # ## One call per instance, and the `copy.copy` idiom
 #
 # An old-style Function instance becomes a node of the graph when it is
 # called, and a node is one application: it remembers one set of inputs.
 # Calling the same instance again would overwrite what the first graph
 # needs, so minichain refuses, as it does for a FunctionNode applied twice
-# (chapter 02), where Chainer 7 lets the call through and corrupts the first
-# graph:
+# (chapter 02):
 
 # %%
 square = Square()
@@ -314,7 +277,8 @@ assert message.startswith("Square: an old-style Function instance cannot be")
 
 # %% [markdown]
 # Where you write the call yourself, a new instance each time is enough:
-# `Scale(3.0)(a)`. But code that receives a configured function from
+# `Square()(a)`, or `F.Identity()(x)` in the first section. But code that
+# receives a configured function, such as `Scale(3.0)` below, from
 # elsewhere (exercise 2 writes such code) knows neither its class nor its
 # settings. For it the reference has an idiom: keep a *template* instance
 # that is never called, and call a fresh shallow copy each time. A copy of a
@@ -341,15 +305,6 @@ yb = copy.copy(triple)(b)
 F.sum(ya + yb).backward()                 # one element: the seed is 1
 print("ya =", ya.array, " yb =", yb.array, " a.grad =", a.grad, " b.grad =", b.grad)
 assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
-
-# %% [markdown]
-# The reference's `F.Identity` of the first section is an old-style
-# function too. It has no settings, so a new instance per call,
-# `F.Identity()(x)`, is all it needs. (Its `check_type_forward` is the type
-# check of chapter 08, here accepting anything.)
-
-# %%
-print(inspect.getsource(F.Identity))
 
 # %% [markdown]
 # ## The GPU: one code path, two array modules
@@ -387,11 +342,7 @@ def softplus(x):
 
 # %% [markdown]
 # A hand-written backward is checked like every function of the package:
-# against finite differences with `check_backward` (chapter 03). Since this
-# backward is written with Variables, it can also be differentiated again,
-# with `mc.grad` as in the section on double differentiation above: the
-# first derivative of softplus is the sigmoid `σ(x)`, the second is
-# `σ(x)(1 - σ(x))`.
+# against finite differences with `check_backward` (chapter 03).
 
 # %%
 rng = np.random.default_rng(1)
@@ -399,47 +350,17 @@ x_check = rng.normal(size=(3, 4))
 mc.gradient_check.check_backward(softplus, x_check, rng.normal(size=(3, 4)))
 print("check_backward passed")
 
-x = mc.Variable(x_check)
-gx, = mc.grad([F.sum(softplus(x))], [x], enable_double_backprop=True)
-ggx, = mc.grad([F.sum(gx)], [x])
-sigma = 1 / (1 + np.exp(-x_check))
-print("first derivative is σ(x):          ", np.allclose(gx.array, sigma))
-print("second derivative is σ(x)(1 - σ(x)):",
-      np.allclose(ggx.array, sigma * (1 - sigma)))
-assert np.allclose(gx.array, sigma) and np.allclose(ggx.array, sigma * (1 - sigma))
-
-# %% [markdown]
-# The old style spelled the two devices out instead: its default `forward`
-# calls `forward_gpu` when any input is a CuPy array and `forward_cpu`
-# otherwise (and `backward` likewise). The dispatch, from the package:
-
-# %%
-print(inspect.getsource(mc.Function.forward))
-
 # %% [markdown]
 # Now the device. `mc.backend.available` is True only when CuPy is
-# installed *and* sees a GPU. The next cell picks the GPU if it can and
-# otherwise prints a note and stays on NumPy, so the rest of the chapter
-# runs either way.
+# installed *and* sees a GPU. The next cell moves the data to the GPU if it
+# can and otherwise leaves it on NumPy, so it runs either way; `x.xp`, the
+# array module of `x`'s array, says where the data went. It runs forward
+# and backward, brings the gradient back with `to_cpu`, and compares with a
+# run on NumPy: on a GPU this compares CuPy with NumPy; without one, both
+# runs are on NumPy.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-if mc.backend.available:
-    to_device = mc.backend.to_gpu
-    print("GPU found: the arrays below live in GPU memory (CuPy).")
-else:
-    def to_device(array):
-        return array
-    print("Note: no GPU here (CuPy is missing or sees no device), so this"
-          " chapter falls back to NumPy on the CPU. The code is the same.")
-
-# %% [markdown]
-# The same calls on the chosen device: move the data, run forward and
-# backward, bring the gradient back with `to_cpu`, and compare with a run
-# on NumPy. `x.xp` is the array module of `x`'s array. On a GPU this
-# compares CuPy with NumPy; without one, both runs are on NumPy.
-
-# %%
+to_device = mc.backend.to_gpu if mc.backend.available else np.asarray
 rng = np.random.default_rng(0)
 x_cpu = rng.normal(size=(3, 4)).astype(np.float32)
 
@@ -457,31 +378,6 @@ print("gradient, back on the CPU:", type(grad_on_device).__name__,
 same = np.allclose(grad_on_device, x_ref.grad, atol=1e-6)
 print("agrees with the run on NumPy to 1e-6:", same)
 assert same
-
-# %% [markdown]
-# A `Variable` also moves in place with `x.to_gpu()` and `x.to_cpu()`, its
-# gradient with it. On a GPU the next cell shows that, and what mixing
-# devices in one call does: a `TypeError` naming both array types. Without
-# a GPU, `to_gpu` raises an error that says what is missing:
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-v = mc.Variable(x_cpu)
-F.sum(v).backward()                          # v.grad: on the CPU
-if mc.backend.available:
-    v.to_gpu()
-    print("array on", v.xp.__name__, " grad on",
-          mc.backend.get_array_module(v.grad).__name__)
-    assert v.xp is mc.backend.get_array_module(v.grad) is mc.backend.cupy
-    try:
-        v + mc.Variable(x_cpu)               # a GPU input and a CPU input
-    except TypeError as error:
-        print("TypeError:", error)
-else:
-    try:
-        v.to_gpu()
-    except RuntimeError as error:
-        print("RuntimeError:", error)
 
 # %% [markdown]
 # Two rules keep code device-neutral, and minichain's functions follow
