@@ -65,7 +65,7 @@ GRAD_PREFIX = "grad: "
 
 # ----- the entry point ----------------------------------------------------------
 def animate_backward(y, *, retain_grad=False, enable_double_backprop=False,
-                     rankdir="TB", max_functions=200):
+                     rankdir="TB", max_functions=50):
     """Run ``y.backward()`` and record one frame per backward step.
 
     Args:
@@ -73,8 +73,9 @@ def animate_backward(y, *, retain_grad=False, enable_double_backprop=False,
         retain_grad, enable_double_backprop: passed to ``y.backward``.
         rankdir: the graph's direction, ``'TB'`` or ``'LR'`` (Graphviz's).
         max_functions: refuse graphs with more functions than this, before
-            running anything: a player of thousands of steps is too big a
-            page to read (or to save).
+            running anything. The player carries one picture of the whole
+            graph per step, so its size grows with the square of the graph:
+            about 0.3 MB for 10 functions, 5.5 MB for 50, 21 MB for 100.
 
     Returns:
         BackwardAnimation: shows itself in Jupyter; ``.save(path)`` writes

@@ -216,3 +216,19 @@ def test_bad_arguments_are_named():
         y = y * 2.0
     with pytest.raises(ValueError, match="7 functions, more than max_functions=4"):
         animate.animate_backward(F.sum(y) * 1.0, max_functions=4)
+
+
+def test_the_default_limit_keeps_the_page_to_a_few_megabytes():
+    """One picture per step: the page grows with the square of the graph,
+    so the default ``max_functions`` stops where it gets heavy."""
+    def chain(n):
+        y = mc.Variable(numpy.ones(3, numpy.float32), name="x")
+        for _ in range(n):
+            y = F.tanh(y)
+        return F.sum(y)  # n + 1 functions
+
+    limit = animate.animate_backward.__kwdefaults__["max_functions"]
+    page = mc.visualize.animate_backward(chain(limit - 1)).html()
+    assert len(page) < 8 * 2 ** 20
+    with pytest.raises(ValueError, match="more than max_functions"):
+        mc.visualize.animate_backward(chain(limit))
