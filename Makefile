@@ -1,13 +1,22 @@
 # minichain: every entry point. `make` alone lists the targets.
 #
-# Environment: with a conda environment active (CONDA_PREFIX set, e.g. after
-# `conda env create -f environment.yml && conda activate minichain`) its python
-# is used; otherwise a `.venv` is made here with `python3 -m venv`. Either way
-# `make install` (a prerequisite of test, lab, ...) adds what is missing.
+# Two environments, one per audience that runs something (README, "Set-up"):
+# - the learner's, .venv-lab: minichain with the [learner] extra only
+#   (JupyterLab, a kernel, graphviz-pure), which `make lab` opens, so a
+#   learner's JupyterLab has none of the teacher's or maintainer's tools;
+# - the maintainer's, with the [dev] extra (every audience's tools): with a
+#   conda environment active (CONDA_PREFIX set, e.g. after `conda env create
+#   -f environment.yml && conda activate minichain`) its python, otherwise
+#   `.venv`. `make install` (a prerequisite of test, notebooks, book, ...)
+#   adds what is missing.
+# Both pin every package to the versions in constraints.txt. PYTHON picks the
+# interpreter a new venv is made with (`make install PYTHON=python3.12`).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
+PYTHON ?= python3
+CONSTRAINTS := constraints.txt
 ifdef CONDA_PREFIX
 ENV := $(CONDA_PREFIX)
 else
@@ -15,16 +24,27 @@ ENV := $(CURDIR)/.venv
 endif
 BIN := $(ENV)/bin
 PY := $(BIN)/python
-# Written by a successful install; remade whenever pyproject.toml changes.
+LAB_ENV := $(CURDIR)/.venv-lab
+LAB_BIN := $(LAB_ENV)/bin
+LAB_PY := $(LAB_BIN)/python
+# Written by a successful install; remade whenever what it read changes.
 STAMP := $(ENV)/.minichain-installed
+LAB_STAMP := $(LAB_ENV)/.minichain-installed
+INSTALL_INPUTS := pyproject.toml $(CONSTRAINTS)
 
 # One thread for NumPy's BLAS, as in the benchmarks and CI; `dot` on PATH.
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 RUN := PATH="$(BIN):$$PATH" $(THREADS) JUPYTER_PREFER_ENV_PATH=1
-# Not MPLBACKEND=Agg for notebooks: it would replace the inline backend.
-NB_RUN := $(RUN) PYTHONWARNINGS=ignore::DeprecationWarning
+# Not MPLBACKEND=Agg for notebooks: it would replace the inline backend and
+# drop every figure from the outputs, so an MPLBACKEND set outside is unset.
+NB_RUN := env -u MPLBACKEND $(RUN) PYTHONWARNINGS=ignore::DeprecationWarning
 TEST_RUN := $(RUN) MPLBACKEND=Agg
-PIP := PIP_DISABLE_PIP_VERSION_CHECK=1 $(PY) -m pip
+PIP_ENV := PIP_DISABLE_PIP_VERSION_CHECK=1
+PIP := $(PIP_ENV) $(PY) -m pip
+LAB_PIP := $(PIP_ENV) $(LAB_PY) -m pip
+# The learner's lab: its own bin/ first on PATH, one BLAS thread.
+LAB_RUN := PATH="$(LAB_BIN):$$PATH" $(THREADS) JUPYTER_PREFER_ENV_PATH=1 \
+	PYTHONWARNINGS=ignore::DeprecationWarning
 
 NBVAL_FLAGS := --nbval --nbval-current-env \
 	--nbval-sanitize-with notebooks/nbval_sanitize.cfg \
@@ -34,7 +54,7 @@ NBCONVERT_FLAGS := --to notebook --execute --inplace \
 # jupyter refuses to start as root without this flag (containers, CI).
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: help install lab test test-unit test-notebooks test-gpu notebooks book \
+.PHONY: help install install-lab trust-notebooks lab test test-unit test-reference test-notebooks test-gpu notebooks book \
 	bench bench-peers lint clean clean-env test-portable test-portable-unit
 
 help: ## list the targets
@@ -44,39 +64,73 @@ help: ## list the targets
 
 ifndef CONDA_PREFIX
 $(PY):
-	python3 -m venv $(ENV)
+	$(PYTHON) -m venv $(ENV)
 endif
+$(LAB_PY):
+	$(PYTHON) -m venv $(LAB_ENV)
 
-$(STAMP): pyproject.toml build_your_own/pyproject.toml | $(PY)
-	$(PIP) install -e '.[dev]'
-	$(PIP) install -e build_your_own
+# Graphviz: a real `dot` wins; else graphviz-pure's program, installed in the
+# environment whose bin/ is $(1), is linked there as dot.
+define link_dot
+	@export PATH="$(1):$$PATH"; \
+	if command -v dot >/dev/null 2>&1; then exit 0; fi; \
+	pure="$$(command -v graphviz-pure || true)"; \
+	if [ -n "$$pure" ] && echo 'digraph{a->b}' | "$$pure" -Tsvg >/dev/null 2>&1; then \
+		ln -sf "$$pure" "$(1)/dot"; \
+		echo "Graphviz: no dot found, so $(1)/dot now runs graphviz-pure."; \
+	else \
+		echo "Graphviz: no working dot; graphs will not render until you install Graphviz (apt-get install graphviz, brew install graphviz or conda install -c conda-forge graphviz)."; \
+	fi
+endef
+
+$(STAMP): $(INSTALL_INPUTS) build_your_own/pyproject.toml | $(PY)
+	$(PIP) install -c $(CONSTRAINTS) -e '.[dev]'
+	$(PIP) install -c $(CONSTRAINTS) -e build_your_own
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
+	@touch $@
+
+$(LAB_STAMP): $(INSTALL_INPUTS) | $(LAB_PY)
+	$(LAB_PIP) install -c $(CONSTRAINTS) -e '.[learner]'
+	$(LAB_PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	@touch $@
 
 # JupyterLab reads its defaults from <prefix>/share/jupyter/lab/settings/: the
 # course's turn off the news and update pop-ups (they would fetch from the web).
-LAB_SETTINGS := $(ENV)/share/jupyter/lab/settings/overrides.json
-$(LAB_SETTINGS): notebooks/lab/overrides.json | $(STAMP)
+LAB_SETTINGS := share/jupyter/lab/settings/overrides.json
+$(ENV)/$(LAB_SETTINGS): notebooks/lab/overrides.json | $(STAMP)
+	mkdir -p $(dir $@) && cp $< $@
+$(LAB_ENV)/$(LAB_SETTINGS): notebooks/lab/overrides.json | $(LAB_STAMP)
 	mkdir -p $(dir $@) && cp $< $@
 
-install: $(STAMP) $(LAB_SETTINGS) ## install minichain, the dev tools, mychain (build_your_own/), a python3 kernel, JupyterLab's settings and Graphviz's dot
-	@# Graphviz: a real `dot` wins; else graphviz-pure's program is linked as dot.
-	@export PATH="$(BIN):$$PATH"; \
-	if command -v dot >/dev/null 2>&1; then exit 0; fi; \
-	pure="$$(command -v graphviz-pure || true)"; \
-	if [ -n "$$pure" ] && echo 'digraph{a->b}' | "$$pure" -Tsvg >/dev/null 2>&1; then \
-		ln -sf "$$pure" "$(BIN)/dot"; \
-		echo "Graphviz: no dot found, so $(BIN)/dot now runs graphviz-pure."; \
-	else \
-		echo "Graphviz: no working dot; graphs will not render until you install Graphviz (apt-get install graphviz, brew install graphviz or conda install -c conda-forge graphviz)."; \
-	fi
+install: $(STAMP) $(ENV)/$(LAB_SETTINGS) ## the maintainer's environment: minichain with every audience's tools ([dev] extra, pinned by constraints.txt), mychain (build_your_own/), a python3 kernel, JupyterLab's settings and Graphviz's dot
+	$(call link_dot,$(BIN))
 
-lab: install ## open the course in JupyterLab
-	$(NB_RUN) $(PY) -m jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/
+install-lab: $(LAB_STAMP) $(LAB_ENV)/$(LAB_SETTINGS) ## the learner's environment, .venv-lab: minichain, JupyterLab and a kernel only ([learner] extra, pinned), JupyterLab's settings and Graphviz's dot
+	$(call link_dot,$(LAB_BIN))
 
-test: test-unit test-notebooks ## unit tests, then every notebook under nbval
+# A notebook's HTML output with scripts (the backward players of chapters 05
+# and 10) runs on open only in a notebook JupyterLab trusts. `jupyter trust`
+# records each notebook's signature; the notary's settings (one file for the
+# server, one for `jupyter trust`, in $(LAB_ENV)/etc/jupyter/) keep its
+# database and secret in the lab environment, so a fresh home folder sees
+# them too. It runs before every `make lab`: a pulled or rebuilt notebook
+# needs a new signature.
+NOTARY := $(LAB_ENV)/share/jupyter/notary
+NOTARY_CONFIGS := $(foreach app,server notebook,\
+	$(LAB_ENV)/etc/jupyter/jupyter_$(app)_config.json)
+$(NOTARY_CONFIGS): | $(LAB_STAMP)
+	mkdir -p $(NOTARY)
+	echo '{"NotebookNotary": {"db_file": "$(NOTARY)/nbsignatures.db", "secret_file": "$(NOTARY)/notebook_secret"}}' > $@
 
-test-unit: install ## the pytest suite in tests/ (without GPU tests)
+trust-notebooks: install-lab $(NOTARY_CONFIGS) ## sign the course's notebooks as trusted in the learner's environment (their players run on open)
+	$(LAB_RUN) $(LAB_PY) -m jupyter trust notebooks/*.ipynb
+
+lab: install-lab trust-notebooks ## open the course in JupyterLab, from the learner's environment (.venv-lab: no teacher's or maintainer's tools)
+	$(LAB_RUN) $(LAB_PY) -m jupyter lab $(LAB_FLAGS) $(LAB_ARGS) notebooks/
+
+test: test-unit test-reference test-notebooks ## unit tests, the same on the reference path, then every notebook under nbval
+
+test-unit: install install-lab ## the pytest suite in tests/ (without GPU tests)
 	$(TEST_RUN) $(PY) -m pytest -q -p no:cacheprovider tests -m "not gpu"
 
 test-notebooks: install ## run every notebook and compare its outputs (nbval)
@@ -87,12 +141,28 @@ test-notebooks: install ## run every notebook and compare its outputs (nbval)
 	echo "$(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/"; \
 	$(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) notebooks/
 
+# The engine's two readings (docs/engine-paths.md): the unit tests again, and
+# the chapters that print the engine, with MINICHAIN_REFERENCE_MODE=1. Left
+# out: tests that run no engine of ours (the grader's, the judge's, files,
+# make's own commands, the browser); tests marked fast_path skip themselves.
+REFERENCE_SKIP := $(addprefix --ignore=tests/,browser grading portable conformance \
+	test_makefile.py test_notebook_structure.py test_notebook_sources.py \
+	test_environment_files.py test_portable_matrix.py test_notebook_figures.py)
+REFERENCE_CHAPTERS ?= $(wildcard notebooks/0[1-7]_*.ipynb notebooks/09_*.ipynb \
+	notebooks/11_*.ipynb)
+REFERENCE_RUN := MINICHAIN_REFERENCE_MODE=1
+
+test-reference: install ## the unit tests and the chapters that print the engine, on the reference path (docs/engine-paths.md)
+	$(REFERENCE_RUN) $(TEST_RUN) $(PY) -m pytest -q -p no:cacheprovider tests -m "not gpu" $(REFERENCE_SKIP)
+	$(REFERENCE_RUN) $(NB_RUN) $(PY) -m pytest -q $(NBVAL_FLAGS) $(REFERENCE_CHAPTERS)
+
 # The same tests under other machines: NumPy's dispatch narrowed, OpenBLAS's
-# kernel forced, NumPy's floor and newest release, torch (docs/contributing.md).
+# kernel forced, NumPy's floor and newest release, torch, Python 3.12 and 3.13
+# on the pinned versions (docs/contributing.md).
 # Its own environments live in .venv-portable/. PORTABLE_ARGS="--only NAME".
 PORTABLE := $(PY) tests/portable/matrix.py $(PORTABLE_ARGS) --
 
-test-portable: install ## every notebook under nbval on emulated machines, NumPy floor and newest, with torch
+test-portable: install ## every notebook under nbval on emulated machines, NumPy floor and newest, with torch, and on Python 3.12 and 3.13
 	$(NB_RUN) $(PORTABLE) -q $(NBVAL_FLAGS) notebooks/
 
 # Left out: tests that compare no computed floats and take most of the time
@@ -101,7 +171,7 @@ PORTABLE_UNIT_SKIP := $(addprefix --ignore=tests/,browser robustness/test_leaks.
 	robustness/test_depth.py test_makefile.py test_notebook_structure.py \
 	test_notebook_sources.py)
 
-test-portable-unit: install ## the unit tests on the same emulated machines and NumPy versions
+test-portable-unit: install ## the unit tests on the same emulated machines, NumPy versions and Pythons
 	$(TEST_RUN) $(PORTABLE) -q -p no:cacheprovider tests -m "not gpu" $(PORTABLE_UNIT_SKIP)
 
 test-gpu: install ## the GPU tests (pip install -e '.[gpu]' first); skips without a GPU
@@ -170,12 +240,12 @@ lint: install ## ruff on the package, tests, benchmarks, build_your_own, grading
 		notebooks/*.py notebooks/exercises notebooks/book)
 
 clean: ## remove caches and build artefacts, _build/ included (keeps the environment)
-	find . -path ./.venv -prune -o -path ./.venv-peers -prune -o -path ./.venv-portable -prune \
+	find . -path ./.venv -prune -o -path ./.venv-lab -prune -o -path ./.venv-peers -prune -o -path ./.venv-portable -prune \
 		-o -path ./.git -prune -o \
 		\( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) \
 		-type d -print -exec rm -rf {} +
 	rm -rf .pytest_cache .hypothesis .ruff_cache build dist _build
 
-clean-env: ## remove .venv, .venv-peers and .venv-portable (a conda env is only marked for reinstall)
-	rm -rf .venv .venv-peers .venv-portable
+clean-env: ## remove .venv, .venv-lab, .venv-peers and .venv-portable (a conda env is only marked for reinstall)
+	rm -rf .venv .venv-lab .venv-peers .venv-portable
 	rm -f $(STAMP)

@@ -16,7 +16,8 @@ forward then backward, after a warm-up:
   below): the same objects per op (a node, a Variable and its VariableNode,
   two weak references, the inputs and outputs tuples), the constants made
   once as 0-d arrays (as minichain's operators do) and a heap-ordered
-  backward, with none of the checks, configuration, hooks or helper calls. The gap between ``floor`` and ``minichain`` is what the
+  backward, with none of the checks, configuration, hooks or helper calls.
+  The gap between ``floor`` and ``minichain`` is what the
   engine's features cost per op.
 
 Only what runs inside the measured call is counted (callgrind's

@@ -10,8 +10,14 @@ BLAS thread):
   elementwise ops, ``x*c`` and ``x+c`` alternating (or ``sin`` and ``*c``),
   forward and backward timed separately, µs per op: the framework's own
   cost per operation, since NumPy's work is almost nothing;
+* ``sizes``: benchmarks/sizes.py, a ``sin``/``*c`` chain of float64 at 10
+  to 10^6 elements, fast path and reference path (``mc.reference_mode()``) against
+  NumPy: from what size on the framework's cost is lost in NumPy's;
 * ``mlp``: one training step of a 784-512-512-10 ReLU MLP, batch 256,
   softmax cross entropy, SGD: where the matmuls dominate;
+* ``mlp_default``: benchmarks/mlp_default.py, the same step in a process
+  of its own with glibc's allocator as a learner has it (not pinned), with
+  minor page faults per step;
 * ``deep``: a 100 000-op chain: time, and memory at the peak, after
   backward, and after the graph is dropped (back to ~0);
 * ``forget``: benchmarks/forget_net.py (64 tanh(linear) blocks, forget per
@@ -35,6 +41,7 @@ import harness  # noqa: E402  (first: one BLAS thread, set before NumPy loads)
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import subprocess  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -43,9 +50,11 @@ import minichain as mc  # noqa: E402
 import minichain_peer  # noqa: E402
 import report  # noqa: E402
 import revolve_net  # noqa: E402
+import sizes  # noqa: E402
+import mlp_default  # noqa: E402
 
-FIGURES = ("perop_muladd", "perop_sinmul", "mlp", "deep", "forget", "revolve",
-           "gpu")
+FIGURES = ("perop_muladd", "perop_sinmul", "sizes", "mlp", "mlp_default",
+           "deep", "forget", "revolve", "gpu")
 MIB = 2.0 ** 20
 
 
@@ -69,6 +78,27 @@ def forget_row(quick):
                                   + size["segment"]) * activation
     row.update(harness.numpy_forget_reference(reps=1 if quick else 2, **size))
     row["plain_ratio"] = row["plain_s"] / row["np_plain_s"]
+    return row
+
+
+def sizes_row(quick):
+    """benchmarks/sizes.py's sweep, as one row with its table."""
+    found = sizes.sweep(sizes=sizes.SIZES[::2] if quick else sizes.SIZES,
+                        reps=3 if quick else 9)
+    return {"framework": "minichain", "figure": "sizes", "rows": found,
+            "markdown": "### Overhead against array size (sin/*c chain, "
+                        "float64)\n\n"
+                        + sizes.table(found)}
+
+
+def mlp_default_row(quick):
+    """benchmarks/mlp_default.py in a fresh process (this one is pinned)."""
+    command = [sys.executable, os.path.join(HERE, "mlp_default.py"), "--json"]
+    out = subprocess.run(command + (["--quick"] if quick else []),
+                         check=True, capture_output=True, text=True).stdout
+    row = json.loads(out.strip().splitlines()[-1])
+    row["markdown"] = ("### MLP step, glibc's default allocator (own process)"
+                       "\n\n" + mlp_default.table(row))
     return row
 
 
@@ -148,6 +178,10 @@ def main(argv=None):
                 row = forget_row(args.quick)
             elif figure == "revolve":
                 row = revolve_net.bench_row(args.quick)
+            elif figure == "sizes":
+                row = sizes_row(args.quick)
+            elif figure == "mlp_default":
+                row = mlp_default_row(args.quick)
             elif figure == "gpu":
                 gpu = gpu_rows(args.quick)
                 continue

@@ -17,6 +17,7 @@ A verdict is the text a check prints: ``right``, ``not yet: <hint>`` or
 ``not answered yet``.
 """
 
+import builtins
 import importlib
 import os
 import re
@@ -34,7 +35,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 NOTEBOOKS = os.path.join(ROOT, "notebooks")
 
+# What a feedback page says when a hidden case decides: never the judge's
+# hint (it may quote the case: "forward gives shape (2, 3) for an input of
+# shape (2, 1, 3)") nor the learner's own error message (an answer could put
+# its input in it); results.json keeps the hint for the teacher.
 HIDDEN_PREFIX = "on a grading case you have not seen: "
+HIDDEN_WORDS = {
+    "wrong": "your answer is right on the cases your notebook's check shows "
+             "but not on this one; try it on other inputs (other shapes, "
+             "dtypes, values) than the check's",
+    "raised": "running your answer raised {}",
+    "trouble": "your answer {}",
+}
 
 
 def chapters():
@@ -78,17 +90,28 @@ class Gradable:
     def verdict(self, seen):
         """The verdict on observations ``seen`` (case index -> data).
 
-        The first case that is not right decides; a hint that comes from a
-        hidden case says so, and never shows the case itself.
+        The first case that is not right decides. On a hidden case the
+        verdict says so and says only what kind of thing went wrong (see
+        ``HIDDEN_WORDS``); :meth:`teacher_note` has the judge's own hint.
         """
         for index, case in enumerate(self.cases):
             observation = seen.get(index, Trouble("budget", None))
             text = self._one(observation, case)
             if not text.startswith(common.RIGHT):
                 if index >= self.first_hidden and text.startswith(common.NOT_YET):
-                    text = common.NOT_YET + HIDDEN_PREFIX + text[len(common.NOT_YET):]
+                    text = common.NOT_YET + HIDDEN_PREFIX + _hidden_words(observation)
                 return text
         return common.RIGHT
+
+    def teacher_note(self, seen):
+        """The judge's own words on the first hidden case that is not right
+        (for the teacher's results.json, never a page), or None."""
+        for index in range(self.first_hidden, len(self.cases)):
+            text = self._one(seen.get(index, Trouble("budget", None)),
+                             self.cases[index])
+            if not text.startswith(common.RIGHT):
+                return "case {}: {}".format(index - self.first_hidden, text)
+        return None
 
     def _one(self, observation, case):
         if isinstance(observation, Trouble):
@@ -102,6 +125,19 @@ class Gradable:
         if observation is None:    # the answer was None: nothing was probed
             return common.NOT_ANSWERED
         return judge_report(self.exercise.judge, observation, case)
+
+
+def _hidden_words(observation):
+    if isinstance(observation, Trouble):
+        return HIDDEN_WORDS["trouble"].format(observation.sentence())
+    if isinstance(observation, wire.RemoteError) and observation.type_name != "NotYet":
+        # Only a built-in exception's name: a class of the learner's could
+        # be named after the input.
+        name = observation.type_name
+        builtin = isinstance(getattr(builtins, name, None), type) and issubclass(
+            getattr(builtins, name), BaseException)
+        return HIDDEN_WORDS["raised"].format(name if builtin else "an exception")
+    return HIDDEN_WORDS["wrong"]
 
 
 def judge_report(judge, seen, case):

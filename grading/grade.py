@@ -12,7 +12,14 @@ and chapter, the notebook runs in its own sandboxed process (``runner``,
   (points earned), then ``total`` and ``possible``;
 - ``DIR/feedback/<learner>.html``: each exercise's points and verdict (the
   hint, never a hidden case or the key), and the cells that raised;
-- ``DIR/results.json``: all of it as data, with the sandbox used.
+- ``DIR/results.json``: all of it as data, with the sandbox used;
+- ``DIR/summary.txt``: the totals, then what the teacher should look at
+  (links and files passed over, two copies of a chapter, an nbformat-3
+  notebook, an earlier run's pages removed, a run without a sandbox).
+
+When no sandbox works here the grader refuses to run the learners' code
+(``sandbox.Refused``) unless ``Options.unsandboxed`` (the teacher's
+``--no-sandbox-i-trust-this-class``).
 
 A learner's folder that holds a build-your-own-engine package (a folder
 ``mychain`` with an ``__init__.py``) is also judged by the conformance suite,
@@ -30,6 +37,7 @@ import time
 
 from grading import course, runner, sandbox as sandboxes
 from grading.course import common
+from exercises import wire
 
 NOTEBOOK = re.compile(r"^(\d\d)_\w+\.ipynb$")
 MAX_NOTEBOOK_BYTES = 50 * 2 ** 20
@@ -40,39 +48,71 @@ ENGINE_PACKAGE = "mychain"
 class Options:
     """How to grade: the sandbox level, limits and how many runs at once."""
 
-    def __init__(self, chapters=None, sandbox="auto", cell_timeout=60.0,
-                 notebook_budget=900.0, memory_mib=4096, jobs=1,
-                 engine_timeout=10.0):
+    def __init__(self, chapters=None, sandbox="auto", cell_timeout=30.0,
+                 notebook_budget=600.0, memory_mib=4096, jobs=1,
+                 engine_timeout=10.0, unsandboxed=False):
         self.chapters = chapters
         self.sandbox = sandbox
+        # The teacher's --no-sandbox-i-trust-this-class: without it the
+        # grader refuses to run learners' code when no sandbox works.
+        self.unsandboxed = unsandboxed
         self.cell_timeout, self.notebook_budget = cell_timeout, notebook_budget
         self.memory_mib, self.jobs = memory_mib, jobs
         self.engine_timeout = engine_timeout
 
 
 # ----- finding the work -------------------------------------------------------------
-def learners(submissions):
-    """The learners' folders, by name."""
+def learners(submissions, notes=None):
+    """The learners' folders, by name. What is passed over (a link, a file)
+    is said in ``notes`` (a list), for the teacher's summary."""
     if not os.path.isdir(submissions):
         raise FileNotFoundError("grade: {} is not a folder of submissions (one "
                                 "folder per learner)".format(submissions))
-    return sorted(name for name in os.listdir(submissions)
-                  if not name.startswith(".")
-                  and os.path.isdir(os.path.join(submissions, name))
-                  and not os.path.islink(os.path.join(submissions, name)))
+    names = []
+    for name in sorted(os.listdir(submissions)):
+        path = os.path.join(submissions, name)
+        if name.startswith("."):
+            continue
+        if os.path.islink(path):
+            _note(notes, "{}: a link, not graded (links are not followed: copy "
+                  "the learner's folder in)".format(name))
+        elif not os.path.isdir(path):
+            _note(notes, "{}: a file, not a learner's folder: not graded".format(
+                name))
+        else:
+            names.append(name)
+    return names
 
 
-def notebooks(folder):
-    """chapter -> the learner's notebook for it (the first by path when two)."""
-    found = {}
+def _note(notes, text):
+    if notes is not None:
+        notes.append(text)
+
+
+def notebooks(folder, notes=None):
+    """chapter -> the learner's notebook for it (the first by path when two;
+    ``notes`` gets a sentence that says so, and one per link passed over)."""
+    found, copies = {}, {}
     for parent, folders, files in os.walk(folder):
         folders[:] = sorted(f for f in folders
                             if f != ".ipynb_checkpoints" and not f.startswith("."))
         for name in sorted(files):
             match = NOTEBOOK.match(name)
             path = os.path.join(parent, name)
-            if match and not os.path.islink(path):
-                found.setdefault(match.group(1), path)
+            if not match:
+                continue
+            if os.path.islink(path):
+                _note(notes, "{}: a link, not graded".format(
+                    os.path.relpath(path, folder)))
+                continue
+            found.setdefault(match.group(1), path)
+            copies.setdefault(match.group(1), []).append(path)
+    for chapter, paths in sorted(copies.items()):
+        if len(paths) > 1:
+            _note(notes, "{} notebooks for chapter {} ({}): graded the first, {}"
+                  .format(len(paths), chapter, ", ".join(
+                      os.path.relpath(p, folder) for p in paths),
+                      os.path.relpath(paths[0], folder)))
     return found
 
 
@@ -92,7 +132,8 @@ def grade_notebook(path, chapter, box, options):
     gradables = course.gradables(chapter)
     try:
         _check_folder_size(os.path.dirname(path))
-        cells = runner.code_cells(_read_notebook(path))
+        notebook = _read_notebook(path)
+        cells = runner.code_cells(notebook)
     except ValueError as error:
         return [_outcome(g, "unreadable", common.NOT_YET + str(error))
                 for g in gradables], {}
@@ -104,9 +145,19 @@ def grade_notebook(path, chapter, box, options):
         cells, chapter, probes, box, os.path.dirname(path),
         cell_timeout=options.cell_timeout, budget=options.notebook_budget)
     outcomes = [_judge(g, run, where[g.number]) for g in gradables]
+    meant = _meant_to_raise(notebook)
     raised = {index: _cell_words(state) for index, state in run.cells.items()
-              if state is not None}
+              if state is not None and not (
+                  index in meant and isinstance(state, wire.RemoteError))}
     return outcomes, raised
+
+
+def _meant_to_raise(notebook):
+    """The cells the lessons tag ``raises-exception``: their error is the
+    lesson (not a cell that "did not run" on a feedback page)."""
+    return {index for index, cell in enumerate(notebook.get("cells", []))
+            if isinstance(cell, dict) and "raises-exception" in (
+                (cell.get("metadata") or {}).get("tags") or [])}
 
 
 def _check_folder_size(folder):
@@ -134,7 +185,27 @@ def _read_notebook(path):
             type(error).__name__)) from None
     if not isinstance(notebook, dict):
         raise ValueError("the notebook is not a notebook (no cells)")
+    if notebook.get("nbformat") == 3 or "worksheets" in notebook:
+        notebook = from_nbformat_3(notebook)
     return notebook
+
+
+def from_nbformat_3(notebook):
+    """An nbformat-3 notebook's cells (in ``worksheets``, a code cell's text
+    in ``input``) as nbformat 4 has them; marked ``"converted": 3``."""
+    cells = []
+    sheets = [s for s in notebook.get("worksheets") or [] if isinstance(s, dict)]
+    for sheet in sheets:
+        for cell in sheet.get("cells") or []:
+            if not isinstance(cell, dict):
+                continue
+            if cell.get("cell_type") == "code":
+                cells.append({"cell_type": "code", "source": cell.get("input", ""),
+                              "metadata": cell.get("metadata") or {}})
+            else:
+                cells.append({"cell_type": "markdown",
+                              "source": cell.get("source", "")})
+    return {"nbformat": 4, "cells": cells, "converted": 3}
 
 
 def _judge(gradable, run, cells):
@@ -157,12 +228,16 @@ def _judge(gradable, run, cells):
     troubles = [v for v in seen.values() if isinstance(v, runner.Trouble)]
     text = gradable.verdict(seen)
     if troubles:
-        return _outcome(gradable, _trouble_status(troubles[0]), text)
-    if text.startswith(common.RIGHT):
+        outcome = _outcome(gradable, _trouble_status(troubles[0]), text)
+    elif text.startswith(common.RIGHT):
         return _outcome(gradable, "right", text, gradable.points)
-    if text == common.NOT_ANSWERED:
+    elif text == common.NOT_ANSWERED:
         return _outcome(gradable, "not answered", text)
-    return _outcome(gradable, "not yet", text)
+    else:
+        outcome = _outcome(gradable, "not yet", text)
+    if course.HIDDEN_PREFIX in text:
+        outcome["teacher_note"] = gradable.teacher_note(seen)
+    return outcome
 
 
 def _trouble_status(trouble):
@@ -199,11 +274,11 @@ def grade_engine(folder, box, options):
         copy = os.path.join(workdir, "submission")
         shutil.copytree(folder, copy, symlinks=True,
                         ignore=runner._ignore_links_and_checkpoints)
-        box.prepare(workdir)
-        prefix = box.command([sys.executable, "-I"], workdir,
-                             [os.path.join(runner.ROOT, "minichain")], cwd=copy)
-        report = conformance.run(ENGINE_PACKAGE, copy, timeout=options.engine_timeout,
-                                 python=prefix)
+        with box.run_in(workdir) as run:
+            prefix = run.command([sys.executable, "-I"],
+                                 [os.path.join(runner.ROOT, "minichain")], cwd=copy)
+            report = conformance.run(ENGINE_PACKAGE, copy,
+                                     timeout=options.engine_timeout, python=prefix)
         return report.to_dict()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -231,10 +306,14 @@ def grade(submissions, out, options=None, log=print):
     for reason in getattr(box, "passed_over", ()):
         log("grading: passed over {}".format(reason))
     if box.level == "none":
-        log("grading: WARNING: no sandbox on this machine; a submission's code "
-            "can read and write what you can (see docs/teaching.md)")
-    names = learners(submissions)
-    found = {name: notebooks(os.path.join(submissions, name)) for name in names}
+        log(UNSANDBOXED_BANNER)
+    notes = []
+    names = learners(submissions, notes)
+    found = {}
+    for name in names:
+        mine = []
+        found[name] = notebooks(os.path.join(submissions, name), mine)
+        notes += ["{}/{}".format(name, text) for text in mine]
     known = course.chapters()
     chapters = sorted(options.chapters or {c for nbs in found.values() for c in nbs
                                            if c in known})
@@ -251,6 +330,14 @@ def grade(submissions, out, options=None, log=print):
                                     "notebook {}_*.ipynb".format(chapter))
                            for g in course.gradables(chapter)], {}), None
         return item, grade_notebook(path, chapter, box, options), path
+
+    for name in names:
+        for chapter, path in sorted(found[name].items()):
+            if _is_nbformat_3(path):
+                notes.append("{}/{}: an nbformat-3 notebook, graded after "
+                             "converting its cells".format(
+                                 name, os.path.relpath(path, os.path.join(
+                                     submissions, name))))
 
     with concurrent.futures.ThreadPoolExecutor(max(1, options.jobs)) as pool:
         for (name, chapter), (outcomes, raised), path in pool.map(one, work):
@@ -269,14 +356,50 @@ def grade(submissions, out, options=None, log=print):
                 record["engine"] = no_engine()
     for record in results.values():
         record["earned"], record["possible"] = _totals(record)
-    summary = {"sandbox": box.level, "chapters": chapters,
+    summary = {"sandbox": box.level, "unsandboxed": box.level == "none",
+               "passed_over": list(getattr(box, "passed_over", ())),
+               "chapters": chapters, "notes": notes,
                "seconds": round(time.monotonic() - started, 1),
                "learners": [results[name] for name in names]}
     write(summary, out)
-    for name in names:
-        log("{:<24} {:>5} / {}".format(name, results[name]["earned"],
-                                       results[name]["possible"]))
+    for line in summary_lines(summary):
+        log(line)
     return summary
+
+
+def summary_lines(summary):
+    """The teacher's summary: a line per learner, then what needs a look."""
+    lines = ["{:<24} {:>5} / {}".format(r["learner"], r["earned"], r["possible"])
+             for r in summary["learners"]]
+    if summary["unsandboxed"]:
+        lines.insert(0, "grading: graded WITHOUT A SANDBOX "
+                     "(--no-sandbox-i-trust-this-class)")
+    if summary["notes"]:
+        lines.append("grading: to look at:")
+        lines += ["  " + note for note in summary["notes"]]
+    if summary["removed_pages"]:
+        lines.append("grading: removed {} feedback page(s) of an earlier run "
+                     "from {}".format(summary["removed_pages"], "feedback/"))
+    return lines
+
+
+def _is_nbformat_3(path):
+    try:
+        with open(path, encoding="utf-8") as stream:
+            head = json.load(stream)
+    except (OSError, ValueError, RecursionError, UnicodeDecodeError):
+        return False
+    return isinstance(head, dict) and (head.get("nbformat") == 3
+                                       or "worksheets" in head)
+
+
+UNSANDBOXED_BANNER = "\n".join([
+    "!" * 78,
+    "!!! grading WITHOUT A SANDBOX (--no-sandbox-i-trust-this-class): every",
+    "!!! learner's code runs as you and can read the key, change other",
+    "!!! learners' files and your own, and outlive the run. Recorded in",
+    "!!! results.json (\"unsandboxed\": true) and on every feedback page.",
+    "!" * 78])
 
 
 def find_sandbox(options):
@@ -284,7 +407,8 @@ def find_sandbox(options):
                               cpu=int(options.notebook_budget) + 60)
     trial = runner.child_argv(
         runner.PATHS + "import minichain, exercises.wire, grading.child")
-    return sandboxes.find(options.sandbox, limits, runner.READABLE, trial)
+    return sandboxes.find(options.sandbox, limits, runner.READABLE, trial,
+                          unsandboxed=options.unsandboxed)
 
 
 def _totals(record):
@@ -301,16 +425,35 @@ def _totals(record):
 
 # ----- writing it down ----------------------------------------------------------------
 def write(summary, out):
+    """results.json, gradebook.csv, summary.txt and feedback/: the pages of
+    an earlier run in ``out`` are removed first (a learner who is not in
+    this class must not keep a page that looks current)."""
+    summary["removed_pages"] = remove_old_pages(os.path.join(out, "feedback"))
     os.makedirs(os.path.join(out, "feedback"), exist_ok=True)
     with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as stream:
         json.dump(summary, stream, indent=1, ensure_ascii=False)
     write_gradebook(summary, os.path.join(out, "gradebook.csv"))
+    with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as stream:
+        stream.write("\n".join(summary_lines(summary)) + "\n")
     taken = set()
     for record in summary["learners"]:
         name = page_name(record["learner"], taken)
         with open(os.path.join(out, "feedback", name), "w",
                   encoding="utf-8") as stream:
             stream.write(feedback_page(record, summary["sandbox"]))
+
+
+def remove_old_pages(folder):
+    """Remove the ``.html`` pages in ``folder`` (nothing else); how many."""
+    if not os.path.isdir(folder):
+        return 0
+    removed = 0
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name.endswith(".html") and os.path.isfile(path):
+            os.remove(path)
+            removed += 1
+    return removed
 
 
 def columns(summary):
@@ -419,6 +562,10 @@ def feedback_page(record, level):
                                              "right" if task["passed"] else "no",
                                              e(text)))
         parts.append("</table>")
-    parts.append("<p><small>Graded in a sandbox: {}.</small></p></body></html>"
-                 .format(e(level)))
+    if level == "none":
+        parts.append("<p><b>Graded without a sandbox</b> (the teacher's "
+                     "--no-sandbox-i-trust-this-class).</p></body></html>")
+    else:
+        parts.append("<p><small>Graded in a sandbox: {}.</small></p></body></html>"
+                     .format(e(level)))
     return "\n".join(parts) + "\n"

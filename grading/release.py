@@ -38,9 +38,10 @@ NOTEBOOKS = ROOT / "notebooks"
 ANSWER = re.compile(r"^answer_(\d+) = None$", re.M)
 # What the student edition holds, from the repository (all else stays out).
 # `make install`, `make lab` and `make book` work there: the Makefile reads
-# build_your_own/pyproject.toml, notebooks/lab/ and notebooks/book/.
+# constraints.txt, build_your_own/pyproject.toml, notebooks/lab/ and
+# notebooks/book/.
 STUDENT_FILES = ["README.md", "Makefile", "pyproject.toml", "environment.yml",
-                 "minichain", "build_your_own", "benchmarks", "docs",
+                 "constraints.txt", "minichain", "build_your_own", "benchmarks", "docs",
                  "notebooks/src", "notebooks/course_map.py", "notebooks/build.py",
                  "notebooks/book", "notebooks/lab", "notebooks/conftest.py",
                  "notebooks/nbval_sanitize.cfg"]
@@ -48,8 +49,9 @@ SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info",
                               ".ipynb_checkpoints")
 NBGRADER_CONFIG = '''\
 # nbgrader's configuration for the course, written by `make release`.
+# The course's root is the folder nbgrader runs in (its default): run
+# nbgrader's commands from this folder, wherever it is copied.
 c = get_config()  # noqa: F821 (nbgrader provides it)
-c.CourseDirectory.root = {root!r}
 # An emptied solution region leaves nothing: the line `answer_K = None`
 # above it is the learner's starting point.
 c.ClearSolutions.code_stub = {{"python": ""}}
@@ -151,7 +153,7 @@ def write_nbgrader_course(chapters, root):
     """``root/source/NN_topic/`` for each chapter, and nbgrader's config."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "nbgrader_config.py").write_text(
-        NBGRADER_CONFIG.format(root=str(root.resolve())), encoding="utf-8")
+        NBGRADER_CONFIG.format(), encoding="utf-8")
     names = []
     for chapter in chapters:
         name = chapter_notebook(chapter).stem
@@ -194,6 +196,10 @@ def write_student_edition(root, names, target):
         elif source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(source, target / name)
+    makefile = target / "Makefile"
+    if makefile.exists():
+        makefile.write_text(student_makefile(makefile.read_text(encoding="utf-8")),
+                            encoding="utf-8")
     readme = target / "README.md"
     readme.write_text(EDITION_NOTE + readme.read_text(encoding="utf-8"),
                       encoding="utf-8")
@@ -203,6 +209,33 @@ def write_student_edition(root, names, target):
     for name in names:
         shutil.copy(root / "release" / name / (name + ".ipynb"),
                     target / "notebooks" / (name + ".ipynb"))
+
+
+TEACHER_TARGETS = ("release", "grade", "solutions")
+_RULE = re.compile(r"^([A-Za-z0-9_.-]+)\s*:(?!=)")
+
+
+def student_makefile(text):
+    """The Makefile without the teacher's targets (``TEACHER_TARGETS``): they
+    need ``grading/``, which the student edition leaves out."""
+    kept, skipping = [], False
+    for line in text.splitlines():
+        rule = _RULE.match(line)
+        if rule and not line.startswith(".PHONY"):
+            skipping = rule.group(1) in TEACHER_TARGETS
+        elif skipping and not line.startswith("\t"):
+            skipping = False
+        if skipping:
+            continue
+        if line.startswith(".PHONY:"):
+            names = [n for n in line.split()[1:] if n not in TEACHER_TARGETS]
+            if not names:
+                continue
+            line = ".PHONY: " + " ".join(names)
+        if line == "" and kept and kept[-1] == "":
+            continue
+        kept.append(line)
+    return "\n".join(kept) + "\n"
 
 
 # ----- the proof ------------------------------------------------------------------

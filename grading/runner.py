@@ -123,7 +123,7 @@ def run_notebook(cells, chapter, probes, sandbox, folder, *, cell_timeout=60.0,
             return result
         with _Child(sandbox, folder, job, python) as child:
             blamed = _follow(child, steps, result, min(cell_timeout, left),
-                             started + budget)
+                             started + budget, probes)
         if blamed is None:
             return result
         kind, key = blamed
@@ -146,7 +146,7 @@ def _job(cells, chapter, probes, skipped, result):
         after = spec["after"]
         if after is not None and after not in dict(job_cells):
             after = None
-        cases = [[j, case] for j, case in enumerate(spec["cases"])
+        cases = [j for j in range(len(spec["cases"]))
                  if (number, j) not in result.seen]
         job_probes.append({"number": number, "after": after, "cases": cases})
     by_cell = {}
@@ -165,12 +165,16 @@ def _job(cells, chapter, probes, skipped, result):
 
 def _probe_steps(probes):
     return [("probe", (probe["number"], j))
-            for probe in probes for j, _ in probe["cases"]]
+            for probe in probes for j in probe["cases"]]
 
 
-def _follow(child, steps, result, timeout, deadline):
-    """Read the child's reports against ``steps``; the step blamed, or None."""
+def _follow(child, steps, result, timeout, deadline, probes):
+    """Read the child's reports against ``steps``; the step blamed, or None.
+    A probe's case is handed to the child only when that probe is next."""
     for position, (kind, key) in enumerate(steps):
+        if kind == "probe":
+            number, case = key
+            child.hand(number, case, probes[number]["cases"][case])
         wait = min(timeout, max(deadline - time.monotonic(), 0.1))
         if kind == "start":
             wait = max(wait, START_TIMEOUT)
@@ -260,23 +264,34 @@ class _Child:
             shutil.copytree(os.path.join(ROOT, name),
                             os.path.join(self.workdir, name),
                             ignore=shutil.ignore_patterns("__pycache__"))
-        sandbox.prepare(self.workdir)
-        argv = child_argv(BOOT, python)
-        self.process = sandbox.popen(argv, self.workdir, READABLE, cwd=work,
-                                     stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
+        self.run = sandbox.run_in(self.workdir)
+        try:
+            self.process = self.run.popen(
+                child_argv(BOOT, python), READABLE, cwd=work,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE)
+        except BaseException:
+            self.run.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         self.messages = queue.Queue()
         self.errors = []
         self.readers = [threading.Thread(target=target, daemon=True)
                         for target in (self._read, self._read_stderr)]
         for reader in self.readers:
             reader.start()
+        self.hand_over(job)
+
+    def hand(self, number, case, value):
+        """Case ``case`` of exercise ``number``, for the probe that is next."""
+        self.hand_over({"number": number, "case": case, "value": value})
+
+    def hand_over(self, data):
         try:
-            self.process.stdin.write(json.dumps(job).encode("utf-8") + b"\n")
-            self.process.stdin.close()
+            self.process.stdin.write(json.dumps(data).encode("utf-8") + b"\n")
+            self.process.stdin.flush()
         except OSError:
-            pass  # it died at once: the reader sees the end
+            pass  # it died: the reader sees the end
 
     def _read(self):
         stream = self.process.stdout
@@ -333,26 +348,53 @@ class _Child:
         return self
 
     def __exit__(self, *exc):
-        self.sandbox.kill(self.process)   # and whatever it left behind
+        self.run.kill(self.process)
+        self.run.close()                  # and whatever it left behind
         for reader in self.readers:
             reader.join(timeout=5)
-        for stream in (self.process.stdout, self.process.stderr):
-            stream.close()
+        for stream in (self.process.stdin, self.process.stdout,
+                       self.process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+SIGNAL_WORDS = {
+    "SIGSEGV": "a segmentation fault: a crash in compiled code (ctypes, a C "
+               "extension), or memory running out inside one",
+    "SIGBUS": "a bus error: a crash in compiled code",
+    "SIGABRT": "an abort: a crash in compiled code, or a failed assertion in C",
+    "SIGFPE": "an arithmetic fault in compiled code",
+    "SIGKILL": "killed outright: over a limit of the machine (memory?), or by "
+               "another process",
+    "SIGXCPU": "over the CPU-time limit",
+    "SIGXFSZ": "over the 64 MiB limit on a file written",
+}
+
+
 def _exit_words(status):
+    """How the notebook's process ended, in words: a signal (a segfault is
+    named as one) or an exit status (a call to exit), never mixed up."""
+    import signal
+
     if status is None:
         return "it stopped reporting"
-    if status < 0:
-        import signal
+    signum, note = -status, ""
+    if 128 < status < 128 + signal.NSIG:    # bubblewrap's way to pass a signal on
+        signum, note = status - 128, " (exit status {} = 128 + {})".format(
+            status, status - 128)
+    if signum > 0:
         try:
-            name = signal.Signals(-status).name
+            name = signal.Signals(signum).name
         except ValueError:
-            name = "signal {}".format(-status)
-        return "killed by {}{}".format(name, ": over the memory limit?"
-                                       if name in ("SIGKILL", "SIGSEGV") else "")
-    return "exit status {}: a crash, or a call to exit".format(status)
+            name = "signal {}".format(signum)
+        words = SIGNAL_WORDS.get(name)
+        return "killed by signal {}{}{}".format(name, note,
+                                                ": " + words if words else "")
+    return "it exited with status {} (a call to exit, os._exit or " \
+           "sys.exit)".format(status)
 
 
 def _ignore_links_and_checkpoints(folder, names):

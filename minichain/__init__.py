@@ -14,7 +14,7 @@ from minichain import backend as cuda  # NOQA  (Chainer's name for it)
 from minichain.backprop_api import backward, grad  # NOQA
 from minichain.configuration import (  # NOQA
     config, force_backprop_mode, global_config, is_debug, no_backprop_mode,
-    set_debug, using_config)
+    reference_mode, set_debug, using_config)
 from minichain.function import Function, FunctionAdapter  # NOQA
 from minichain.function_hook import FunctionHook, get_function_hooks  # NOQA
 from minichain import function_hooks  # NOQA  (TimerHook, PrintHook, ...)

@@ -17,8 +17,9 @@ Two rules keep every gradient right:
   paths gets the sum of both, as a new array: a backward may hand its
   incoming gradient on unchanged (``x + c`` does), so one array can sit in
   two places of the table, and writing into it would change both. The one
-  exception is a Parameter's own gradient buffer (``zerograd()``), which
-  nothing else can hold.
+  exception is a Parameter's own gradient buffer (``zerograd()``): the
+  engine never hands that array to anyone, so only a reference the user
+  took to ``p.grad`` sees it change.
 * **A Variable keeps a gradient nobody else holds.** When a gradient is
   stored on a Variable (a leaf's ``.grad``, or ``retain_grad``), it is copied
   if this pass has already handed the same array out, or if it is a view of
@@ -65,10 +66,13 @@ class _Pass:
         self.heap, self.pushed = [], set()
         self.hooks = function_hook.get_function_hooks()  # a live dict
         self.recording = bool(config.enable_backprop)
-        self.arrays = not (self.recording or self.hooks)
+        self.reference = bool(config.reference_mode)  # the chapters' loop
+        self.arrays = not (self.recording or self.hooks or self.reference)
         self.debug = config.debug
         self.retain_grad, self.loss_scale = retain_grad, loss_scale
         self.keep = frozenset(input_nodes or ())
+        # backward() gives a leaf its gradient on .grad; grad() returns them
+        self.into_leaves = input_nodes is None
         self.grads = {} if input_nodes is None else _KeepingTable(self.keep)
         self.depends = None if input_nodes is None else _depends_on_inputs(
             [node for node, _ in seeds], self.keep)  # grad(): what to walk
@@ -118,12 +122,13 @@ def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
         run = _Pass(seeds, list(starts), retain_grad, loss_scale, input_nodes)
         passes.append(run)
         try:
+            add = _add_gradient_reference if run.reference else _add_gradient
             for node, g in starts:
-                _add_gradient(run, node, g._data if run.arrays else g)
+                add(run, node, g._data if run.arrays else g)
             for node, g in seeds:
-                _add_gradient(run, node, g._data if run.arrays else g)
+                add(run, node, g._data if run.arrays else g)
                 _push(run, node)
-            _walk(run)
+            (_walk_reference if run.reference else _walk)(run)
         except Exception as error:
             if run.func is not None and run.func.stack is not None:
                 _attach_stack(error, run.func)  # its forward ran in debug mode
@@ -139,11 +144,70 @@ def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
     return run
 
 
-# ----- the loop ----------------------------------------------------------------
+# ----- the loop, as the chapters build it (the reference path) -----------------
+def _walk_reference(run):
+    """Backward as chapter 05 builds it: while a function is waiting, take
+    the one of highest rank and do its step.
+
+    ``_run`` has put the seeds' gradients in the table and their creators
+    on the heap. This is the reference path (``mc.reference_mode()``);
+    the fast path, ``_walk`` (chapter 13), is the same loop made fast, and a
+    test compares the two exactly on hundreds of random programs.
+    """
+    while run.heap:
+        run.func = func = heapq.heappop(run.heap)[2]  # the highest rank
+        if func.inputs is not None:  # None: cut from the graph (unchain)
+            _step_reference(run, func)
+
+
+def _step_reference(run, func):
+    """One function's step: its backward on its outputs' gradients, then
+    each input's gradient added in and its creator pushed."""
+    gys = tuple([run.grads.pop(ref(), None) for ref in func.outputs])
+    _retain_output_grads(run, func, gys)  # retain_grad=True (chapter 07)
+    targets = _targets(run, func.inputs)  # the inputs that need a gradient
+    if not targets:
+        return
+    hooks, seen = _hooks_before(run, func, gys)  # hooks (chapter 08)
+    gxs = _backward_on_variables(run, func, targets, gys)
+    for i, gx in zip(targets, gxs):
+        if gx is not None:
+            _check_gradient(run, func, i, gx)  # its input's shape and dtype
+            _add_gradient_reference(run, func.inputs[i], gx)
+            _push(run, func.inputs[i])  # its creator, once per pass
+    for hook in hooks:
+        hook.backward_postprocess(func, *seen)
+
+
+def _add_gradient_reference(run, node, gx):
+    """Add ``gx`` to the gradient ``node`` has received so far (chapter 04).
+
+    Add, never overwrite: a node reached along two paths (a branch, or
+    ``f(x, x)``) needs the sum of both. The sum is a new Variable, never
+    ``+=``: the gradient so far may be held elsewhere too (``x + c`` hands
+    its incoming gradient on as it is). A leaf keeps its gradient on its
+    Variable's ``.grad``, added to what it holds already: that is how
+    gradients add up across ``backward()`` calls.
+    """
+    if node.creator_node is None and run.into_leaves:
+        _add_to_leaf(run, node, gx)
+    elif node in run.grads:
+        run.grads[node] = run.grads[node] + gx
+    else:
+        run.grads[node] = gx
+
+
+# ----- the loop made fast (the default path) -----------------------------------
 def _walk(run):
-    """Pop the function of highest rank, run its backward on its outputs'
-    gradients, add what comes back to its inputs' and push their creators.
-    (``_run`` has put the seeds in the table and their creators on the heap.)"""
+    """``_walk_reference`` and its step in one loop, made fast (chapter 13).
+
+    The same steps in the same order, with these differences, none of which
+    changes a number, an order or an event: the step is written inline;
+    gradients travel as bare arrays and ``backward_arrays`` runs when nothing
+    could tell (no graph recorded, no hook); the common case (one input, one
+    output, a first gradient) is written out; a gradient's shape and dtype
+    are checked in full only when they do not match at a glance.
+    """
     heap, pushed, grads, debug = run.heap, run.pushed, run.grads, run.debug
     take, plain, arrays = grads.pop, run.depends is None, run.arrays
     while heap:
@@ -190,6 +254,7 @@ def _walk(run):
         grad_outputs = gxs = gx = None  # or they live on into the next step
         for hook in hooks:  # as in Chainer: after the gradients are added
             hook.backward_postprocess(func, *seen)
+        seen = None  # what the hooks were shown: freed here, as the reference does
 
 
 def _add_gradient(run, node, gx):
@@ -232,6 +297,8 @@ def _targets(run, inputs):
 def _retain_output_grads(run, func, grad_outputs):
     """``retain_grad=True``: each output Variable still alive keeps the
     gradient it got (one the caller gave stays as it is)."""
+    if not run.retain_grad:
+        return
     for ref, g in zip(func.outputs, grad_outputs):
         node = ref()
         var = None if node is None or g is None else node._variable()
@@ -376,7 +443,8 @@ def _owns_buffer(var, current):
     """May the engine add into ``current``'s array instead of allocating?
 
     Only for a Parameter's own gradient buffer (``Parameter.zerograd``
-    allocates it, and nothing else can hold it) and only when no graph is
+    allocates it, and the engine never hands it out: only a reference the
+    user took to ``p.grad`` sees it change) and only when no graph is
     recorded for double backprop.
     """
     return (not config.enable_backprop and isinstance(var, Parameter)
@@ -395,7 +463,9 @@ def _own(run, g, node):
     """
     data = _as_array(g)
     holder = run.handed_out.get(id(data), node)
-    mark = run.old_style.get(id(data))
+    mark = run.old_style.get(id(data))  # an old-style gradient, see below
+    if mark is None and isinstance(g, Variable):  # on Variables, it says so
+        mark = g._node._old_style_grad_generator
     if not run.recording and (holder is not node
                               or getattr(data, "base", None) is not None):
         g = data = data.copy()

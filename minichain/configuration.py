@@ -15,7 +15,8 @@ import weakref
 
 
 # The settings ``FunctionNode.apply`` reads on every operation.
-ENGINE_SETTINGS = ("debug", "type_check", "enable_backprop", "lazy_grad_sum")
+ENGINE_SETTINGS = ("debug", "type_check", "enable_backprop", "lazy_grad_sum",
+                   "reference_mode")
 
 
 class _EngineView:
@@ -154,6 +155,8 @@ global_config.enable_backprop = True
 global_config.train = True
 global_config.type_check = _env_flag("MINICHAIN_TYPE_CHECK", True)
 global_config.lazy_grad_sum = _env_flag("MINICHAIN_LAZY_GRAD_SUM", False)
+# The engine as the chapters print it (see ``reference_mode`` below).
+global_config.reference_mode = _env_flag("MINICHAIN_REFERENCE_MODE", False)
 global_config.in_recomputing = False
 global_config.will_recompute = False
 
@@ -195,6 +198,21 @@ def no_backprop_mode():
 def force_backprop_mode():
     """Build the graph again, even inside ``no_backprop_mode()``."""
     return using_config("enable_backprop", True)
+
+
+def reference_mode():
+    """Run the engine on its reference path inside the block.
+
+    The reference path is the engine as chapters 02–05 build it by hand:
+    ``FunctionNode._apply_reference`` and ``backprop._walk_reference``, with
+    every gradient a Variable and every check made in full. The default path
+    gives the same values, the same gradients bit for bit and the same graph,
+    only faster (chapter 13 shows each of its shortcuts as a difference from
+    the reference; tests/test_reference_path.py compares them exactly). Use it to
+    step through the engine in a debugger, or to rule the fast path out.
+    ``MINICHAIN_REFERENCE_MODE=1`` turns it on for a whole process.
+    """
+    return using_config("reference_mode", True)
 
 
 def is_debug():

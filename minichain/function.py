@@ -58,8 +58,9 @@ class FunctionAdapter(FunctionNode):
                 continue
             _check_grad_type(self, node, gx)
             var = Variable(gx)
-            # Remember who made this gradient: differentiating it again must
-            # fail loudly instead of silently giving zero.
+            # Remember who made this gradient: a backward or grad that starts
+            # from it must fail loudly (a pass that only goes through it finds
+            # no graph and gives None).
             var._node._old_style_grad_generator = self.label
             result.append(var)
         return tuple(result)

@@ -103,15 +103,21 @@ class FunctionNode(_FunctionBase):
 
         ``inputs`` may mix Variables and arrays (arrays become inputs that
         need no gradient). Always returns a tuple of Variables.
+
+        This is the fast path: ``_apply_reference`` below does the same steps
+        as chapter 02 writes them, and runs instead under
+        ``mc.reference_mode()``. What this one adds is only speed: the common
+        case (one Variable in, one array out) written out, one read of the
+        thread's settings, the cheap output constructor and the type check's
+        light pass (chapter 13 takes each apart).
         """
-        if self._applied:
-            raise RuntimeError(
-                "{}: a FunctionNode instance cannot be applied twice; make a "
-                "new instance for every application".format(self.label))
-        if type(inputs) is not tuple and not isinstance(inputs, list):
-            raise TypeError(
-                "{}: apply takes a tuple (or list) of inputs, got {}; write "
-                "apply((x,)) for one input".format(self.label, type(inputs)))
+        # This thread's settings and hooks: one thread-local read for all.
+        view = config._view
+        if view.reference_mode:
+            return self._apply_reference(inputs)
+        if self._applied or (type(inputs) is not tuple
+                             and not isinstance(inputs, list)):
+            _check_arguments(self, inputs)  # raises
         # apply runs once per operation (see the per-op figure of
         # benchmarks/run.py), so its common case, one Variable in and one
         # array out, is written out here; any other mix of inputs and
@@ -125,8 +131,6 @@ class FunctionNode(_FunctionBase):
                 _gather_inputs(self, inputs))
         if backend.available:
             _check_same_device(self, in_data)
-        # This thread's settings and hooks: one thread-local read for all.
-        view = config._view
         debug = view.debug
         if debug:
             self._record_stack()
@@ -176,6 +180,47 @@ class FunctionNode(_FunctionBase):
             if view.lazy_grad_sum:  # the class default is False
                 self.lazy_grad_sum = True
         return ret
+
+    def _apply_reference(self, inputs):
+        """``apply`` as chapter 02 builds it: run ``forward`` on the inputs'
+        arrays, wrap each output array in a Variable, and, when backprop is
+        on, link this node between its input nodes and its output nodes.
+
+        The reference path (``mc.reference_mode()``); ``FunctionNode.apply``
+        is the same steps made fast (chapter 13), and a test compares the
+        graphs the two build on hundreds of random programs.
+        """
+        _check_arguments(self, inputs)  # applied once only; a tuple of inputs
+        xs = [_as_input(self, x) for x in inputs]  # an array needs no gradient
+        in_data = tuple([x.array for x in xs])
+        self._check_inputs(in_data)  # devices, types; debug: remember the line
+        outputs = self._forward_with_hooks(in_data)  # forward on the arrays
+        _check_outputs(self, outputs)  # a tuple of arrays, NaN in debug mode
+        self._applied = True
+        requires_grad = any([x.requires_grad for x in xs])
+        ys = tuple([Variable(y, requires_grad=requires_grad) for y in outputs])
+        if config.enable_backprop:  # record the graph
+            self.rank = max([x.rank for x in xs], default=0)
+            self.inputs = tuple([x.node for x in xs])  # strong: backward needs them
+            self.outputs = tuple([weakref.ref(y.node) for y in ys])  # weak
+            for y in ys:
+                y.node.set_creator_node(self)  # its rank: one above ours
+            self._retain_data(self.inputs, in_data, ys, outputs)
+            if config.lazy_grad_sum:  # Chainer's flag, noted for its users:
+                self.lazy_grad_sum = True  # minichain's sums ignore it
+        return ys
+
+    def _check_inputs(self, in_data):
+        """The checks before ``forward``, in full (the reference path's)."""
+        if backend.available:
+            _check_same_device(self, in_data)
+        if config.debug:
+            self._record_stack(depth=3)  # from apply: apply, this, here
+        if config.type_check and self.check_type_forward is not _NO_TYPE_CHECK:
+            if any(x is None for x in in_data):
+                raise TypeError("{}: inputs must be Variables or NumPy/CuPy "
+                                "arrays, got {}".format(self.label, type(None)))
+            type_check.invoke_check(self, in_data)
 
     def _forward_with_hooks(self, in_data):
         """``forward``, with the hooks that watch this node around it."""
@@ -393,11 +438,46 @@ class FunctionNode(_FunctionBase):
         self.inputs = None
         self.outputs = None
 
-    def _record_stack(self):
+    def _record_stack(self, depth=2):
         import traceback
-        # Drop the two innermost frames (this method and ``apply``): what is
-        # left ends at the line that applied the function.
-        self.stack = traceback.extract_stack()[:-2]
+        # Drop the ``depth`` innermost frames (this method and ``apply``, and
+        # on the reference path ``_check_inputs``): what is left ends at the
+        # line that applied the function.
+        self.stack = traceback.extract_stack()[:-depth]
+
+
+def _check_arguments(function, inputs):
+    """``apply``'s first two rules: a node is applied once, to a tuple."""
+    if function._applied:
+        raise RuntimeError(
+            "{}: a FunctionNode instance cannot be applied twice; make a "
+            "new instance for every application".format(function.label))
+    if type(inputs) is not tuple and not isinstance(inputs, list):
+        raise TypeError(
+            "{}: apply takes a tuple (or list) of inputs, got {}; write "
+            "apply((x,)) for one input".format(function.label, type(inputs)))
+
+
+def _as_input(function, x):
+    """An input of ``apply`` as a Variable (an array: one that needs no
+    gradient); anything else is refused, naming the function."""
+    if isinstance(x, Variable):
+        return x
+    if x is None or isinstance(x, backend.array_types):
+        return Variable(x, requires_grad=False)
+    raise TypeError(
+        "{}: inputs must be Variables or NumPy/CuPy arrays, got {}".format(
+            function.label, type(x)))
+
+
+def _check_outputs(function, outputs):
+    """What ``forward`` returned: a tuple of arrays (or None); in debug
+    mode, no NaN in them."""
+    if type(outputs) is not tuple or not all(
+            y is None or isinstance(y, backend.array_types) for y in outputs):
+        _check_forward_outputs(function, outputs)  # raises, naming the type
+    if config.debug:
+        _check_nan(function, outputs, "forward")
 
 
 def _gather_inputs(function, inputs):

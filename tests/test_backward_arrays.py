@@ -9,6 +9,9 @@ import minichain.functions as F
 from minichain.function_hook import FunctionHook
 from minichain.function_node import FunctionNode
 
+# Tests of the fast path's own shortcuts (see tests/conftest.py).
+pytestmark = pytest.mark.fast_path
+
 
 class Twice(FunctionNode):
     """``2 x``, recording which backward ran."""

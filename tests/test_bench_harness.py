@@ -23,3 +23,29 @@ def test_pairs_take_turns_and_return_numpy_first():
     assert results == [("numpy", "framework")] * 4
     assert calls == ["numpy", "framework", "framework", "numpy",
                      "numpy", "framework", "framework", "numpy"]
+
+
+def test_the_size_sweep_checks_every_side_and_reports_both_paths():
+    """benchmarks/sizes.py: one small size, one repetition (a smoke test of
+    the code, not of the figures, which only ``make bench`` measures)."""
+    sys.path.insert(0, os.path.join(BENCH, "peers"))
+    import sizes
+    rows = sizes.sweep(sizes=(10, 1000), reps=1)
+    assert [r["size"] for r in rows] == [10, 1000]
+    for r in rows:
+        assert r["ops"] == sizes.ops_for(r["size"])
+        assert r["fast_ratio"] > 0 and r["reference_ratio"] > 0
+    assert "| 1,000 |" in sizes.table(rows)
+
+
+def test_the_default_allocator_figure_runs_in_a_process_of_its_own():
+    """``mlp_default`` must never share the pinned process of make bench:
+    run.py starts it as a separate program and reads its JSON line."""
+    import subprocess
+    import json
+    out = subprocess.run(
+        [sys.executable, os.path.join(BENCH, "mlp_default.py"), "--json",
+         "--quick"], check=True, capture_output=True, text=True).stdout
+    row = json.loads(out.strip().splitlines()[-1])
+    assert row["allocator"].startswith("glibc defaults")
+    assert row["reps"] == 4 and row["np_faults_per_step"] >= 0

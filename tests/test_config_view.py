@@ -33,8 +33,14 @@ class _Refuses(mc.FunctionNode):
 
 
 class _Plain(mc.FunctionNode):
+    went_reference = False  # set when apply took the reference path
+
     def forward(self, inputs):
         return inputs[0] * 2,
+
+    def _apply_reference(self, inputs):
+        self.went_reference = True
+        return super()._apply_reference(inputs)
 
 
 def observed():
@@ -54,7 +60,8 @@ def observed():
     recorded = y.creator is not None
     return {"type_check": checked, "enable_backprop": recorded,
             "debug": node.stack is not None,
-            "lazy_grad_sum": node.lazy_grad_sum if recorded else None}
+            "lazy_grad_sum": node.lazy_grad_sum if recorded else None,
+            "reference_mode": node.went_reference}
 
 
 def expected():
@@ -63,7 +70,8 @@ def expected():
     recorded = bool(c.enable_backprop)
     return {"type_check": bool(c.type_check), "enable_backprop": recorded,
             "debug": bool(c.debug),
-            "lazy_grad_sum": bool(c.lazy_grad_sum) if recorded else None}
+            "lazy_grad_sum": bool(c.lazy_grad_sum) if recorded else None,
+            "reference_mode": bool(c.reference_mode)}
 
 
 def agree():
@@ -77,7 +85,8 @@ def agree():
 
 
 DEFAULTS = {"type_check": True, "enable_backprop": True, "debug": False,
-            "lazy_grad_sum": False}
+            "lazy_grad_sum": False,
+            "reference_mode": mc.global_config.reference_mode}  # see conftest
 
 
 @pytest.fixture(autouse=True)
@@ -107,7 +116,8 @@ def test_nested_using_config_left_by_an_exception():
                     mc.using_config("type_check", False), \
                     mc.using_config("lazy_grad_sum", True):
                 assert agree() == {"type_check": False, "enable_backprop": True,
-                                   "debug": True, "lazy_grad_sum": True}
+                                   "debug": True, "lazy_grad_sum": True,
+                                   "reference_mode": DEFAULTS["reference_mode"]}
                 1 / 0
     assert mc.config._view.own == set()
 
@@ -276,7 +286,7 @@ def test_many_threads_setting_and_deleting_while_the_global_values_change():
             checked.wait(30)  # then the test may restore the defaults
 
     FINAL = {"type_check": False, "enable_backprop": True, "debug": True,
-             "lazy_grad_sum": True}
+             "lazy_grad_sum": True, "reference_mode": True}
     threads = [threading.Thread(target=worker, args=(seed,))
                for seed in range(8)]
     for thread in threads:

@@ -24,6 +24,9 @@ from minichain import function_hook
 from minichain.functions.math.basic_math import AddConstant, MulConstant
 from minichain.utils import type_check
 
+# Tests of the fast path's own shortcuts (see tests/conftest.py).
+pytestmark = pytest.mark.fast_path
+
 
 def _new_objects(run):
     """Objects the collector tracks that ``run()`` left alive, by type."""

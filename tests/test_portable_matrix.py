@@ -209,6 +209,61 @@ def test_numpy_floor_is_read_from_pyproject():
     assert matrix.environments()["numpy-floor"].packages == (f"numpy=={floor}",)
 
 
+def test_other_pythons_are_found_only_where_they_run(tmp_path, monkeypatch):
+    """pyenv's releases, newest first; a shim that refuses to run is passed over."""
+    versions = tmp_path / "versions"
+    for release in ("3.12.1", "3.12.10", "3.12.0t", "3.13.0"):
+        (versions / release / "bin").mkdir(parents=True)
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert matrix.python_candidates("3.12") == [
+        str(versions / "3.12.10" / "bin" / "python3.12"),
+        str(versions / "3.12.1" / "bin" / "python3.12")]
+    # None of them can run (they are empty folders): no Python, and the
+    # environment says so instead of failing.
+    assert matrix.find_python("3.12") is None
+    reason = matrix.ensure(matrix.Environment("python3.12", python_version="3.12",
+                                              pinned=True))
+    assert reason.startswith("NOT RUN: no Python 3.12 here")
+    assert "pyenv install 3.12" in reason
+    # The Python running these tests is found under its own version.
+    this = "%d.%d" % sys.version_info[:2]
+    shim = tmp_path / "bin" / f"python{this}"
+    shim.parent.mkdir()
+    shim.symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", str(shim.parent))
+    assert matrix.find_python(this) == str(shim)
+
+
+def test_the_other_pythons_run_the_pinned_versions():
+    environments = matrix.environments()
+    for version in ("3.12", "3.13"):
+        environment = environments[f"python{version}"]
+        assert environment.python_version == version and environment.pinned
+        assert environment.packages == ()
+        assert f"python{version}" in [c.environment for c in matrix.CONFIGS]
+    assert not environments["numpy-floor"].pinned  # its NumPy is not the pin
+    pinned = matrix.stamp_text(environments["python3.12"])
+    assert '"constraints.txt"' in pinned and '"python": "3.12"' in pinned
+    assert "constraints.txt" not in matrix.stamp_text(environments["numpy-floor"])
+
+
+def test_the_tests_are_told_which_environments_hold_the_pins():
+    flags = {name: matrix.holds_the_pins(environment)
+             for name, environment in matrix.environments().items()}
+    assert flags == {"installed": "1", "numpy-floor": "0",
+                     "numpy-newest-torch": "0", "python3.12": "1",
+                     "python3.13": "1"}
+
+
+def test_a_python_other_than_the_configs_is_a_problem():
+    config = matrix.Config("python3.12", "python3.12")
+    assert matrix.check_active(config, [], NUMPY_2_4, "3.12")[1] == [
+        "Python 3.11.7 runs, not 3.12"]
+    assert matrix.check_active(config, [], dict(NUMPY_2_4, python="3.12.1"),
+                               "3.12")[1] == []
+
+
 def test_configs_cover_every_kernel_and_cpu_level():
     environments = matrix.environments()
     assert {c.kernel for c in matrix.CONFIGS} - {None} == set(matrix.KERNELS)
@@ -222,7 +277,7 @@ def test_configs_cover_every_kernel_and_cpu_level():
 
 def test_contributing_lists_exactly_these_configs():
     text = (ROOT / "docs" / "contributing.md").read_text()
-    listed = re.findall(r"^\| `([a-z0-9-]+)` \|", text, flags=re.MULTILINE)
+    listed = re.findall(r"^\| `([a-z0-9.-]+)` \|", text, flags=re.MULTILINE)
     assert listed == [c.name for c in matrix.CONFIGS]
 
 

@@ -5,7 +5,11 @@ of a forward grows with its depth. ``forget(func, *xs)`` runs ``func``
 without recording anything, keeping only its inputs; backward runs ``func``
 again, this time recording, and backpropagates through that fresh graph.
 One extra forward buys back all the memory inside ``func`` (chapter 10).
+A ``func`` that draws random numbers (a dropout mask) must draw the same
+ones in both runs: ``Forget`` replays NumPy's random state.
 """
+
+import numpy  # NOQA  (for Task 11: numpy.random.get_state, set_state)
 
 from mychain.configuration import (force_backprop_mode,  # NOQA  (for Task 11)
                                    no_backprop_mode)
@@ -31,7 +35,9 @@ class Forget(FunctionNode):
         """Task 11 (chapter 10): run ``func`` and keep nothing of its inside.
 
         Retain every input (``retain_inputs``): backward runs ``func`` on
-        them again. Call ``func`` on new Variables around the input arrays
+        them again. Save NumPy's random state first
+        (``self.random_state = numpy.random.get_state()``): backward
+        replays it. Call ``func`` on new Variables around the input arrays
         inside ``no_backprop_mode()``, so that no function inside records
         a graph or keeps an array, and return its output's array.
         """
@@ -46,7 +52,12 @@ class Forget(FunctionNode):
            the inputs themselves: the engine will hand the gradients you
            return to them, and they must not receive them twice).
         2. Call ``func`` on them inside ``force_backprop_mode()``: backward
-           runs with recording off, and this graph must be recorded.
+           runs with recording off, and this graph must be recorded. Around
+           that call, replay the random state forward saved
+           (``numpy.random.set_state``), so that ``func`` draws the numbers
+           it drew in forward (chapter 10, "Dropout inside forget"); then
+           put back the state you found, so the numbers drawn after the
+           backward do not repeat.
         3. Start a backward from the recomputed output, with the gradient
            that arrived (``grad_outputs[0]``) as its starting gradient
            (set its ``grad_var``).

@@ -8,9 +8,9 @@ backward must multiply by the gradient that arrives, ``grad_outputs``: the
 chain rule is ``dL/dx = dL/dy * dy/dx``, and ``dL/dy`` is rarely all ones.
 
 Given, as worked examples: ``Neg``, ``Sub``, ``Transpose``, ``BroadcastTo``
-and ``SumTo``. Yours: ``Add``, ``Mul``, ``Exp``, ``Tanh`` (Task 7, after
+and ``SumTo``. Yours: ``Add``, ``Mul``, ``Exp``, ``Tanh`` (Task 6, after
 chapter 04) and ``Sum``, ``MatMul`` with broadcasting in ``Add`` and ``Mul``
-(Task 9, after chapter 06). The lowercase functions at the end are the way
+(Task 8, after chapter 06). The lowercase functions at the end are the way
 to call them: ``exp(x)`` is ``Exp().apply((x,))[0]``.
 """
 
@@ -99,113 +99,113 @@ class SumTo(FunctionNode):
         return broadcast_to(gy, self.x_shape),
 
 
-# ----- Task 7 (chapter 04): add, mul, exp, tanh ---------------------------------
+# ----- Task 6 (chapter 04): add, mul, exp, tanh ---------------------------------
 class Add(FunctionNode):
     """y = a + b."""
 
     def forward(self, inputs):
-        """Task 7 (chapter 04): return ``a + b`` (a tuple of one array).
+        """Task 6 (chapter 04): return ``a + b`` (a tuple of one array).
 
-        Task 9 (chapter 06): the two shapes may differ and broadcast; note
+        Task 8 (chapter 06): the two shapes may differ and broadcast; note
         them (``self.shapes``) for backward.
         """
         raise NotImplementedError(
-            "Task 7: Add.forward is not written yet (chapter 04)")
+            "Task 6: Add.forward is not written yet (chapter 04)")
 
     def backward(self, target_input_indexes, grad_outputs):
-        """Task 7 (chapter 04): dy/da = dy/db = 1, so both inputs get ``gy``.
+        """Task 6 (chapter 04): dy/da = dy/db = 1, so both inputs get ``gy``.
 
-        Task 9 (chapter 06): an input that was broadcast gets ``gy`` summed
+        Task 8 (chapter 06): an input that was broadcast gets ``gy`` summed
         back to its own shape (``sum_to``).
         """
         raise NotImplementedError(
-            "Task 7: Add.backward is not written yet (chapter 04)")
+            "Task 6: Add.backward is not written yet (chapter 04)")
 
 
 class Mul(FunctionNode):
     """y = a * b (elementwise)."""
 
     def forward(self, inputs):
-        """Task 7 (chapter 04): return ``a * b``; keep both inputs for
-        backward (``retain_inputs``). Task 9: the shapes may broadcast."""
+        """Task 6 (chapter 04): return ``a * b``; keep both inputs for
+        backward (``retain_inputs``). Task 8: the shapes may broadcast."""
         raise NotImplementedError(
-            "Task 7: Mul.forward is not written yet (chapter 04)")
+            "Task 6: Mul.forward is not written yet (chapter 04)")
 
     def backward(self, target_input_indexes, grad_outputs):
-        """Task 7 (chapter 04): dy/da = b and dy/db = a, each times ``gy``,
-        written with Variables (``get_retained_inputs``). Task 9: each summed
+        """Task 6 (chapter 04): dy/da = b and dy/db = a, each times ``gy``,
+        written with Variables (``get_retained_inputs``). Task 8: each summed
         back to its input's shape (``sum_to``)."""
         raise NotImplementedError(
-            "Task 7: Mul.backward is not written yet (chapter 04)")
+            "Task 6: Mul.backward is not written yet (chapter 04)")
 
 
 class Exp(FunctionNode):
     """y = exp(x)."""
 
     def forward(self, inputs):
-        """Task 7 (chapter 04): return ``exp(x)``, and keep the output:
+        """Task 6 (chapter 04): return ``exp(x)``, and keep the output:
         backward needs ``y``, not ``x`` (``retain_outputs``; chapter 03
         prints minichain's ``Exp``)."""
         raise NotImplementedError(
-            "Task 7: Exp.forward is not written yet (chapter 04)")
+            "Task 6: Exp.forward is not written yet (chapter 04)")
 
     def backward(self, target_input_indexes, grad_outputs):
-        """Task 7 (chapter 04): dy/dx = exp(x) = y, so the gradient is
+        """Task 6 (chapter 04): dy/dx = exp(x) = y, so the gradient is
         ``gy * y``, with ``y`` from ``get_retained_outputs``."""
         raise NotImplementedError(
-            "Task 7: Exp.backward is not written yet (chapter 04)")
+            "Task 6: Exp.backward is not written yet (chapter 04)")
 
 
 class Tanh(FunctionNode):
     """y = tanh(x)."""
 
     def forward(self, inputs):
-        """Task 7 (chapter 04): return ``tanh(x)``, keeping the output
+        """Task 6 (chapter 04): return ``tanh(x)``, keeping the output
         (chapter 07 says why tanh keeps its output)."""
         raise NotImplementedError(
-            "Task 7: Tanh.forward is not written yet (chapter 04)")
+            "Task 6: Tanh.forward is not written yet (chapter 04)")
 
     def backward(self, target_input_indexes, grad_outputs):
-        """Task 7 (chapter 04): dy/dx = 1 - tanh(x)² = 1 - y², so the
+        """Task 6 (chapter 04): dy/dx = 1 - tanh(x)² = 1 - y², so the
         gradient is ``gy * (1 - y * y)``: written with Variables, this is
         what makes the second derivative of tanh work (chapter 11)."""
         raise NotImplementedError(
-            "Task 7: Tanh.backward is not written yet (chapter 04)")
+            "Task 6: Tanh.backward is not written yet (chapter 04)")
 
 
-# ----- Task 9 (chapter 06): sum, matmul -----------------------------------------
+# ----- Task 8 (chapter 06): sum, matmul -----------------------------------------
 class Sum(FunctionNode):
     """y = the sum of every element of x, a 0-d array."""
 
     def forward(self, inputs):
-        """Task 9 (chapter 06): return the sum as a 0-d array
+        """Task 8 (chapter 06): return the sum as a 0-d array
         (``numpy.asarray``), noting x's shape for backward."""
         raise NotImplementedError(
-            "Task 9: Sum.forward is not written yet (chapter 06)")
+            "Task 8: Sum.forward is not written yet (chapter 06)")
 
     def backward(self, target_input_indexes, grad_outputs):
-        """Task 9 (chapter 06): every element of x adds to y once, so each
+        """Task 8 (chapter 06): every element of x adds to y once, so each
         gets ``gy``: ``broadcast_to(gy, x's shape)``. A gradient has the
         shape of its variable."""
         raise NotImplementedError(
-            "Task 9: Sum.backward is not written yet (chapter 06)")
+            "Task 8: Sum.backward is not written yet (chapter 06)")
 
 
 class MatMul(FunctionNode):
     """y = a @ b, for 2-D a of shape (m, k) and b of shape (k, n)."""
 
     def forward(self, inputs):
-        """Task 9 (chapter 06): return ``a @ b``, keeping both inputs
+        """Task 8 (chapter 06): return ``a @ b``, keeping both inputs
         (``retain_inputs``): each one's gradient needs the other."""
         raise NotImplementedError(
-            "Task 9: MatMul.forward is not written yet (chapter 06)")
+            "Task 8: MatMul.forward is not written yet (chapter 06)")
 
     def backward(self, target_input_indexes, grad_outputs):
-        """Task 9 (chapter 06): ``ga = gy @ b.T`` and ``gb = a.T @ gy``: the
+        """Task 8 (chapter 06): ``ga = gy @ b.T`` and ``gb = a.T @ gy``: the
         shapes choose the formula ((m, n) @ (n, k) gives a's (m, k)).
         Written with ``matmul`` and ``transpose`` on Variables."""
         raise NotImplementedError(
-            "Task 9: MatMul.backward is not written yet (chapter 06)")
+            "Task 8: MatMul.backward is not written yet (chapter 06)")
 
 
 # ----- how to call them (given) -------------------------------------------------

@@ -174,11 +174,11 @@ class Variable:
     def backward(self, retain_grad=False, enable_double_backprop=False):
         """Compute the gradient of this Variable with respect to every leaf
         behind it, and add it to each leaf's ``grad`` (the engine's loop,
-        ``mychain.backprop.walk``, is Tasks 3, 5, 6 and 8).
+        ``mychain.backprop.walk``, is Tasks 3, 5, 7 and 9).
 
         Args:
             retain_grad: keep the gradients of the Variables in the middle
-                too (Task 5); by default only leaves keep theirs.
+                too (Task 9); by default only leaves keep theirs.
             enable_double_backprop: record the graph of the gradients while
                 the backwards run, so that they can be differentiated again
                 (chapter 11).

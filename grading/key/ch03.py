@@ -6,6 +6,7 @@ Registered into ``exercises.ch03.EXERCISES`` on import; the tests,
 
 import numpy as np
 import minichain as mc
+import minichain.functions as F
 from exercises.ch03 import EXERCISES  # noqa: F401
 
 
@@ -191,7 +192,40 @@ EXERCISES.right(1, [
 ])
 
 
-EXERCISES.right(2, [(_CubeWithPow, "x * x * x forward, 3 * x ** 2 * gy backward")])
+class _CubeNodeOnClass(mc.FunctionNode):
+    """Remembers the last node applied on the class; backward reads the
+    input that node retained: right for one Cube, wrong for two."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        type(self).last = self
+        return inputs[0] ** 3,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = type(self).last.get_retained_inputs()
+        return grad_outputs[0] * 3 * x ** 2,
+
+
+class _CubeBySquare(mc.FunctionNode):
+    """np.power forward; backward with F.square and the factor last."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return np.power(inputs[0], 3),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * F.square(x) * 3,
+
+
+EXERCISES.wrong(2, [
+    (_CubeNodeOnClass, "read the input of the last node, kept on the class",
+     "two of your nodes in one graph"),
+])
+
+
+EXERCISES.right(2, [(_CubeWithPow, "x * x * x forward, 3 * x ** 2 * gy backward"),
+                    (_CubeBySquare, "np.power forward, F.square in backward")])
 
 
 EXERCISES.right(3, [("Nothing", "capitalised"), (" nothing ", "with spaces"),

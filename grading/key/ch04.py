@@ -118,6 +118,66 @@ def _():
     return _fork_with(backward)
 
 
+@EXERCISES.mistake(2, "started the sum from float64 zeros",
+                   "np.zeros(shape) is float64 whatever")
+def _():
+    class Fork(mc.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0], inputs[0]
+
+        def backward(self, target_input_indexes, grad_outputs):
+            gx = mc.Variable(np.zeros(self.inputs[0].shape))
+            for gy in grad_outputs:
+                if gy is not None:
+                    gx = gx + gy
+            return gx,
+    return Fork
+
+
+@EXERCISES.mistake(2, "float64 zeros for a missing gradient",
+                   "np.zeros(shape) is float64 whatever")
+def _():
+    class Fork(mc.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0], inputs[0]
+
+        def backward(self, target_input_indexes, grad_outputs):
+            zeros = mc.Variable(np.zeros(self.inputs[0].shape))
+            gy1, gy2 = (zeros if gy is None else gy for gy in grad_outputs)
+            return gy1 + gy2,
+    return Fork
+
+
+@EXERCISES.mistake(2, "kept the shape for the zeros on the class",
+                   "three Forks in one graph")
+def _():
+    class Fork(mc.FunctionNode):
+        def forward(self, inputs):
+            x, = inputs
+            Fork.shape, Fork.dtype = x.shape, x.dtype
+            return x, x
+
+        def backward(self, target_input_indexes, grad_outputs):
+            zeros = mc.Variable(np.zeros(Fork.shape, dtype=Fork.dtype))
+            gy1, gy2 = (zeros if gy is None else gy for gy in grad_outputs)
+            return gy1 + gy2,
+    return Fork
+
+
+class _ForkShapeOnSelf(mc.FunctionNode):
+    """The shape and dtype kept on the node itself: one node, one shape."""
+
+    def forward(self, inputs):
+        x, = inputs
+        self.shape, self.dtype = x.shape, x.dtype
+        return x, x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        zeros = mc.Variable(np.zeros(self.shape, dtype=self.dtype))
+        gy1, gy2 = (zeros if gy is None else gy for gy in grad_outputs)
+        return gy1 + gy2,
+
+
 EXERCISES.malformed(2, [
     (0, "a number"),
     (lambda x: (x, x), "a plain function"),
@@ -170,12 +230,44 @@ class _ForkWithFAdd(mc.FunctionNode):
         return [F.add(*[g for g in grad_outputs if g is not None])]
 
 
+class _ForkZerosLike(mc.FunctionNode):
+    """Zeros in the input's dtype for a missing gradient, then the sum."""
+
+    def forward(self, inputs):
+        x, = inputs
+        return x.copy(), x.copy()
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x = self.inputs[0]
+        zeros = mc.Variable(np.zeros(x.shape, dtype=x.dtype))
+        gy1, gy2 = (zeros if gy is None else gy for gy in grad_outputs)
+        return gy1 + gy2,
+
+
+class _ForkSumFromZeroLike(mc.FunctionNode):
+    """A sum started from zeros_like of the first gradient there."""
+
+    def forward(self, inputs):
+        x, = inputs
+        return x, x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        there = [gy for gy in grad_outputs if gy is not None]
+        gx = mc.Variable(np.zeros_like(there[0].array))
+        for gy in there:
+            gx = gx + gy
+        return gx,
+
+
 EXERCISES.right(1, [(12, "an int"), (np.array(12.0), "a 0-d array"),
                     (np.array([12.0]), "an array of shape (1,)")])
 
 
 EXERCISES.right(2, [(_ForkByCases, "copies in forward, one case per None"),
-                    (_ForkWithFAdd, "F.add of the gradients there, in a list")])
+                    (_ForkWithFAdd, "F.add of the gradients there, in a list"),
+                    (_ForkZerosLike, "zeros of the input's dtype for a None"),
+                    (_ForkSumFromZeroLike, "a sum started from zeros_like"),
+                    (_ForkShapeOnSelf, "the shape for the zeros kept on self")])
 
 
 EXERCISES.right(3, [(20, "an int"), (mc.Variable(np.array(20.0)), "a Variable")])

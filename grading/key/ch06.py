@@ -6,6 +6,7 @@ Registered into ``exercises.ch06.EXERCISES`` on import; the tests,
 
 import numpy as np
 import minichain as mc
+import minichain.functions as F
 from exercises.ch06 import EXERCISES  # noqa: F401
 
 
@@ -69,6 +70,11 @@ EXERCISES.wrong(3, [
     (lambda x, gy: -(gy.T @ x), "a sign slip", "write out one element"),
     (lambda x, gy: (gy.T @ x).astype(np.float64), "returned float64 for float32",
      "keeps the dtype"),
+    (lambda x, gy: mc.Variable(gy).T @ mc.Variable(x), "a Variable, not an array",
+     "returns a Variable; the question asks for a NumPy array"),
+    (lambda x, gy: F.matmul(gy.T, x), "F.matmul's Variable",
+     "returns a Variable"),
+    (lambda x, gy: (gy.T @ x).tolist(), "nested lists", "asks for a NumPy array"),
 ])
 
 
@@ -89,8 +95,10 @@ EXERCISES.right(2, [([0, 2], "a list"), ((2, 0), "another order"),
 
 EXERCISES.right(3, [(lambda x, gy: (x.T @ gy).T, "(xᵀ gy)ᵀ"),
                     (lambda x, gy: np.einsum("nh,nd->hd", gy, x), "einsum"),
-                    (lambda x, gy: list(map(list, gy.T.dot(x))), "nested lists"),
-                    (lambda x, gy: mc.Variable(gy).T @ mc.Variable(x), "a Variable")])
+                    (lambda x, gy: np.matmul(gy.T, x), "np.matmul"),
+                    (lambda x, gy: np.tensordot(gy, x, axes=(0, 0)), "tensordot"),
+                    (lambda x, gy: (mc.Variable(gy).T @ mc.Variable(x)).array,
+                     "Variables, and their .array returned")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------

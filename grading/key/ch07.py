@@ -182,6 +182,35 @@ def _():
     return h_grad
 
 
+@EXERCISES.mistake(3, "backward with retain_grad, then 2 * h.array",
+                   "not a formula of yours")
+def _():
+    def h_grad(x):
+        h = F.sin(mc.Variable(x))
+        F.sum(h * h).backward(retain_grad=True)
+        return 2 * h.array
+    return h_grad
+
+
+@EXERCISES.mistake(3, "mc.grad to h, then 2 * h.array", "not a formula of yours")
+def _():
+    def h_grad(x):
+        h = F.sin(mc.Variable(x))
+        mc.grad([F.sum(h * h)], [h])
+        return 2 * h.array
+    return h_grad
+
+
+@EXERCISES.mistake(3, "backward with retain_grad, then 2 * np.sin(x)",
+                   "not a formula of yours")
+def _():
+    def h_grad(x):
+        h = F.sin(mc.Variable(x))
+        F.sum(h * h).backward(retain_grad=True)
+        return 2 * np.sin(x)
+    return h_grad
+
+
 EXERCISES.malformed(3, [
     (np.array([0.96, 1.68]), "an array, not a function"),
     (lambda: None, "a function of no argument"),
@@ -206,6 +235,15 @@ def _h_grad_by_mc_grad(x):
     return gh
 
 
+def _h_grad_copied(x):
+    v = mc.Variable(np.array(x, dtype=np.float64))
+    h = F.sin(v)
+    loss = F.sum(h ** 2)
+    loss.grad = np.ones_like(loss.array)
+    loss.backward(retain_grad=True)
+    return np.array(h.grad)
+
+
 def _predict_restoring_by_hand(x):
     old = mc.config.enable_backprop
     mc.config.enable_backprop = False
@@ -224,7 +262,8 @@ EXERCISES.right(2, [(_predict_with_config, "using_config('enable_backprop', Fals
 
 
 EXERCISES.right(3, [(_h_grad_var, "the gradient as a Variable"),
-                    (_h_grad_by_mc_grad, "mc.grad and F.square")])
+                    (_h_grad_by_mc_grad, "mc.grad and F.square"),
+                    (_h_grad_copied, "h ** 2, the seed set by hand, a copy")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------

@@ -202,6 +202,67 @@ EXERCISES.wrong(3, [
 ])
 
 
+class _TanhOutputOnClass(mc.Function):
+    """Keeps the output as the graph asks, then reads it from the class."""
+
+    def forward(self, inputs):
+        self.retain_inputs(())
+        self.retain_outputs((0,))
+        y = np.tanh(inputs[0])
+        _TanhOutputOnClass.y = y
+        return y,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * (1 - _TanhOutputOnClass.y ** 2),
+
+
+class _CubeInputOnClass(mc.Function):
+    """Keeps its input on the class: the last Cube applied overwrites it."""
+
+    def forward(self, inputs):
+        type(self).x = inputs[0]
+        return inputs[0] ** 3,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * 3 * type(self).x ** 2,
+
+
+EXERCISES.wrong(3, [
+    (_TanhOutputOnClass, "read y from a class attribute",
+     "two of your nodes in one graph"),
+])
+EXERCISES.wrong(1, [
+    (_CubeInputOnClass, "kept x on the class", "two of your nodes in one graph"),
+])
+
+
+class _TanhOwnState(mc.Function):
+    """The output kept, and also copied on the instance (harmless)."""
+
+    def forward(self, inputs):
+        self.retain_inputs(())
+        self.retain_outputs((0,))
+        return np.tanh(inputs[0]),
+
+    def backward(self, inputs, grad_outputs):
+        y = self.output_data[0]
+        return grad_outputs[0] - grad_outputs[0] * y * y,
+
+
+class _CubeOnSelf(mc.Function):
+    """x kept on the instance: one node, one x."""
+
+    def forward(self, inputs):
+        self.x = inputs[0]
+        return self.x * self.x * self.x,
+
+    def backward(self, inputs, grad_outputs):
+        return 3 * grad_outputs[0] * self.x ** 2,
+
+
+EXERCISES.right(3, [(_TanhOwnState, "gy - gy·y², y from output_data")])
+
+
 EXERCISES.malformed(3, [
     (np.tanh, "NumPy's function"),
     (F.tanh, "minichain's function"),
@@ -221,7 +282,8 @@ def _scale_all_tuple(template, xs):
     return tuple(copy.deepcopy(template)(x) for x in xs)
 
 
-EXERCISES.right(1, [(_CubeOnCpu, "forward_cpu and backward_cpu")])
+EXERCISES.right(1, [(_CubeOnCpu, "forward_cpu and backward_cpu"),
+                    (_CubeOnSelf, "x kept on the instance")])
 
 
 EXERCISES.right(2, [(_scale_all_tuple, "deep copies, a tuple")])

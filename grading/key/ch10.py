@@ -13,38 +13,39 @@ from exercises.ch10 import EXERCISES, calls  # noqa: F401
 @EXERCISES.solution(1)
 def solution_1():
     import math                       # the chapter's cells do not import it
-    bounds = {s: s + math.ceil(36 / s) for s in range(1, 37)}
+    bounds = {s: s - 1 + math.ceil(36 / s) for s in range(1, 37)}
     s = min(bounds, key=bounds.get)
     return (s, bounds[s])
 
 
 EXERCISES.wrong(1, [
-    ((4, 13), "a worse s", "another s gives a smaller estimate"),
-    ((6, 6), "forgot to add s", "work it out again"),
-    ((12, 6), "the pair the wrong way round", "in that order"),
-    ((1, 37), "no segments at all", "another s"),
+    ((4, 12), "a worse s", "another s gives a smaller estimate"),
+    ((6, 6), "forgot to add s - 1", "work it out again"),
+    ((6, 12), "counted s checkpoints, not s - 1", "work it out again"),
+    ((11, 6), "the pair the wrong way round", "in that order"),
+    ((1, 36), "no segments at all", "another s"),
 ])
 
 
 EXERCISES.malformed(1, [
     (6, "one number"),
-    ((6, 12, 1), "three numbers"),
-    ("6, 12", "a string"),
-    ((6.5, 12), "a fractional s"),
+    ((6, 11, 1), "three numbers"),
+    ("6, 11", "a string"),
+    ((6.5, 11), "a fractional s"),
 ])
 
 
 @EXERCISES.solution(2)
 def solution_2():
     import math
-    return max(s for s in range(1, 17) if s + math.ceil(16 / s) <= 10)
+    return max(s for s in range(1, 17) if s - 1 + math.ceil(16 / s) <= 9)
 
 
 EXERCISES.wrong(2, [
     (4, "the best s, not the largest that fits", "smallest estimate"),
     (2, "a small s that fits", "a larger s fits too"),
-    (16, "one segment per block", "over 10"),
-    (9, "one too many", "over 10"),
+    (16, "one segment per block", "over 9"),
+    (9, "one too many", "over 9"),
 ])
 
 
@@ -78,6 +79,9 @@ EXERCISES.wrong(3, [
     (_counted(lambda: mc.config.in_recomputing), "the test inverted",
      "wrong way round"),
     (_counted(lambda: False), "never counted", "nothing was counted"),
+    (_counted(lambda: not mc.config.will_recompute),
+     "tested will_recompute, the flag of forget's first run",
+     "the flag it tests is set during forget's first run"),
     (_counted(lambda: not mc.config.enable_backprop),
      "recording off taken for 'not recomputing'", "plain call with recording on"),
     (lambda h: (calls.update(n=calls["n"] + (not mc.config.in_recomputing))
@@ -117,8 +121,8 @@ EXERCISES.malformed(3, [
 ])
 
 
-EXERCISES.right(1, [([6, 12], "a list"), ((6.0, 12.0), "floats"),
-                    (np.array([6, 12]), "an array")])
+EXERCISES.right(1, [([6, 11], "a list"), ((6.0, 11.0), "floats"),
+                    (np.array([6, 11]), "an array")])
 
 
 EXERCISES.right(2, [(8.0, "a float"), (np.int64(8), "a NumPy int")])
@@ -132,7 +136,14 @@ def _counted_early_return(h):
     return y
 
 
-EXERCISES.right(3, [(_counted_early_return, "counts after computing, returns early")])
+def _counted_with_getattr(h):
+    if not getattr(mc.config, "in_recomputing", False):
+        calls["n"] = calls.get("n", 0) + 1
+    return F.tanh(h)
+
+
+EXERCISES.right(3, [(_counted_early_return, "counts after computing, returns early"),
+                    (_counted_with_getattr, "getattr on the config, calls.get")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------

@@ -101,6 +101,40 @@ EXERCISES.wrong(2, [
 ])
 
 
+class _SquareNodeOnClass(mc.FunctionNode):
+    """Remembers the last node applied on the class, and backward reads the
+    input that node retained: with two Squares in a graph, the wrong one."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        type(self).last = self
+        return inputs[0] * inputs[0],
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = type(self).last.get_retained_inputs()
+        return 2 * x * grad_outputs[0],
+
+
+class _SquareByMul(mc.FunctionNode):
+    """forward with np.square; backward as x * gy + gy * x, in F."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return np.square(inputs[0]),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        gy, = grad_outputs
+        return F.add(x * gy, gy * x),
+
+
+EXERCISES.wrong(2, [
+    (_SquareNodeOnClass, "read the input of the last node, kept on the class",
+     "two of your nodes in one graph"),
+])
+EXERCISES.right(2, [(_SquareByMul, "np.square forward, x·gy + gy·x backward")])
+
+
 EXERCISES.malformed(2, [
     (F.square, "minichain's function"),
     (lambda x: x * x, "a plain function"),

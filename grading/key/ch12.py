@@ -113,6 +113,35 @@ def _lr_copied_once(self, param):
     param.array += self.state["v"]
 
 
+def _momentum_copied_once(self, param):
+    if "momentum" not in self.state:
+        self.state["momentum"] = self.hyperparam.momentum
+    self.state["v"] = (self.state["momentum"] * self.state["v"]
+                       - self.hyperparam.lr * param.grad)
+    param.array += self.state["v"]
+
+
+def _momentum_on_init(init_state=None):
+    """A rule that copies the momentum when it makes its state."""
+    class MomentumRule(mc.optimizer.UpdateRule):
+        def init_state(self, param):
+            self.state["v"] = np.zeros_like(param.array)
+            self.momentum = self.hyperparam.momentum
+
+        def update_core(self, param):
+            v = self.state["v"]
+            v *= self.momentum
+            v -= self.hyperparam.lr * param.grad
+            param.array += v
+    return MomentumRule
+
+
+def _float64_state(self, param):
+    hp = self.hyperparam
+    self.state["v"] = hp.momentum * self.state["v"] - hp.lr * param.grad
+    param.array = param.array + self.state["v"]
+
+
 EXERCISES.wrong(2, [
     (_rule(_rebinds_v), "rebound v instead of updating the state", "never changes"),
     (_rule(_uphill), "moved along the gradient (sign)", "uphill"),
@@ -120,7 +149,15 @@ EXERCISES.wrong(2, [
     (_rule(_no_memory, init_state=lambda self, param: None),
      "plain SGD, no velocity", "plain SGD"),
     (_rule(_hard_coded), "hard-coded lr = 0.1 and momentum = 0.9", "whatever the"),
-    (_rule(_lr_copied_once), "copied lr once, at the first step", "differ from"),
+    (_rule(_lr_copied_once), "copied lr once, at the first step",
+     "read both from self.hyperparam at every step"),
+    (_rule(_momentum_copied_once), "copied the momentum once, lr read every step",
+     "read both from self.hyperparam at every step"),
+    (_momentum_on_init(), "copied the momentum in init_state",
+     "read both from self.hyperparam at every step"),
+    (_rule(_float64_state, init_state=lambda self, param: self.state.update(
+        v=np.zeros(param.shape))), "float64 zeros, the parameter rebound",
+     "became float64"),
 ])
 
 
@@ -184,7 +221,20 @@ class _VelocityAttribute(mc.optimizer.UpdateRule):
 EXERCISES.right(1, [(74.33, "a percentage"), (np.float32(0.7433333), "float32")])
 
 
+class _MomentumWithLocals(mc.optimizer.UpdateRule):
+    """Reads the settings into locals at every step; state in the dtype."""
+
+    def init_state(self, param):
+        self.state["v"] = np.zeros(param.shape, dtype=param.dtype)
+
+    def update_core(self, param):
+        lr, momentum = self.hyperparam.lr, self.hyperparam.momentum
+        self.state["v"][...] = momentum * self.state["v"] - lr * param.grad
+        param.array[...] += self.state["v"]
+
+
 EXERCISES.right(2, [(_rule(_new_arrays), "new arrays stored in the state"),
+                    (_MomentumWithLocals, "lr and momentum read into locals"),
                     (_VelocityAttribute, "the velocity kept as an attribute")])
 
 
@@ -192,5 +242,6 @@ EXERCISES.right(3, [(21.0, "a float")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------
-EXERCISES.hidden(2, [{"settings": [["float32", 1201, 0.05, 0.95, 0.2],
-                                   ["float64", 1202, 0.5, 0.1, 0.01]], "steps": 5}])
+EXERCISES.hidden(2, [{"settings": [["float32", 1201, 0.05, 0.95, 0.2, 0.5],
+                                   ["float64", 1202, 0.5, 0.1, 0.01, 0.9]],
+                      "steps": 5}])

@@ -86,7 +86,41 @@ def _as_list(self, target_input_indexes, grad_outputs):
     return [gx if i == 0 else -gx for i in target_input_indexes]
 
 
+_BUFFERS = {}
+
+
+def _module_buffer(self, target_input_indexes, grad_outputs):
+    """One array per shape and dtype, kept in the module and reused."""
+    x, y = self.inputs[0].data, self.inputs[1].data
+    gy, = grad_outputs
+    key = (x.shape, x.dtype)
+    if key not in _BUFFERS:
+        _BUFFERS[key] = np.empty_like(x)
+    gx = _BUFFERS[key]
+    np.subtract(x, y, out=gx)
+    gx *= 2
+    gx *= gy
+    return tuple([gx if i == 0 else -gx for i in target_input_indexes])
+
+
+def _class_buffer(self, target_input_indexes, grad_outputs):
+    """A buffer on the class, made again only when the shape or dtype changes."""
+    x, y = self.inputs[0].data, self.inputs[1].data
+    gy, = grad_outputs
+    cls = type(self)
+    buffer = getattr(cls, "buffer", None)
+    if buffer is None or buffer.shape != x.shape or buffer.dtype != x.dtype:
+        buffer = cls.buffer = np.empty_like(x)
+    np.multiply(2 * (x - y), gy, out=buffer)
+    gxs = {0: buffer, 1: -buffer}
+    return tuple([gxs[i] for i in target_input_indexes])
+
+
 EXERCISES.wrong(2, [
+    (_module_buffer, "a gradient buffer kept in the module and reused",
+     "ran again, on another node"),
+    (_class_buffer, "a gradient buffer kept on the class and reused",
+     "ran again, on another node"),
     (_arrays(lambda x, y, gy, i: 2 * (x - y) * gy), "same sign for y",
      "wrong sign"),
     (_arrays(lambda x, y, gy, i: _sign(i) * 2 * (x - y)), "ignores gy",
@@ -100,6 +134,28 @@ EXERCISES.wrong(2, [
     (_on_variables, "Variables instead of arrays", "plain arrays"),
     (_as_list, "a list", "not a list"),
 ])
+
+
+def _by_cases(self, target_input_indexes, grad_outputs):
+    """One branch per target, np.multiply and np.negative, in the dtype."""
+    x, y = self.inputs[0].data, self.inputs[1].data
+    gy, = grad_outputs
+    out = []
+    for i in target_input_indexes:
+        gx = np.multiply(x - y, gy) * x.dtype.type(2)
+        out.append(gx if i == 0 else np.negative(gx))
+    return tuple(out)
+
+
+def _fresh_on_self(self, target_input_indexes, grad_outputs):
+    """A new array each call, kept on the node itself (harmless)."""
+    x, y = self.inputs[0].data, self.inputs[1].data
+    self.gx = 2 * (x - y) * grad_outputs[0]
+    return tuple(self.gx if i == 0 else -self.gx for i in target_input_indexes)
+
+
+EXERCISES.right(2, [(_by_cases, "one branch per target, np.multiply"),
+                    (_fresh_on_self, "a new array each call, kept on the node")])
 
 
 EXERCISES.malformed(2, [

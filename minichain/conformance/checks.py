@@ -15,7 +15,7 @@ reports, not how that is judged. The probe and the judge of a check share
 their inputs through :func:`data`, which gives the same arrays in both
 processes.
 
-    @check(6, "y = x * x: x is used twice by one function, at x = 3")
+    @check(5, "y = x * x: x is used twice by one function, at x = 3")
     def used_twice(E, n):                 # E: the engine, n: the suite's nodes
         x = E.Variable(numpy.array(3.0))
         y, = n.Prod().apply((x, x))
@@ -26,6 +26,8 @@ processes.
     def judge_used_twice(seen):
         expect(seen, "x.grad", 6.0, hint="add the gradients that arrive")
 """
+
+import contextlib
 
 import numpy
 
@@ -99,6 +101,47 @@ def data(seed, *shape, dtype=numpy.float64, low=-1.0, high=1.0):
     """
     generator = numpy.random.default_rng(seed)
     return numpy.asarray(generator.uniform(low, high, shape), dtype=dtype)
+
+
+DTYPES = (numpy.float32, numpy.float64)
+
+
+def cases(seed, count, make):
+    """``count`` random cases, each ``make(generator)`` with a generator
+    seeded from ``seed`` and the case's number: the same list in the
+    engine's process and in the judge's, run after run, so a verdict can be
+    reproduced (the random shapes, layouts, dtypes and operand orders are
+    drawn by ``make``)."""
+    return [make(numpy.random.default_rng([seed, i])) for i in range(count)]
+
+
+def tagged(number, seen):
+    """The report of case ``number``: its keys prefixed, to merge with the
+    other cases' into one flat report (the wire carries no nested dicts)."""
+    return {"{}|{}".format(number, key): value for key, value in seen.items()}
+
+
+def part(seen, number):
+    """The report of case ``number`` out of the merged one."""
+    prefix = "{}|".format(number)
+    return {key[len(prefix):]: value for key, value in seen.items()
+            if key.startswith(prefix)}
+
+
+@contextlib.contextmanager
+def case(description):
+    """Judge one random case: a failure inside names the case first
+    ("for a of shape (2, 3) float32 ...: a.grad should be ...")."""
+    try:
+        yield
+    except Mismatch as mismatch:
+        raise Mismatch("{}: {}".format(description, mismatch)) from None
+
+
+def describe_array(name, shape, dtype):
+    """``a of shape (2, 3), float32``: how a case names an input."""
+    return "{} of shape {}, {}".format(name, tuple(shape),
+                                       numpy.dtype(dtype).name)
 
 
 # ----- observations: plain values on the wire -------------------------------------

@@ -4,12 +4,16 @@ Most tasks judge the *engine* (the graph, the backward loop, the modes,
 ``forget``), not the learner's functions. So their checks use these nodes,
 whose forward and backward are computed here on plain arrays (the gradient
 wrapped in the engine's ``Variable``): a mistake in the learner's ``exp``
-cannot fail the backward loop's task. Only Tasks 7 and 9 call the learner's
+cannot fail the backward loop's task. Only Tasks 6 and 8 call the learner's
 functions.
 
 Each node can note, in a shared list ``log``, its tag when its backward
 runs: that is how a check sees the order in which the engine ran them,
-without any hook. Runs in the engine's process.
+without any hook. Each node also notes what its backward was handed
+(``target_input_indexes`` and the incoming gradients, as given) and keeps a
+copy of every gradient array it hands back, so a check can tell whether the
+engine later wrote into one (``handed_out_changed``). Runs in the engine's
+process.
 """
 
 import weakref
@@ -20,6 +24,24 @@ import numpy
 def build(E):
     """The node classes, built on ``E.FunctionNode`` and ``E.Variable``."""
     FunctionNode, Variable = E.FunctionNode, E.Variable
+
+    handed = []  # (array handed back by a backward, a copy of it)
+
+    def handed_out_changed():
+        """Has the engine written into a gradient array that one of these
+        nodes' backwards returned (an in-place ``+=``)? Forgets them."""
+        changed = any(not numpy.array_equal(array, copy)
+                      for array, copy in handed)
+        del handed[:]
+        return changed
+
+    def wrap(gradient):
+        """A gradient array as the engine's Variable, noted in ``handed``."""
+        if gradient is None:
+            return None
+        array = numpy.asarray(gradient)
+        handed.append((array, array.copy()))
+        return Variable(array)
 
     def as_array(gradient):
         """An incoming gradient as an array (lenient: an engine that hands
@@ -49,11 +71,16 @@ def build(E):
             return tuple(numpy.asarray(y) for y in self.compute(*inputs))
 
         def backward(self, target_input_indexes, grad_outputs):
+            self.note(target_input_indexes, grad_outputs)
+            grads = self.gradients(*[as_array(g) for g in grad_outputs])
+            return tuple(wrap(g) for g in grads)
+
+        def note(self, target_input_indexes, grad_outputs):
+            """Note the call: in the log, and what the engine handed over."""
             if self.log is not None:
                 self.log.append(self.tag)
-            grads = self.gradients(*[as_array(g) for g in grad_outputs])
-            return tuple(None if g is None else Variable(numpy.asarray(g))
-                         for g in grads)
+            self.targets = target_input_indexes
+            self.received = grad_outputs
 
     class Scale(Node):
         """y = c x."""
@@ -105,6 +132,16 @@ def build(E):
         def gradients(self, gy):
             return gy * self.b, gy * self.a
 
+    class FirstOnly(Node):
+        """y = a + b, whose backward gives a gradient to ``a`` only (None
+        for ``b``, as for an input that needs none)."""
+
+        def compute(self, a, b):
+            return a + b,
+
+        def gradients(self, gy):
+            return gy, None
+
     class SumAll(Node):
         """y = the sum of every element, a 0-d array."""
 
@@ -113,7 +150,8 @@ def build(E):
             return x.sum(),
 
         def gradients(self, gy):
-            return numpy.full(self.x_shape, gy, dtype=self.dtype),
+            # No cast: a wrong dtype in gy must reach the leaves, to be seen.
+            return numpy.broadcast_to(gy, self.x_shape).copy(),
 
     class Plus(Node):
         """y = the sum of any number of inputs. Its backward hands the one
@@ -128,9 +166,11 @@ def build(E):
             return total,
 
         def backward(self, target_input_indexes, grad_outputs):
-            if self.log is not None:
-                self.log.append(self.tag)
+            self.note(target_input_indexes, grad_outputs)
             gy, = grad_outputs
+            array = as_array(gy)
+            if array is not None:
+                handed.append((array, array.copy()))
             return (gy,) * self.n
 
     class Pair(Node):
@@ -174,10 +214,64 @@ def build(E):
             y, = self.get_retained_outputs()
             return as_array(y) * gy,
 
+    class Probe(Node):
+        """y = x, whose backward notes the gradient it receives as it came
+        (its type, and its array's dtype and shape) before passing it on:
+        the starting gradient of a backward, seen before any function of
+        the suite could cast it."""
+
+        def compute(self, x):
+            return x.copy(),
+
+        def gradients(self, gy):
+            return gy,
+
+    class Noise(Node):
+        """y = x * mask, a mask of 0 and 2 drawn from NumPy's global random
+        state (``numpy.random.random_sample``): dropout, as chapter 10 puts it
+        inside ``forget``."""
+
+        def compute(self, x):
+            drawn = numpy.random.random_sample(x.shape)
+            self.mask = ((drawn < 0.5) * 2).astype(x.dtype)
+            return x * self.mask,
+
+        def gradients(self, gy):
+            return gy * self.mask,
+
+    class Const(Node):
+        """y = c, a function of no inputs."""
+
+        def compute(self):
+            return numpy.ones(2),
+
+        def gradients(self, gy):
+            return ()
+
+    class KeepOrder(Node):
+        """y = a * b + c, retaining its inputs in the order ``order`` gives
+        (any iterable: a generator, to check that it is kept as a tuple)."""
+
+        def __init__(self, order, **kwargs):
+            super().__init__(**kwargs)
+            self.order = tuple(order)
+
+        def compute(self, a, b, c):
+            self.retain_inputs(i for i in self.order)
+            return a * b + c,
+
+        def gradients(self, gy):
+            kept = [as_array(v) for v in self.get_retained_inputs()]
+            values = dict(zip(self.order, kept))
+            return gy * values[1], gy * values[0], gy
+
     names = ["Scale", "Twice", "Square", "Exp", "Prod", "SumAll", "Plus",
-             "Pair", "SquareKeep", "ExpKeep"]
+             "Pair", "SquareKeep", "ExpKeep", "Probe", "FirstOnly", "Noise", "Const",
+             "KeepOrder"]
     local = locals()
-    return type("SuiteNodes", (), {name: local[name] for name in names})
+    made = {name: local[name] for name in names}
+    made["handed_out_changed"] = staticmethod(handed_out_changed)
+    return type("SuiteNodes", (), made)
 
 
 def apply(node, *inputs):
@@ -214,3 +308,92 @@ def count_functions(y):
         seen.add(id(func))
         stack.extend(creator_of(entry) for entry in func.inputs or ())
     return len(seen)
+
+
+# ----- random graphs of the suite's nodes ----------------------------------------
+# A graph is a list of (name, kind, inputs) in forward order, over the leaves
+# "x" and "w"; the last function, "y", adds up every value nobody used, so
+# every function lies behind it. Both processes draw the same graph from the
+# same generator: the probe builds it with the engine, the judge computes its
+# ranks and gradients with NumPy.
+KINDS = ("Scale", "Exp", "Square", "Prod", "Plus")
+
+
+def random_graph(generator, size):
+    """A random graph of ``size`` functions and its leaves' values, with
+    branches (values used by several functions, or twice by one) and values
+    of moderate size."""
+    while True:
+        leaves = {"x": round(float(generator.uniform(-0.8, 0.8)), 3),
+                  "w": round(float(generator.uniform(-0.8, 0.8)), 3)}
+        names, graph = list(leaves), []
+        for k in range(size - 1):
+            kind = KINDS[generator.integers(len(KINDS))]
+            arity = {"Prod": 2, "Plus": int(generator.integers(2, 4))}.get(
+                kind, 1)
+            recent = names[-4:]  # mostly recent values: deeper graphs
+            inputs = tuple(recent[generator.integers(len(recent))]
+                           for _ in range(arity))
+            names.append("abcdefghijklmnopqrstuv"[k])
+            graph.append((names[-1], kind, inputs))
+        used = {i for _, _, inputs in graph for i in inputs}
+        graph.append(("y", "Plus", tuple(
+            name for name in names if name not in used)))
+        values, _ = graph_gradients(graph, leaves)
+        if max(abs(v) for v in values.values()) < 50:
+            return graph, leaves
+
+
+def build_graph(E, n, graph, leaves, log=None):
+    """The graph made with the engine (in its process): every Variable by
+    name, and every function node by the name of its output."""
+    values = {name: E.Variable(numpy.array(v)) for name, v in leaves.items()}
+    nodes = {}
+    for name, kind, inputs in graph:
+        node = (n.Scale(0.5, tag=name, log=log) if kind == "Scale"
+                else getattr(n, kind)(tag=name, log=log))
+        nodes[name] = node
+        values[name] = apply(node, *[values[i] for i in inputs])
+    return values, nodes
+
+
+def graph_ranks(graph, leaves):
+    """The rank of each function, and of each value, by name."""
+    ranks, rank_of_value = {}, dict.fromkeys(leaves, 0)
+    for name, _, inputs in graph:
+        ranks[name] = max(rank_of_value[i] for i in inputs)
+        rank_of_value[name] = ranks[name] + 1
+    return ranks, rank_of_value
+
+
+def graph_consumers(graph):
+    """The functions that use each function's output, by name."""
+    consumers = {name: [] for name, _, _ in graph}
+    for name, _, inputs in graph:
+        for i in inputs:
+            if i in consumers and name not in consumers[i]:
+                consumers[i].append(name)
+    return consumers
+
+
+_FORWARD = {"Scale": lambda a: 0.5 * a, "Exp": numpy.exp,
+            "Square": lambda a: a * a, "Prod": lambda a, b: a * b,
+            "Plus": lambda *a: sum(a)}
+_LOCAL = {"Scale": lambda a: [0.5], "Exp": lambda a: [numpy.exp(a)],
+          "Square": lambda a: [2 * a], "Prod": lambda a, b: [b, a],
+          "Plus": lambda *a: [1.0] * len(a)}
+
+
+def graph_gradients(graph, leaves):
+    """Every value of the graph, and dy/d(leaf) for each leaf, by reverse
+    mode on the list itself (in the judge's process, with NumPy)."""
+    value = dict(leaves)
+    for name, kind, inputs in graph:
+        value[name] = _FORWARD[kind](*[value[i] for i in inputs])
+    grad = dict.fromkeys(value, 0.0)
+    grad[graph[-1][0]] = 1.0
+    for name, kind, inputs in reversed(graph):
+        local = _LOCAL[kind](*[value[i] for i in inputs])
+        for i, d in zip(inputs, local):
+            grad[i] += grad[name] * d
+    return value, {name: grad[name] for name in leaves}

@@ -48,6 +48,14 @@ def _digraph_class():
             _dot.ensure_dot_on_path()
             return super().render(*args, **kwargs)
 
+        def __repr__(self):
+            # The text a notebook keeps beside the picture: what it draws,
+            # never a memory address (outputs must read the same everywhere).
+            boxes = sum("shape=box" in line for line in self.body)
+            return "<graph drawing: {} function{}, {} line{} of dot>".format(
+                boxes, "" if boxes == 1 else "s", len(self.body),
+                "" if len(self.body) == 1 else "s")
+
     return GraphDrawing
 
 

@@ -9,7 +9,8 @@ import minichain.functions as F
 from minichain.computational_graph import build_computational_graph
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function_of, as_int, as_number, close)
+    Exercises, NotYet, as_array, as_function_of, as_int, as_number, close,
+    shape_kind)
 
 EXERCISES = Exercises()
 
@@ -146,8 +147,8 @@ def probe_3(answer, case):
             raise NotYet("derivative changed the array x it was given")
         result = as_array(result)
         if result.shape != x.shape:
-            raise NotYet("for x of shape {} derivative returned shape {}".format(
-                x.shape, result.shape))
+            raise NotYet("derivative returned an array of another shape than "
+                         "x, for x {}".format(shape_kind(x.shape, "array")))
         with mc.no_backprop_mode():
             value = f(mc.Variable(given.astype(np.float64))).array
         if close(result, value, rtol=1e-4, atol=1e-5) \
@@ -168,15 +169,16 @@ def check_3(seen, case):
         _require_backward(as_int(seen["calls"][i]), seen["ran"][i] is True)
         exact = df(x.astype(np.float64))
         if result.shape != x.shape:
-            raise NotYet("for x of shape {} derivative returned shape {}".format(
-                x.shape, result.shape))
+            raise NotYet("derivative returned an array of another shape than "
+                         "x, for x {}".format(shape_kind(x.shape, "array")))
         if close(result, exact, rtol=1e-4, atol=1e-5):
             continue
         if x.size > 1 and close(result * x.size, exact, rtol=1e-4, atol=1e-5):
             raise NotYet("that is the derivative divided by the number of "
                          "elements: F.mean averages, F.sum adds (and each "
                          "element's derivative is what the sum gives)")
-        raise NotYet("wrong for f = {} at x of shape {}".format(name, x.shape))
+        raise NotYet("wrong for f = {}, x {}".format(
+            name, shape_kind(x.shape, "{} array".format(x.dtype))))
     return None
 
 

@@ -189,8 +189,9 @@ def _judge_order(ranks, order):
         raise NotYet("heapq pops the smallest key first: with this key the "
                      "lowest rank comes out first")
     if popped_ranks != sorted(ranks, reverse=True):
-        raise NotYet("the ranks do not come out highest first: popped ranks "
-                     "{}".format(popped_ranks[:8]))
+        raise NotYet("the ranks do not come out highest first: with your key "
+                     "heapq pops them in another order (try it on a few "
+                     "(rank, count) pairs of your own)")
     for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
         if rank == next_rank and count > next_count:
             raise NotYet("the ranks come out right, but among equal ranks the "

@@ -108,11 +108,24 @@ def _linear_trials(case):
             yield _linear_case(rng, n, d, h, dtype)
 
 
+def _not_an_array(mine):
+    """A hint for a result that is not a NumPy array, or None."""
+    if isinstance(mine, np.ndarray):
+        return None
+    if isinstance(mine, mc.Variable):
+        return ("grad_W returns a Variable; the question asks for a NumPy "
+                "array: x and gy are arrays, so compute with NumPy (@, .T), "
+                "or give the Variable's .array")
+    return ("grad_W returns {}; the question asks for a NumPy array".format(
+        "a " + type(mine).__name__))
+
+
 @EXERCISES.probe(3, cases=[{"seed": 7, "shapes": [list(s) for s in _SHAPES]}])
 def probe_3(answer, case):
-    """grad_W on each trial: what it returned, and in which dtype."""
+    """grad_W on each trial: what it returned, in which dtype, and whether it
+    was a NumPy array."""
     grad_W = as_function_of(answer, "grad_W", ("x", "gy"))
-    seen = {"results": [], "dtypes": []}
+    seen = {"results": [], "dtypes": [], "kinds": []}
     for x, W, gy, truth in _linear_trials(case):
         given_x, given_gy = x.copy(), gy.copy()
         mine = grad_W(x, gy)
@@ -120,19 +133,24 @@ def probe_3(answer, case):
             raise NotYet("grad_W returned None; return the array")
         if not (np.array_equal(x, given_x) and np.array_equal(gy, given_gy)):
             raise NotYet("grad_W changed x or gy in place")
-        dtype_given = getattr(mine.array if isinstance(mine, mc.Variable)
-                              else mine, "dtype", None)
+        hint = _not_an_array(mine)
+        if hint:
+            raise NotYet(hint)
         seen["results"].append(as_array(mine))
-        seen["dtypes"].append(None if dtype_given is None else str(dtype_given))
+        seen["dtypes"].append(str(mine.dtype))
+        seen["kinds"].append("ndarray")
     return seen
 
 
 @EXERCISES.check(3, writes_code=True)
 def check_3(seen, case):
-    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D)."""
+    """grad_W(x, gy) for y = F.linear(x, W) = x @ W.T, W of shape (H, D), as a
+    NumPy array of the inputs' dtype."""
     trials = list(_linear_trials(case))
-    if len(seen["results"]) != len(trials):
+    if len(seen["results"]) != len(trials) or len(seen["dtypes"]) != len(trials):
         raise NotYet("grad_W was not run on every input")
+    if seen.get("kinds") != ["ndarray"] * len(trials):
+        raise NotYet("grad_W should return a NumPy array")
     for (x, W, gy, truth), mine, dtype_given in zip(
             trials, seen["results"], seen["dtypes"]):
         mine = as_array(mine)
@@ -142,12 +160,12 @@ def check_3(seen, case):
                          "this W is stored as (H, D), and its gradient has "
                          "its shape")
         if mine.shape != truth.shape:
-            raise NotYet("for W of shape (H, D) = {} your gradient has shape "
-                         "{}: read the shapes (N, D) and (N, H) to see what "
-                         "lines up".format(truth.shape, mine.shape))
+            raise NotYet("your gradient does not have W's shape (H, D): read "
+                         "the shapes of x, (N, D), and gy, (N, H), to see "
+                         "what lines up")
         if not close(mine, truth, rtol=1e-4, atol=1e-5):
             _wrong_values(mine, x, gy, truth)
-        if dtype_given is not None and dtype_given != str(x.dtype):
+        if dtype_given != str(x.dtype):
             raise NotYet("for {} x and gy the gradient is {}: a gradient "
                          "keeps the dtype of its variable".format(
                              x.dtype, dtype_given))

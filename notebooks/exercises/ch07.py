@@ -143,20 +143,35 @@ def check_2(seen, case):
 
 
 # ----- 3. code: h.grad, kept ----------------------------------------------------------
+SEED_SCALE = 1.25    # where the check starts loss's backward, instead of 1
+
+
 class _Watcher(mc.FunctionHook):
     """Notes which functions ran forward and backward while it is registered,
     and holds the outputs of sin whose backward ran (h, when x is a Variable),
-    so that the check can see afterwards whether h's gradient was kept."""
+    so that the check can see afterwards whether h's gradient was kept.
+
+    It also starts the backward from ``SEED_SCALE`` instead of 1: before the
+    first backward step it multiplies, in place, the gradient that step
+    receives (the loss's seed, ones). Every gradient minichain computes
+    after it is then ``SEED_SCALE`` times larger, h.grad included, while a
+    formula of the learner's own (``2 * h.array``) is not: that is how the
+    check tells minichain's h.grad from the same numbers written by hand.
+    ``scale`` is what the seed was multiplied by (1 when it could not be).
+    """
 
     name = "exercise backward watcher"
 
     def __init__(self):
         self.forward_labels, self.backward_labels, self.sin_outputs = [], [], []
+        self.scale = None
 
     def forward_preprocess(self, function, in_data):
         self.forward_labels.append(function.label)
 
     def backward_preprocess(self, function, in_data, out_grad):
+        if self.scale is None:
+            self.scale = _scale_seed(out_grad)
         self.backward_labels.append(function.label)
         if function.label == "sin":
             node = function.outputs[0]()
@@ -172,6 +187,18 @@ class _Watcher(mc.FunctionHook):
         return any(v.grad_var is not None for v in self.sin_outputs)
 
 
+def _scale_seed(out_grad):
+    """Multiply the first backward step's gradients by SEED_SCALE in place;
+    SEED_SCALE, or 1.0 where one cannot be written (then nothing is)."""
+    arrays = [g for g in out_grad if g is not None]
+    if not arrays or not all(isinstance(g, np.ndarray) and g.flags.writeable
+                             and g.dtype.kind == "f" for g in arrays):
+        return 1.0
+    for g in arrays:
+        g *= SEED_SCALE
+    return SEED_SCALE
+
+
 def _h_trials(case):
     rng = np.random.default_rng(case["seed"])
     for dtype in (np.float64, np.float32):
@@ -182,9 +209,10 @@ def _h_trials(case):
 @EXERCISES.probe(3, cases=[{"seed": 9, "shapes": [[3], [2, 3]]}])
 def probe_3(answer, case):
     """h_grad on each trial: what it returned, whether sin ran, whether a
-    backward ran, and whether h's gradient was kept."""
+    backward ran, whether h's gradient was kept, and the seed's scale."""
     h_grad = as_function(answer, "h_grad")
-    seen = {"results": [], "sin ran": [], "backward ran": [], "h kept": []}
+    seen = {"results": [], "sin ran": [], "backward ran": [], "h kept": [],
+            "scale": []}
     for x in _h_trials(case):
         given = x.copy()
         watcher = _Watcher()
@@ -198,31 +226,43 @@ def probe_3(answer, case):
         if not np.array_equal(x, given):
             raise NotYet("h_grad changed the array x it was given")
         result = as_array(result)
-        _judge_h(result, given)
         ran = ("sin" in watcher.forward_labels, bool(watcher.backward_labels),
                watcher.h_kept())
         _judge_ran(*ran)
+        scale = 1.0 if watcher.scale is None else watcher.scale
+        _judge_h(result, given, scale)
         seen["results"].append(result)
-        for key, value in zip(("sin ran", "backward ran", "h kept"), ran):
+        for key, value in zip(("sin ran", "backward ran", "h kept", "scale"),
+                              ran + (scale,)):
             seen[key].append(value)
     return seen
 
 
-def _judge_h(result, x):
+def _judge_h(result, x, scale):
+    """``result`` against ``scale`` times d loss / d h, 2 sin(x)."""
     if result.shape != x.shape:
-        raise NotYet("h.grad has the shape of h, {}, not {}".format(
-            x.shape, result.shape))
+        raise NotYet("h.grad has the shape of h, and what h_grad returned "
+                     "does not")
     x64 = x.astype(np.float64)
 
     def same(expected):
         return close(result, expected, rtol=1e-4, atol=1e-6)
 
-    if same(2 * np.sin(x64)):
+    if same(scale * 2 * np.sin(x64)):
         return
-    if same(2 * np.sin(x64) * np.cos(x64)):
-        raise NotYet("that is x.grad, the gradient of x, not of h")
-    if x.size > 1 and same(2 * np.sin(x64) / x.size):
-        raise NotYet("that is the gradient of a mean: the loss is F.sum(h * h)")
+    if scale != 1 and same(2 * np.sin(x64)):
+        raise NotYet("those are the numbers of d loss / d h, but not the "
+                     "gradient minichain computed: the check starts loss's "
+                     "backward from {} instead of 1, and h.grad follows it "
+                     "while what h_grad returned did not. Return h.grad, not "
+                     "a formula of yours (2 * h.array gives the same numbers "
+                     "without differentiating)".format(scale))
+    for factor in {scale, 1.0}:
+        if same(factor * 2 * np.sin(x64) * np.cos(x64)):
+            raise NotYet("that is x.grad, the gradient of x, not of h")
+        if x.size > 1 and same(factor * 2 * np.sin(x64) / x.size):
+            raise NotYet("that is the gradient of a mean: the loss is "
+                         "F.sum(h * h)")
     if same(np.sin(x64)):
         raise NotYet("that is h itself, not its gradient")
     raise NotYet("that is not d loss / d h")
@@ -247,15 +287,20 @@ def check_3(seen, case):
 
     Besides the values, a hook checks that h came from sin, that a backward
     really ran through the graph and, when sin's backward ran, that h's
-    gradient was kept (a formula of the learner's own gives the same numbers).
+    gradient was kept; and it starts the backward from SEED_SCALE instead of
+    1, so that minichain's h.grad is SEED_SCALE · 2 sin(x) while a formula
+    of the learner's own (``2 * h.array``) stays 2 sin(x).
     """
     trials = list(_h_trials(case))
-    if len(seen["results"]) != len(trials):
+    if len(seen["results"]) != len(trials) or len(seen["scale"]) != len(trials):
         raise NotYet("h_grad was not run on every input")
     for i, x in enumerate(trials):
-        _judge_h(as_array(seen["results"][i]), x)
         _judge_ran(seen["sin ran"][i] is True, seen["backward ran"][i] is True,
                    seen["h kept"][i])
+        scale = seen["scale"][i]
+        if scale not in (1.0, SEED_SCALE):
+            raise NotYet("h_grad was not run as the check runs it")
+        _judge_h(as_array(seen["results"][i]), x, scale)
     return None
 
 

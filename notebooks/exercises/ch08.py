@@ -172,14 +172,15 @@ def probe_2(answer, case):
         try:
             outputs = outer().apply((a, b))
         except type_check.InvalidType:
-            raise NotYet("the type check refused two {} vectors of lengths {} and "
-                         "{}; an outer product takes any two lengths".format(
-                             a.dtype.name, len(a), len(b))) from None
+            raise NotYet("the type check refused two {} vectors {}; an outer "
+                         "product takes any two lengths".format(
+                             a.dtype.name, _lengths_kind(a, b))) from None
         y = output_variable(outputs, "apply")
         if y.shape != (len(a), len(b)):
-            raise NotYet("for vectors of lengths {} and {} forward gives shape "
-                         "{}: the outer product has one row per element of a"
-                         .format(len(a), len(b), y.shape))
+            raise NotYet("for two vectors {} forward gives the wrong shape: "
+                         "the outer product has one row per element of a and "
+                         "one column per element of b".format(
+                             _lengths_kind(a, b)))
         if not (np.array_equal(a, given[0]) and np.array_equal(b, given[1])):
             raise NotYet("forward changed an input array in place")
         seen["outputs"].append(y.array)
@@ -194,6 +195,15 @@ def probe_2(answer, case):
             continue
         seen["wrong inputs"].append("accepted")
     return seen
+
+
+def _lengths_kind(a, b):
+    """How two vectors' lengths compare, for a hint (never the lengths)."""
+    if len(a) == len(b):
+        return "of one length"
+    if 1 in (len(a), len(b)):
+        return "one of them of length 1"
+    return "of different lengths"
 
 
 def _failure(error):

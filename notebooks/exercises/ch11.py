@@ -78,7 +78,9 @@ def _judge_third(name, x0, value, elsewhere, d1, d2, d3):
         raise NotYet("that is the second derivative; differentiate once more")
     if close(value, d1(x0)):
         raise NotYet("that is the first derivative; differentiate twice more")
-    raise NotYet("wrong for f = {} at x = {}".format(name, x0))
+    raise NotYet("wrong for f = {}, at {}".format(
+        name, "x0 = 0" if x0 == 0 else "a negative x0" if x0 < 0
+        else "a positive x0"))
 
 
 @EXERCISES.check(1, writes_code=True)

@@ -105,11 +105,13 @@ def _pair(dtype, seed):
     return links
 
 
-_SETTINGS = [   # (dtype, seed, lr, momentum, lr from step 3 on)
-    ["float64", 14, 0.1, 0.9, 0.1],
-    ["float32", 15, 0.03, 0.5, 0.03],
-    ["float64", 16, 0.2, 0.7, 0.05],
+_SETTINGS = [   # (dtype, seed, lr, momentum, lr and momentum from step 3 on)
+    ["float64", 14, 0.1, 0.9, 0.1, 0.9],
+    ["float32", 15, 0.03, 0.5, 0.03, 0.8],
+    ["float64", 16, 0.2, 0.7, 0.05, 0.7],
+    ["float32", 17, 0.05, 0.6, 0.02, 0.3],
 ]
+_CHANGE_AT = 3   # the step from which the later lr and momentum are read
 
 
 def _gradients(params, dtype, seed, steps):
@@ -125,18 +127,19 @@ def probe_2(answer, case):
     whether its velocity state stayed all zeros."""
     rule_class = as_class(answer, mc.optimizer.UpdateRule, "MomentumRule")
     seen = {"params": [], "v stuck": []}
-    for dtype, seed, lr, momentum, later_lr in case["settings"]:
+    for dtype, seed, lr, momentum, later_lr, later_momentum in case["settings"]:
         mine, _ = _pair(dtype, seed)
         optimizer = _RuleOptimizer(rule_class, lr, momentum).setup(mine)
         params = list(mine.params())
         steps, stuck = [], []
         for step, grads in enumerate(
                 _gradients(params, dtype, seed, case["steps"]), start=1):
-            if step == 3:
-                optimizer.lr = later_lr
+            if step == _CHANGE_AT:
+                optimizer.lr, optimizer.momentum = later_lr, later_momentum
             for p, grad in zip(params, grads):
                 p.grad = grad.copy()
             optimizer.update()
+            _judge_dtype(step, dtype, [p.array for p in params])
             states = [getattr(p.update_rule, "state", None) or {} for p in params]
             steps.append([p.array.copy() for p in params])
             stuck.append(any(isinstance(state.get("v"), np.ndarray)
@@ -148,15 +151,18 @@ def probe_2(answer, case):
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(seen, case):
-    """MomentumRule against MomentumSGD, over steps, settings and a change of lr.
+    """MomentumRule against MomentumSGD, over steps, settings and a change of
+    lr and momentum between steps.
 
-    The learning rate and the momentum change between trials, and once
-    between steps (``optimizer.lr = ...``), so a rule that hard-codes them,
-    or copies them once, is caught.
+    The learning rate and the momentum change between trials, and each
+    once between steps (``optimizer.lr = ...``, ``optimizer.momentum =
+    ...``), so a rule that hard-codes either, or copies either once, is
+    caught; the parameters are float32 in some trials, so a rule that makes
+    float64 state or steps is caught too.
     """
     if len(seen["params"]) != len(case["settings"]):
         raise NotYet("the rule was not tried with every setting")
-    for (dtype, seed, lr, momentum, later_lr), steps, stuck in zip(
+    for (dtype, seed, lr, momentum, later_lr, later_momentum), steps, stuck in zip(
             case["settings"], seen["params"], seen["v stuck"]):
         _, reference = _pair(dtype, seed)
         expected = mc.optimizers.MomentumSGD(lr=lr, momentum=momentum)
@@ -169,24 +175,39 @@ def check_2(seen, case):
         if len(steps) != len(grads_by_step):
             raise NotYet("the rule was not run for every step")
         for step, (grads, mine) in enumerate(zip(grads_by_step, steps), start=1):
-            if step == 3:
-                expected.lr = later_lr
+            if step == _CHANGE_AT:
+                expected.lr, expected.momentum = later_lr, later_momentum
             for q, r, grad in zip(reference.params(), hard_coded.target.params(),
                                   grads):
                 q.grad, r.grad = grad.copy(), grad.copy()
             expected.update()
             hard_coded.update()
             sgd = [a - expected.lr * grad for a, grad in zip(sgd, grads)]
+            changed = step == _CHANGE_AT and (later_lr, later_momentum) != (
+                lr, momentum)
             _compare(step, [np.asarray(m) for m in mine], before, sgd,
                      [q.array for q in reference.params()],
                      [r.array for r in hard_coded.target.params()],
-                     grads, stuck[step - 1])
+                     grads, stuck[step - 1], changed)
             before = [np.asarray(m) for m in mine]
     return None
 
 
-def _compare(step, params, before, sgd, reference, hard_coded, grads, stuck):
+def _judge_dtype(step, dtype, arrays):
+    for array in arrays:
+        if isinstance(array, np.ndarray) and array.dtype != np.dtype(dtype):
+            raise NotYet("step {}: a {} parameter became {}: an update keeps "
+                         "the parameter's dtype (change it in place, and make "
+                         "the state with the parameter's dtype)".format(
+                             step, np.dtype(dtype), array.dtype))
+
+
+def _compare(step, params, before, sgd, reference, hard_coded, grads, stuck,
+             changed):
+    """Stop with a hint unless ``params`` after ``step`` are MomentumSGD's
+    (``reference``); ``changed``: lr or momentum changed just before it."""
     tolerance = dict(rtol=1e-5, atol=1e-6)
+    _judge_dtype(step, reference[0].dtype, params)
 
     def same(arrays):
         return len(params) == len(arrays) and all(
@@ -210,13 +231,18 @@ def _compare(step, params, before, sgd, reference, hard_coded, grads, stuck):
     if same(sgd):
         raise NotYet("that is plain SGD: the velocity must carry over from step "
                      "to step (times momentum)")
+    if changed:
+        raise NotYet("step {}: the optimizer's lr and momentum changed before "
+                     "this step, and the rule went on with the old ones: read "
+                     "both from self.hyperparam at every step, not once".format(
+                         step))
     uphill = sum(float(((p - b) * g).sum())
                  for p, b, g in zip(params, before, grads))
     if step == 1 and uphill > 0:
         raise NotYet("the first step moves along the gradient, uphill; a step "
                      "goes against it")
     raise NotYet("after step {} the parameters differ from MomentumSGD's (lr and "
-                 "momentum change between the check's trials, and lr once between "
+                 "momentum change between the check's trials, and once between "
                  "steps)".format(step))
 
 

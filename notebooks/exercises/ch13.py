@@ -81,22 +81,39 @@ def _trials(case):
 
 @EXERCISES.probe(2, cases=[{"seed": 13, "shapes": [list(s) for s in SHAPES]}])
 def probe_2(answer, case):
-    """The method's gradients for each trial and choice of targets, and the
-    gradients a real backward gives with it."""
+    """The method's gradients for each trial and choice of targets, whether
+    they stayed as returned while it ran again on other data, and the
+    gradients a real backward gives with it in a graph of three nodes."""
     method = as_function(answer, "backward_arrays")
     learner = type("SquaredDifferenceArrays", (SquaredDifference,),
                    {"backward_arrays": method})
     seen = {"direct": [], "engine": []}
     for x, y, gy in _trials(case):
-        seen["direct"].append([list(_check_direct(learner, x, y, gy, targets))
-                               for targets in TARGETS])
+        results = [_check_direct(learner, x, y, gy, targets)
+                   for targets in TARGETS]
+        kept = [[gx.copy() for gx in result] for result in results]
+        _check_direct(learner, y, x, gy, (0, 1))       # other data, same shape
+        if any(not np.array_equal(gx, copy) for result, copies in zip(
+                results, kept) for gx, copy in zip(result, copies)):
+            raise NotYet("a gradient it returned changed when backward_arrays "
+                         "ran again, on another node: the engine keeps every "
+                         "gradient it gets, so make new arrays in each call "
+                         "rather than reuse one kept between calls (on the "
+                         "class, the function or the module)")
+        seen["direct"].append([list(result) for result in results])
         seen["engine"].append(list(_engine_gradients(learner, x, y, gy)))
     return seen
 
 
 @EXERCISES.check(2, writes_code=True)
 def check_2(seen, case):
-    """SquaredDifference's backward_arrays(self, target_input_indexes, grad_outputs)."""
+    """SquaredDifference's backward_arrays(self, target_input_indexes, grad_outputs).
+
+    Besides each choice of targets in both dtypes, the check calls it again
+    on another node and runs a real backward through a graph with three
+    such nodes (one of them fed by another), so a gradient array kept
+    between calls and reused is caught.
+    """
     trials = list(_trials(case))
     if len(seen["direct"]) != len(trials) or len(seen["engine"]) != len(trials):
         raise NotYet("backward_arrays was not tried on every input")
@@ -110,11 +127,17 @@ def check_2(seen, case):
             for index, gx in zip(targets, result):
                 _check_one(index, gx, x, gy, difference)
         reference = _engine_gradients(SquaredDifference, x, y, gy)
-        for name, want, got in zip("xy", reference, engine):
+        if len(engine) != len(reference):
+            raise NotYet("a real backward through it gave no gradient to "
+                         "some input")
+        for name, want, got in zip("xyu", reference, engine):
             if not (isinstance(got, np.ndarray) and got.shape == want.shape
+                    and got.dtype == want.dtype
                     and close(got, want, rtol=1e-4, atol=1e-5)):
-                raise NotYet("in a real backward the gradient of {} differs from "
-                             "backward's".format(name))
+                raise NotYet("in a real backward through three such nodes, "
+                             "one fed by another, the gradient of {} differs "
+                             "from backward's: does a call overwrite an array "
+                             "an earlier call returned?".format(name))
     return None
 
 
@@ -149,12 +172,18 @@ def _check_direct(learner, x, y, gy, targets):
 
 
 def _engine_gradients(cls, x, y, gy):
-    """x's and y's gradients after a plain backward through ``cls``."""
-    xv, yv = mc.Variable(x.copy()), mc.Variable(y.copy())
-    out, = cls().apply((xv, yv))
+    """The gradients of x, y and u after a plain backward through three
+    nodes of ``cls``: ``cls(cls(x, y), u) + cls(x, u)``, with u made from x
+    and y (a node fed by another, and x reached along two paths)."""
+    u = (0.5 * x - 0.25 * y).astype(x.dtype)
+    xv, yv, uv = (mc.Variable(a.copy()) for a in (x, y, u))
+    inner, = cls().apply((xv, yv))
+    outer, = cls().apply((inner, uv))
+    side, = cls().apply((xv, uv))
+    out = outer + side
     out.grad = gy.copy()
     out.backward()
-    return xv.grad, yv.grad
+    return xv.grad, yv.grad, uv.grad
 
 
 def _check_one(index, gx, x, gy, difference):
@@ -169,8 +198,8 @@ def _check_one(index, gx, x, gy, difference):
         raise NotYet("it returned {} for {}; give a NumPy array".format(
             type(gx).__name__, name))
     if gx.shape != x.shape:
-        raise NotYet("the gradient of {} has shape {}, its input {}".format(
-            name, gx.shape, x.shape))
+        raise NotYet("the gradient of {0} does not have {0}'s shape".format(
+            name))
     if gx.dtype != x.dtype:
         raise NotYet("it turns {} into {}: keep the inputs' dtype".format(
             x.dtype, gx.dtype))

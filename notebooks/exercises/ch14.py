@@ -107,8 +107,9 @@ _WRONG_MODELS = [
 def _calls(learner, n, s):
     value = learner(n, s)
     if value is None:
-        raise NotYet("revolve_model_cost({}, {}) gave None: is a return "
-                     "missing?".format(n, s))
+        raise NotYet("revolve_model_cost{} gave None: is a return "
+                     "missing?".format("({}, {})".format(n, s)
+                                       if (n, s) in SIZES else ""))
     return as_int(value, "a number of calls")
 
 
@@ -145,8 +146,12 @@ def check_2(seen, case):
     if not wrong:
         return None
     n, s = wrong[0]
-    where = "for n = {}, s = {} it gives {}, not {}".format(
-        n, s, got[n, s], binomial_cost(n, s))
+    if (n, s) in SIZES:       # the notebook's own sizes: no hidden case named
+        where = "for n = {}, s = {} it gives {}, not {}".format(
+            n, s, got[n, s], binomial_cost(n, s))
+    else:
+        where = "for an n larger than the notebook's check tries, it gives " \
+                "a wrong count"
     for model, hint in _WRONG_MODELS:
         if got == _table(model, sizes):
             raise NotYet(where + ": " + hint)

@@ -598,6 +598,79 @@ def output_variable(outputs, who):
     return outputs
 
 
+# ----- what a hint may say of an input -----------------------------------------------
+def shape_kind(shape, what="input"):
+    """The kind of an input's shape, for a hint: "a 0-d input", "an input with
+    an axis of length 1", "a 1-d input", "an input with 3 axes".
+
+    A hint names what went wrong in terms of the learner's code and the kind
+    of input it went wrong on, never the input itself: the grader's hidden
+    cases must stay hidden, and a hint on a hidden case would quote it.
+    """
+    shape = tuple(shape)
+    article = "an" if what[0] in "aeiou" else "a"
+    if not shape:
+        return "a 0-d {} (a single number)".format(what)
+    if 1 in shape and len(shape) > 1:
+        return "{} {} with an axis of length 1".format(article, what)
+    if len(shape) == 1:
+        return "a 1-d {}".format(what)
+    return "{} {} with {} axes".format(article, what, len(shape))
+
+
+def case_tokens(case):
+    """How a text could spell what a grading case holds: each list of whole
+    numbers (a shape, a size) as a tuple and as a list (with and without
+    spaces), each fraction as
+    Python and ``%g`` print it, each whole number from 10 up. Seeds are left
+    out: nothing a learner sees is computed from them alone."""
+    found = set()
+    if isinstance(case, dict):
+        for key, item in case.items():
+            if key != "seed" and not key.endswith("_seed"):
+                found |= case_tokens(item)
+    elif isinstance(case, (list, tuple)):
+        if case and all(isinstance(v, numbers.Integral)
+                        and not isinstance(v, bool) for v in case):
+            spelled = {repr(tuple(case)), repr(list(case))}
+            found |= spelled | {text.replace(", ", ",") for text in spelled}
+        for item in case:
+            found |= case_tokens(item)
+    elif isinstance(case, numbers.Integral) and not isinstance(case, bool):
+        if abs(case) >= 10:
+            found.add(str(case))
+    elif isinstance(case, numbers.Real) and not isinstance(case, bool):
+        if case != int(case):
+            found |= {repr(case), "{:g}".format(case)}
+    return found
+
+
+def _token_pattern(token):
+    """A token as a whole: 14 is not found in ``ch14.py`` or ``line 140``."""
+    import re
+    return re.compile(r"(?<![\w.]){}(?![\w])".format(re.escape(token)))
+
+
+def quotes_case(text, case):
+    """The tokens of ``case`` that ``text`` spells (see :func:`case_tokens`)."""
+    return sorted(token for token in case_tokens(case)
+                  if _token_pattern(token).search(text))
+
+
+def conceal(text, case):
+    """``text`` with every shape and number of ``case`` in it replaced by "…".
+
+    The checkers' own hints never quote a case (``shape_kind`` names its
+    kind instead); an exception's message can (NumPy's "operands could not
+    be broadcast together with shapes (2,1,3) ..." on a hidden case), so
+    the grader passes a hint from a hidden case through this before a
+    learner sees it.
+    """
+    for token in sorted(case_tokens(case), key=len, reverse=True):
+        text = _token_pattern(token).sub("…", text)
+    return text
+
+
 # ----- functions checked forward and backward ----------------------------------------
 SHAPES = ((3,), (2, 4), (1,))
 DTYPES = (np.float64, np.float32)
@@ -626,7 +699,8 @@ def probe_unary(call, f, df, case, low=-2.0, high=2.0):
     its output Variable; ``f`` and ``df`` are the NumPy forms of the function
     and its derivative. Stops with a hint on what can only be wrong (a shape
     or dtype changed, an input or ``gy`` changed in place, no gradient,
-    disagreement with ``mc.gradient_check.check_backward``); returns the
+    disagreement with ``mc.gradient_check.check_backward``); then applies
+    the function twice in one graph (:func:`chained_trials`). Returns the
     outputs and gradients for :func:`judge_unary`.
     """
     seen = {"y": [], "gx": []}
@@ -641,12 +715,34 @@ def probe_unary(call, f, df, case, low=-2.0, high=2.0):
                          "forward (mc.gradient_check.check_backward)") from None
         seen["y"].append(y)
         seen["gx"].append(gx)
+    seen["chained"] = []
+    for x, gy in chained_trials(case, low, high):
+        v = mc.Variable(x.copy())
+        y = call(call(v))
+        y.grad = gy.copy()
+        y.backward()
+        seen["chained"].append(None if v.grad is None else v.grad)
     return seen
+
+
+def chained_trials(case, low=-2.0, high=2.0):
+    """(x, gy) for each dtype, on which the function is applied twice in one
+    graph, f(f(x)): two of the learner's nodes side by side, so that state
+    one of them keeps on the class or the module, where the other
+    overwrites it, shows. The values stay within [-1.2, 1.2], where f(f(x))
+    of the course's functions is tame."""
+    rng = np.random.default_rng([case["seed"], 2])
+    for dtype in DTYPES:
+        x = rng.uniform(max(low, -1.2), min(high, 1.2), (2, 3)).astype(dtype)
+        gy = (rng.uniform(0.5, 2.0, x.shape)
+              * rng.choice([-1.0, 1.0], x.shape)).astype(dtype)
+        yield x, gy
 
 
 def judge_unary(seen, case, f, df, low=-2.0, high=2.0):
     """Judge what :func:`probe_unary` saw: each forward is f(x) in x's shape
-    and dtype, each gradient gy times df(x)."""
+    and dtype, each gradient gy times df(x), and through f(f(x)) the chain
+    rule's gy · df(f(x)) · df(x)."""
     trials = list(unary_trials(case, low, high))
     if len(seen["y"]) != len(trials) or len(seen["gx"]) != len(trials):
         raise NotYet("the function was not run on every input")
@@ -655,14 +751,27 @@ def judge_unary(seen, case, f, df, low=-2.0, high=2.0):
                 and y.dtype == x.dtype):
             raise NotYet("forward must keep the input's shape and dtype")
         if not close(y, f(x.astype(np.float64)), rtol=1e-4, atol=1e-6):
-            raise NotYet("forward gives {} for x = {}".format(
-                np.round(y.ravel()[:3], 4), np.round(x.ravel()[:3], 4)))
+            raise NotYet("forward gives wrong values, for {}".format(
+                shape_kind(x.shape, "{} input".format(x.dtype))))
         gx = as_array(gx)
         slope = df(x.astype(np.float64))
         if gx.shape != x.shape:
-            raise NotYet("the gradient has shape {} for an input of shape "
-                         "{}".format(gx.shape, x.shape))
+            raise NotYet("the gradient's shape is not the input's, for "
+                         "{}".format(shape_kind(x.shape)))
         _hint_gradient(gx, gy, slope)
+    chained = list(chained_trials(case, low, high))
+    if len(seen.get("chained", ())) != len(chained):
+        raise NotYet("the function was not applied twice in one graph")
+    for (x, gy), gx in zip(chained, seen["chained"]):
+        x64 = x.astype(np.float64)
+        want = gy * df(f(x64)) * df(x64)
+        if not (isinstance(gx, np.ndarray) and gx.shape == x.shape
+                and close(gx, want, rtol=1e-4, atol=1e-5)):
+            raise NotYet("with two of your nodes in one graph, one applied to "
+                         "the other's output, x's gradient is wrong: does a "
+                         "backward read what another node stored (on the "
+                         "class, or in the module)? Each node keeps its own, "
+                         "on self or with retain_inputs / retain_outputs")
     return None
 
 
@@ -682,16 +791,16 @@ def _run_unary_once(call, f, x, gy):
     y = call(v)
     shape, dtype = x.shape, x.dtype
     if y.shape != shape:
-        raise NotYet("forward gives shape {} for an input of shape {}".format(
-            y.shape, shape))
+        raise NotYet("the output's shape is not the input's, for {}".format(
+            shape_kind(shape)))
     if y.dtype != dtype:
         raise NotYet("forward turns {} into {}: keep the input's dtype".format(
             dtype, y.dtype))
     if not np.array_equal(x, given):
         raise NotYet("forward changed its input array in place; make a new array")
     if not close(y.array, f(given.astype(np.float64)), rtol=1e-4, atol=1e-6):
-        raise NotYet("forward gives {} for x = {}".format(
-            np.round(y.array.ravel()[:3], 4), np.round(given.ravel()[:3], 4)))
+        raise NotYet("forward gives wrong values, for {}".format(
+            shape_kind(shape, "{} input".format(dtype))))
     y.grad = gy
     y.backward()
     if v.grad is None:

@@ -2,8 +2,9 @@
 # # 01 · A tour of minichain
 #
 # Your first look at minichain: how to open and run the course, a first
-# gradient that `backward()` computes and you check by hand, and the graph
-# that backward walked, drawn as text and as a picture.
+# gradient that `backward()` computes and you check by hand, the graph that
+# backward walked, drawn as text and as a picture, and minichain's names for
+# what you know from PyTorch.
 #
 # **minichain** is a small automatic-differentiation package in the style of
 # Chainer, written in plain Python on NumPy (and CuPy when there is a GPU).
@@ -12,22 +13,25 @@
 # walks that graph from the result back to the inputs and fills in the
 # gradients.
 #
-# The course takes the package apart one idea per chapter. Each chapter
-# first builds its idea by hand in a few lines, then imports the real code
-# from minichain, prints its source, and checks with an `assert` that both
-# agree. Every number and every fact about a graph that the text states is
-# computed by a cell, and an `assert` holds it to the text.
+# The course takes the package apart one idea per chapter. This one is a
+# tour. From chapter 02 on, each chapter first builds its idea by hand in a
+# few lines, then prints minichain's own code for it and checks with an
+# `assert` that both give the same result.
 #
 # ## Opening the course
 #
 # From a fresh clone of the repository, one command installs what is missing
-# (a `.venv` with minichain, Jupyter and a Graphviz `dot` program, or the
-# active conda environment) and opens the course:
+# (minichain, Jupyter and Graphviz's `dot`, into a new `.venv`, or into the
+# active conda environment if one is active) and opens the course:
 #
 # ```bash
-# make lab     # JupyterLab on notebooks/
-# make test    # unit tests, then every chapter under nbval
+# make lab
 # ```
+#
+# Beside the chapters runs an assignment: in `build_your_own/mychain` you
+# write the engine yourself, task by task (guide:
+# `docs/build-your-own-engine.md`). A chapter ends with "Now build it" when a
+# task is ready, and says how to judge your code (`make conformance`).
 #
 # Run the chapters top to bottom (*Run → Run All Cells*); each one starts
 # from a fresh kernel and needs nothing from the others. The first cell of
@@ -60,8 +64,9 @@ print(f"by hand: {by_hand}   numeric: {numeric:.6f}")
 assert abs(numeric - by_hand) < 1e-6
 
 # %% [markdown]
-# In minichain the same formula, applied to a `Variable`, records its graph;
-# `y.backward()` computes the derivative and stores it in `x.grad`:
+# In minichain the same formula, applied to a `Variable` (an array, held in
+# `.array`, with a name for drawings), records its graph; `y.backward()`
+# computes the derivative and stores it in `x.grad`:
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
@@ -75,69 +80,114 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # ## A first graph
 #
 # What did `backward` walk? The graph that the formula recorded. In text,
-# each arrow points from a value to what it was computed from (a function
-# with two inputs is drawn once and tagged `[1]`; its other input points to
-# the tag):
+# each arrow points from a value to what it was computed from, the way
+# backward follows them. In a function's name, `_` stands for an operand:
+# `_ ** 2` squares its input. `x` feeds two functions, so its row forks
+# (`x <-+`, one branch per function). `_ + _` has two inputs: it is drawn
+# once, tagged `[1]`, and the row of its other input ends at `[1]`, the same
+# node. A variable without a name is drawn by its graph id, `v1`, `v2`, …,
+# numbered from the output backwards.
 
 # %%
 drawing = visualize.draw(y)
 print(drawing)
-assert drawing.count("_ + _ [1]") == 1 and "<--- [1]" in drawing
+assert drawing.count("_ + _ [1]") == 1 and drawing.count("[1]") == 2
+assert "x <-+" in drawing and "v2 <--- [1]" in drawing
 
 # %% [markdown]
-# And as a picture: variables are ellipses (name, shape, dtype, value and
-# gradient), functions are boxes with their *rank*, a count of steps from
-# the inputs that chapter 02 defines and chapter 05 puts to work. The
-# picture's arrows run the other way from the text's: in the direction the
-# forward pass computed, from an input into a function and from a function to
-# its output. A red border marks an array some function keeps for its
-# backward (with its size in bytes): `x` is kept by `_ ** 2`, whose
-# derivative `2x` needs it. The two unnamed variables in the middle show no
-# value: nothing holds them any more and no backward needs their arrays, so
-# those arrays are already freed (chapter 07 is about exactly this).
+# The same graph as a picture, beside the text. Both put `x` on the left and
+# `y` on the right, but the arrowheads differ: the text's point back, towards
+# what a value was computed from; the picture's point forward, the way the
+# computation ran, from an input into a function and from a function to its
+# output. Every picture in the course points forward.
 
 # %%
-visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
+import html
+
+from IPython.display import HTML
+
+picture = visualize.to_digraph(y, show_values=True, show_grads=True,
+                               rankdir="LR")
+svg = visualize.to_svg(picture)
+HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
+     f'<pre>{html.escape(drawing)}</pre>{svg[svg.index("<svg"):]}</div>')
 
 # %% [markdown]
-# The last two statements, checked on the graph itself. `y.creator_node` is
-# the function that made `y` (chapter 02 tells it apart from `y.creator`);
-# its `inputs` are the two variables in the middle, and each knows the
-# function that made it; `.data` is the array a variable still holds for
-# the graph, or `None` once it is freed.
+# In the picture, variables are ellipses (name, shape, dtype, value and
+# gradient) and functions are boxes. `y` shows no gradient: backward starts
+# from the *seed*, the gradient 1 of `y` with respect to itself, and does
+# not store it in `y.grad`. Each box shows the function's *rank*: a leaf
+# has rank 0, a function takes the largest rank among its inputs, and its
+# outputs get one more (chapter 02); backward uses ranks to pick an order
+# (chapter 05). A red border marks an array that a function keeps for its
+# backward, with its size in bytes: `x` is kept by `_ ** 2`, whose
+# derivative `2x` needs it. `v1` and `v2` show no value: nothing needs their
+# arrays any more, so minichain has already freed them (chapter 07 shows
+# when the graph keeps an array and when it lets go).
+#
+# ## Who made what: `creator_node`
+#
+# Each variable knows the function that made it, its `creator_node`
+# (PyTorch's `grad_fn`); a variable you made yourself, a *leaf*, has none.
+# Each function knows its `inputs`. Those two links are the whole graph. A
+# function's `label` is the name the drawings show.
 
 # %%
-middle = y.creator_node.inputs
-square_node = middle[0].creator_node
-print("_ ** 2 keeps x's array:", square_node.inputs[0].data is not None)
-print("middle arrays freed:   ", [v.data is None for v in middle])
-assert square_node.label == "_ ** 2" and square_node.inputs[0].data is not None
-assert all(v.data is None for v in middle)
+print("y was made by:", y.creator_node.label, " rank", y.creator_node.rank)
+print("x was made by:", x.creator_node)
+print("y.grad:", y.grad)
+assert y.creator_node.label == "_ + _" and x.creator_node is None
+assert len(y.creator_node.inputs) == 2 and y.grad is None
 
 # %% [markdown]
-# The picture is drawn by Graphviz, from a description of the graph in its
-# DOT language. minichain can also hand you the graph itself, as Chainer's
-# `build_computational_graph` does: the set of its nodes (variables and
-# functions) and the set of its edges, each edge an arrow of the picture.
-# (`graph.dump()` writes the DOT text, should you want to draw it with
-# another tool.)
+# ## If you know PyTorch
+#
+# The same ideas under minichain's names (its names are Chainer's):
+#
+# | PyTorch | minichain |
+# | --- | --- |
+# | a tensor with `requires_grad=True` | `mc.Variable(array)`, its array in `.array` |
+# | `requires_grad=False` | the same keyword: `mc.Variable(array, requires_grad=False)` |
+# | `x.grad`, a tensor | `x.grad`, a NumPy array; `x.grad_var` wraps it in a Variable, the form in which a function's backward gets gradients (chapter 02) |
+# | `y.grad_fn` | `y.creator_node` (None for a leaf) |
+# | a `torch.autograd.Function` subclass, used through its static `apply` | a `mc.FunctionNode` subclass: one new instance per use, applied once (chapter 02) |
+# | `ctx.save_for_backward(...)` | `self.retain_inputs(...)`, `self.retain_outputs(...)` (chapter 03) |
+# | `torch.autograd.grad` | `mc.grad` (chapter 03) |
+# | `torch.autograd.gradcheck` | `mc.gradient_check.check_backward` (chapter 03) |
+# | `create_graph=True` | `enable_double_backprop=True` (chapters 09 and 11) |
+# | `x.grad = None` | `x.cleargrad()` |
+# | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
+# | the graph is freed by `backward()` unless `retain_graph=True` | the graph is kept: `backward()` can run again |
+# | `t.retain_grad()`, for one non-leaf `t` | `y.backward(retain_grad=True)`, for every non-leaf at once (chapter 07) |
+# | `t.to("cuda")`, a copy | `x.to_gpu()`, in place (chapter 09) |
+# | topological order of the backward | *rank* (chapters 02 and 05; DeZero, the engine of the book *Deep Learning from Scratch 3*, calls it *generation*) |
+#
+# Three rows, checked: a second `backward()` on the same graph runs and, as
+# in PyTorch, *adds* to the leaf's gradient; `cleargrad()` sets it back to
+# None; under `no_backprop_mode` nothing is recorded, so the result has no
+# creator.
 
 # %%
-from minichain.computational_graph import build_computational_graph
-
-graph = build_computational_graph(y)
-functions = [n.label for n in graph.nodes if isinstance(n, mc.FunctionNode)]
-print(len(graph.nodes), "nodes,", len(graph.edges), "edges; the functions:",
-      sorted(functions))
-assert len(graph.nodes) == 7 and len(graph.edges) == 7
-assert sorted(functions) == ["_ * 2", "_ ** 2", "_ + _"]
+y.backward()                        # PyTorch: error without retain_graph
+print("after a second backward: x.grad =", x.grad)
+assert x.grad == 2 * by_hand
+x.cleargrad()                       # PyTorch: x.grad = None
+print("after cleargrad:         x.grad =", x.grad)
+assert x.grad is None
+with mc.no_backprop_mode():         # PyTorch: with torch.no_grad():
+    z = x ** 2 + 2 * x
+print("made under no_backprop_mode: z.creator_node =", z.creator_node)
+assert z.creator_node is None and z.array == y.array
 
 # %% [markdown]
 # ## Arrays, not just numbers
 #
 # Variables hold NumPy arrays of any shape, and a gradient always has the
-# shape of its variable. Here is the derivative of `tanh` on five points,
-# next to the formula `1 - tanh²`:
+# shape of its variable. One rule: `backward()` needs its seed. An output
+# with one element gets the seed 1; for any other, set `y.grad` first, or
+# reduce the output to one element, as `F.sum` does here. Then each element
+# of `x.grad` is the derivative of `tanh` at that point, next to the
+# formula `1 - tanh²`:
 
 # %%
 x = mc.Variable(np.linspace(-2, 2, 5))
@@ -146,13 +196,19 @@ y.backward()
 print("x.grad       =", x.grad)
 print("1 - tanh(x)² =", 1 - np.tanh(x.array) ** 2)
 assert np.allclose(x.grad, 1 - np.tanh(x.array) ** 2)
+assert type(x.grad) is np.ndarray and x.grad.shape == x.shape
+try:
+    F.tanh(x).backward()                # five elements, no seed
+except RuntimeError as error:
+    message = str(error)
+print("without F.sum: RuntimeError:", message.split(". ")[0])
+assert "no gradient was set" in message
 
 # %% [markdown]
 # ## Course map
 #
 # Each chapter's heading and the paragraph under it, read from the chapters
-# themselves by `course_map.py` (beside the notebooks), so this map cannot
-# fall behind them:
+# themselves by `course_map.py` (beside the notebooks):
 
 # %%
 from IPython.display import Markdown
@@ -183,8 +239,8 @@ ch01.check_1(answer_1)
 # %% [markdown]
 # **2.** How many *functions* does the graph of `y = 2 * 3 * x + x * w`
 # hold, for two Variables `x` and `w`? Predict the number first, then build
-# the graph and count (in a picture, or among the nodes of
-# `build_computational_graph(y).nodes`).
+# the graph and count its functions (the boxes of
+# `visualize.to_digraph(y)`, or the functions in `visualize.draw(y)`).
 
 # %%
 answer_2 = None

@@ -1,31 +1,31 @@
 # %% [markdown]
-# # 02 · Variables and Functions: the graph `x <--- f <--- y`
+# # 02 · Variables and functions: the graph `x <--- f <--- y`
 #
 # You build by hand, in a dozen lines, the two objects that record a graph
-# while code runs (a variable that remembers the function that made it, a
-# function that remembers its inputs), then meet minichain's `Variable` and
-# `FunctionNode`, the small nodes the real graph is made of, and the rank
-# every node carries.
+# while code runs (a variable that remembers the FunctionNode that made it,
+# a FunctionNode that remembers its inputs), then write the same function as
+# a minichain `FunctionNode` and meet the rank every node carries.
 #
 # Define-by-run means the graph is not declared in advance: it is *recorded*
 # while the forward computation runs. Two kinds of objects do the recording.
 #
-# - A **Variable** holds an array and remembers which function made it (its
-#   *creator*).
-# - A **Function** computes new arrays from old ones and remembers its inputs.
+# - A **Variable** holds an array (`.array`) and remembers the FunctionNode
+#   that made it, its `creator_node`.
+# - A **FunctionNode** computes new arrays from old ones and remembers its
+#   inputs.
 #
-# "The reference" in this course is Chainer's documentation of `Variable`,
-# `Function` and `FunctionNode` (v7), whose behaviour minichain reproduces.
-# It draws one application `y = f(x)` as
+# "The reference" in this course is Chainer's documentation (v7) of
+# `Variable` and `FunctionNode`, whose behaviour minichain reproduces. It
+# draws one application `y = f(x)` as
 #
 # ```
 # x <--- f <--- y
 # ```
 #
 # Each arrow points from a thing to what it was computed from: `y` knows `f`,
-# `f` knows `x`. Backward (next chapter) walks exactly these arrows. In this
-# chapter we build the two classes by hand in a dozen lines, then meet
-# minichain's real ones and check that both draw the same picture.
+# `f` knows `x`. Backward (next chapter) walks exactly these arrows. (The
+# reference writes its `f` in Chainer's older style, which chapter 09
+# covers. Here `f` is a FunctionNode, as every function of minichain is.)
 
 # %%
 import inspect
@@ -42,21 +42,27 @@ np.set_printoptions(precision=4, suppress=True)
 # ## By hand: a Variable and a FunctionNode in a dozen lines
 #
 # This is the first piece of one hand-made engine that grows over chapters
-# 02 to 05, and it uses the package's own names so that it reads like the
-# real code printed beside it. The hand-made variable is an array (`.array`)
-# plus a `creator` slot. The hand-made function node's `apply(inputs)` does
+# 02 to 05. The hand-made variable is an array (`.array`) plus a `creator`
+# slot, the link that minichain's Variable calls `creator_node`. (minichain's
+# Variable has a `creator` too: the same object, except for the old-style
+# functions of chapter 09.) The hand-made FunctionNode's `apply(inputs)` does
 # three things: it computes the output arrays from the input arrays
 # (`forward`, tuples in and out), it remembers its `inputs`, and it writes
-# itself into each output's `creator` slot. Those two back-references are the
-# whole graph. (Each node also gets a `rank`; the section on ranks below
-# says what it is.)
+# itself into each output's `creator` slot. Those two back-references, from
+# an output to its FunctionNode and from a FunctionNode to its inputs, are
+# the whole graph. It also keeps its `outputs`, where backward will find
+# their gradients (chapter 03). (Each node also gets a `rank`; the section on
+# ranks below says what it is.)
+#
+# The reference's `f` is the identity: it returns its input unchanged, which
+# keeps the attention on the links. Its `label` is the name a drawing shows.
 
 # %%
 class HandVariable:
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
-        self.creator = None      # the function that made me (None: a leaf)
+        self.creator = None      # the FunctionNode that made me (None: a leaf)
         self.rank = 0            # a leaf has rank 0
 
 
@@ -73,7 +79,7 @@ class HandFunctionNode:
 
 
 class HandIdentity(HandFunctionNode):
-    label = "Identity"
+    label = "f"
 
     def forward(self, inputs):
         x, = inputs
@@ -103,90 +109,81 @@ def hand_draw(y):
 print(hand_draw(y_hand))
 
 # %% [markdown]
-# ## The real thing: the reference's example in minichain
+# ## The real thing: a FunctionNode of our own
 #
-# The reference builds this graph with `F.Identity`, an *old-style*
-# `Function` (Chainer's first interface, kept for compatibility; chapter 09
-# is about it): an instance is created, then called on a Variable.
+# In minichain the same `f` is a subclass of `mc.FunctionNode` with a
+# `forward` on arrays. `apply`, which `FunctionNode` provides, does what our
+# hand-made `apply` did and returns a tuple of output Variables. Here it is
+# as the engine's *reference path* runs it (the everyday `apply` does the
+# same steps faster: chapter 13). Our three steps are its forward,
+# `self.inputs = ...` and `set_creator_node(self)`. The rest are checks and
+# bookkeeping that later chapters explain, except `lazy_grad_sum`, a setting
+# the course leaves off:
 
 # %%
+source = inspect.getsource(mc.FunctionNode._apply_reference)
+print(source)
+assert "self.inputs = " in source and "set_creator_node(self)" in source
+
+# %% [markdown]
+# `minichain.visualize.draw` walks the real graph and prints its arrows; it
+# shows each FunctionNode by its `label` (the class name, unless the class
+# sets one, as here):
+
+# %%
+class MyIdentity(mc.FunctionNode):
+    label = "f"
+
+    def forward(self, inputs):
+        x, = inputs
+        return x,                # a tuple of arrays
+
+
 x = mc.Variable(np.zeros(10), name="x")
-f = F.Identity()
-y = f(x)
+y, = MyIdentity().apply((x,))
 y.name = "y"
 print(draw(y))
+assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
 
 # %% [markdown]
-# `minichain.visualize.draw` walks the real graph and prints the same arrows.
-# Functions appear under their `label` (the class name unless a function
-# says otherwise). Our hand-made graph draws the same picture:
+# The back-references are there, as in our hand-made version:
+# `y.creator_node` (our `creator`) is the FunctionNode, and the FunctionNode
+# knows its inputs; `x`, a leaf, has none. One difference, for later: the
+# FunctionNode's `inputs` are not the Variables themselves but small records
+# of them, which know each one's name, shape and creator (*VariableNodes*;
+# chapter 07 shows what that saves in memory). Ours keeps the Variables,
+# which is simpler.
 
 # %%
-assert hand_draw(y_hand) == draw(y) == "x <--- Identity <--- y"
+f = y.creator_node
+print("y.creator_node:", type(f).__name__, "labelled", f.label)
+print("its inputs:    ", [node.name for node in f.inputs])
+print("x.creator_node:", x.creator_node)
+print("y.creator is y.creator_node:", y.creator is y.creator_node)
+assert isinstance(f, MyIdentity) and f.inputs[0].name == "x"
+assert x.creator_node is None and y.creator is f
 
 # %% [markdown]
-# ## What the real graph holds: nodes, not Variables
+# ## A FunctionNode's three methods
 #
-# The back-references are there, as in our hand-made version: `y.creator`
-# is the function, and the function knows its inputs.
-#
-# A Variable has two creator attributes, and here they differ. The graph
-# itself is made of FunctionNodes only; an old-style `Function` such as `f`
-# is linked in through a FunctionNode that wraps it (`f.node`).
-# `y.creator_node` is always that graph node; `y.creator` gives back the
-# old-style `Function` when there is one, and is the same node otherwise.
-# For every new-style function (all the others in this course) the two are
-# one object.
-
-# %%
-print("y.creator is f:", y.creator is f)
-print("y.creator_node is f.node:", y.creator_node is f.node)
-print("f.inputs:      ", [type(n).__name__ for n in f.inputs])
-print("input is x's node:", f.inputs[0] is x.node)
-z = F.exp(x)
-print("for F.exp, creator is creator_node:", z.creator is z.creator_node)
-assert y.creator is f and y.creator_node is f.node and y.creator_node is not f
-assert z.creator is z.creator_node
-
-# %% [markdown]
-# One difference from our hand-made version matters a lot later (ours holds
-# its inputs and outputs directly, which is simpler and keeps every array
-# alive): the graph does not hold the Variables
-# the user holds, but small **VariableNode** records of them (`x.node`). A
-# node knows the shape, dtype, name and creator of its Variable, and points
-# back to the Variable only through a *weak* reference. So when a user drops a
-# Variable whose array no backward needs, the array can be freed even though
-# the graph still routes gradients through its node (chapter 07 measures
-# this). The function's outputs are weak references too:
-
-# %%
-output_ref = f.outputs[0]
-print("outputs are weak references:", type(output_ref).__name__)
-print("they lead to y's node:", output_ref() is y.node)
-print("the node leads back to y:", y.node.get_variable_or_none() is y)
-print("y's node:", y.node.name, y.node.shape, y.node.dtype)
-
-# %% [markdown]
-# ## The new style: FunctionNode
-#
-# `F.Identity` is kept because the reference uses it. Every other function in
-# minichain is a **FunctionNode** subclass, which splits the work cleanly:
+# Every function in minichain is a FunctionNode subclass, which splits the
+# work in three:
 #
 # - `forward(inputs)` gets a tuple of plain arrays and returns a tuple of
 #   arrays;
-# - `backward(target_input_indexes, grad_outputs)` gets the output gradients
-#   as Variables and returns the input gradients as Variables (next chapter);
-# - `apply(inputs)` runs forward and links the node into the graph, and
-#   returns a tuple of output Variables. A lowercase wrapper hides the tuple.
+# - `backward(target_input_indexes, grad_outputs)` gets the positions of the
+#   inputs that need a gradient and the incoming gradients (one per output),
+#   as Variables; it returns a tuple of gradients, one per input, each a
+#   Variable or None (next chapter);
+# - `apply(inputs)` runs forward, links the node into the graph, and
+#   returns a tuple of output Variables.
 #
 # Our `HandFunctionNode` has the same `forward` and `apply`; it gains
 # `backward` in chapter 03. Here is minichain's own identity, printed from
-# the package. Its `backward` calls its first argument `indexes`: the engine
-# passes that argument by position, so a function may name it as it likes.
-# `FunctionNode` itself, whose signature the cell prints first, calls it
-# `target_input_indexes`; the package's functions shorten it to `indexes`,
-# as Chainer's do. Either way it holds the positions of the inputs that
-# need a gradient.
+# the package, with `identity`, the lowercase function that applies it and
+# returns the single output rather than a tuple. Its `backward` shortens the
+# first argument's name to `indexes`, as Chainer's functions do; the engine
+# passes it by position, so the name is free.
 
 # %%
 import minichain.functions.array.identity as identity_module
@@ -201,9 +198,10 @@ assert list(inspect.signature(identity_module.IdentityNode.backward).parameters)
     == ["self", "indexes", "grad_outputs"]
 
 # %% [markdown]
-# Writing our own FunctionNode takes the same few lines. `Twice` doubles its
-# input; its backward doubles the gradient (we come back to backward in
-# chapter 03).
+# Writing a FunctionNode with a backward takes a few more lines. `Twice`
+# doubles its input; its backward doubles the incoming gradient `gy`.
+# Chapter 03 explains how backward runs; here we run it once (through
+# `F.sum`, since `y` has three elements: chapter 01's rule).
 
 # %%
 class Twice(mc.FunctionNode):
@@ -225,28 +223,33 @@ y = F.identity(twice(x))
 y.name = "y"
 print(y)
 print(draw(y))
+F.sum(y).backward()
+print("x.grad =", x.grad)
+assert np.array_equal(x.grad, [2.0, 2.0, 2.0])
 
 # %% [markdown]
-# The drawing grows one arrow per function. Every node also has a **rank**,
-# which counts steps from the leaves: a leaf variable has rank 0, a function
-# takes the largest rank among its inputs, and its outputs get one more.
-# Chapter 05 shows why backward needs these numbers.
+# The drawing grows one arrow per FunctionNode. Every node also has a
+# **rank**, which orders the nodes from the leaves: a leaf variable has rank
+# 0, a FunctionNode takes the largest rank among its inputs, and its outputs
+# get one more. Chapter 05 shows why backward needs these numbers.
 
 # %%
-print("rank of x:", x.rank, " of twice:", y.creator.inputs[0].creator_node.rank,
-      " of identity:", y.creator_node.rank, " of y:", y.rank)
-assert (x.rank, y.rank) == (0, 2)
+twice_node = y.creator_node.inputs[0].creator_node
+print("rank of x:", x.rank, " of Twice:", twice_node.rank,
+      " of Identity:", y.creator_node.rank, " of y:", y.rank)
+assert (x.rank, twice_node.rank, y.creator_node.rank, y.rank) == (0, 0, 1, 2)
 
 # %% [markdown]
-# The hand-made `apply` above computes ranks by the same rule; on a chain of
-# two functions it gives the same numbers:
+# The hand-made `apply` above computes ranks by the same rule. On a chain of
+# two hand-made identities (which FunctionNodes they are does not change a
+# rank) it gives the same numbers:
 
 # %%
-middle, = HandIdentity().apply((HandVariable(np.zeros(3)),))
+leaf = HandVariable(np.zeros(3))
+middle, = HandIdentity().apply((leaf,))
 end, = HandIdentity().apply((middle,))
-hand_ranks = (0, middle.creator.rank, end.creator.rank, end.rank)
-real_ranks = (x.rank, y.creator.inputs[0].creator_node.rank,
-              y.creator_node.rank, y.rank)
+hand_ranks = (leaf.rank, middle.creator.rank, end.creator.rank, end.rank)
+real_ranks = (x.rank, twice_node.rank, y.creator_node.rank, y.rank)
 print("hand:", hand_ranks, " minichain:", real_ranks)
 assert hand_ranks == real_ranks
 
@@ -254,9 +257,11 @@ assert hand_ranks == real_ranks
 # ## Operators record the graph too
 #
 # Arithmetic on Variables applies FunctionNodes behind the scenes, so a
-# formula records its graph without any call to `apply` in sight. A function
-# with two inputs shows up once, tagged `[1]`; its second input points to the
-# tag.
+# formula records its graph without any call to `apply` in sight. As in
+# chapter 01, a FunctionNode with two inputs is drawn once, tagged `[1]`,
+# and the row of its second input, `w`, ends at `[1]`. A constant makes no
+# node: the `1` of `+ 1` is a setting of the FunctionNode `_ + 1`, whose only
+# input is the product.
 
 # %%
 x = mc.Variable(np.array(2.0), name="x")
@@ -265,32 +270,36 @@ y = x * w + 1
 y.name = "y"
 print(y)
 print(draw(y))
+print("inputs of _ + 1:", len(y.creator_node.inputs))
+assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 
 # %% [markdown]
 # ## One node, one application
 #
-# A node is one *application* of a function: it remembers one set of inputs
-# and outputs. Applying the same instance again would overwrite them, so
-# minichain refuses (the error below is raised on purpose).
+# A FunctionNode instance is one *application*: it remembers one set of
+# inputs and outputs. Applying the same instance again would overwrite them,
+# so minichain refuses, with an error that names the class; make a new
+# instance for every application, as `twice` does.
 
 # %%
-# NBVAL_RAISES_EXCEPTION
 v = mc.Variable(np.array([1.0, 2.0]))
 node = Twice()
 node.apply((v,))
-node.apply((v,))
-
-# %% [markdown]
-# The old-style `Function` has the same rule; chapter 09 shows the
-# `copy.copy` idiom the reference recommends.
+try:
+    node.apply((v,))
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert message.startswith("Twice: a FunctionNode instance cannot be applied twice")
 
 # %% [markdown]
 # ## Now build it: Tasks 1 and 2
 #
-# The assignment `build_your_own/mychain` (guide: `docs/build-your-own-engine.md`)
-# asks you to write this chapter's two classes for real: `Variable` with its
-# creator link (Task 1) and `FunctionNode.apply` (Task 2), with nodes in the
-# graph. Judge them from the repository's root with
+# The assignment `build_your_own/mychain` of chapter 01 (guide:
+# `docs/build-your-own-engine.md`) asks you to write this chapter's two
+# classes for real: `Variable` with its link to the FunctionNode that made
+# it (Task 1; mychain calls that link `creator`, as our hand-made variable
+# does) and `FunctionNode.apply` (Task 2). Judge them from the repository's root with
 # `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
 
 # %% [markdown]
@@ -327,7 +336,7 @@ ch02.check_2(answer_2)
 
 # %% [markdown]
 # **3.** In the graph of `y = x * w + 1` above, what is the rank of the
-# function `_ + 1`? Answer with an integer, found by reasoning, then check.
+# FunctionNode `_ + 1`? Answer with an integer, found by reasoning, then check.
 
 # %%
 answer_3 = None

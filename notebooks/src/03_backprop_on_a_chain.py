@@ -93,7 +93,8 @@ assert abs(numeric - gx) < 1e-8
 # Round-off at a single point jumps about from one step to the next (the
 # grey dots: `x = 0.5` alone). So the curves are the root mean square of the
 # error over 100 points next to `x`, where each regime is a straight line on
-# these log–log axes, and the printed slopes are fitted to those lines.
+# these log–log axes. The printed slopes are fitted to those lines and
+# rounded to whole numbers.
 
 # %%
 steps = np.logspace(-12, -1, 45)
@@ -136,20 +137,6 @@ ax.set_title("Finite differences: truncation falls, round-off rises")
 plt.show()
 
 # %% [markdown]
-# The slopes are printed as whole numbers, and the `assert` holds each to
-# within 0.25 of the theory's 1, 2 and −1, because the round-off part of the
-# figure is made of the last bits of `sin` and `exp`, and those differ from
-# one machine to the next. NumPy picks its `sin` and `exp` loops when it
-# starts, for the CPU it finds (AVX-512, AVX2 or plain SSE code); each is
-# accurate to within a unit in the last place, but they do not round
-# identically. A round-off slope fitted at `x = 0.5` alone changes in its
-# first decimal between CPUs; averaged over many points it is steadier, and
-# its whole number holds everywhere. (A single `+`, `-`, `*` or `/` on two
-# floats, by contrast, gives the same bits on every machine: IEEE 754 fixes
-# its rounding. What may differ is a library function such as `sin` or `exp`,
-# and a result of many operations whose order the library chooses, such as
-# a sum or a matrix product.)
-#
 # ## A hand-made engine for chains
 #
 # Now turn the hand computation into code, growing chapter 02's hand-made
@@ -339,16 +326,34 @@ assert np.allclose(xt.grad, np.ones(3) @ jacobian)
 assert np.allclose(xt.grad, [12, 12, 12])
 
 # %% [markdown]
-# `mc.grad(outputs, inputs, grad_outputs)` runs the same backward without
-# reading or writing any `.grad`: it returns the gradients of `inputs`, and
-# its `grad_outputs` are the seeds, one per output (left out, they are ones
-# for an output of one element). A seed that is 1 at position `i` and 0
-# elsewhere picks row `i` of `J`, the gradient of `yᵢ` alone, so three calls
-# rebuild the whole Jacobian. The `y_grad` of `check_backward` (below) is the
-# same seed, and so is every `y.grad = ...` set before a backward in the
-# chapters that follow.
+# `y.backward()` picks the seed 1 by itself only when `y` has one element,
+# a loss. For an output of several elements it does not guess: without a
+# seed in `y.grad` it stops and says what to do.
 
 # %%
+yt_unseeded = xt * F.sum(xt)
+try:
+    yt_unseeded.backward()
+except RuntimeError as error:
+    refusal = error
+print(refusal)
+assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
+
+# %% [markdown]
+# `mc.grad(outputs, inputs, grad_outputs)` runs the same backward without
+# reading or writing any `.grad`: it returns the gradients of `inputs`, and
+# its `grad_outputs` are the seeds, one per output. It is not as strict as
+# `backward()`: a seed left out is ones of the output's shape, **whatever
+# that shape**, so on `y = x · sum(x)` it quietly returns the column sums.
+# A seed that is 1 at position `i` and 0 elsewhere picks row `i` of `J`, the
+# gradient of `yᵢ` alone, so three calls rebuild the whole Jacobian. The
+# third argument of `check_backward` (below) is the same seed, and so is
+# every `y.grad = ...` set before a backward in the chapters that follow.
+
+# %%
+unseeded, = mc.grad([yt_unseeded], [xt])
+print("mc.grad with no seed given:          ", unseeded.array)
+assert np.array_equal(unseeded.array, xt.grad)
 rows = [mc.grad([yt], [xt], grad_outputs=[e])[0].array for e in np.eye(3)]
 print("rows from mc.grad with one-hot seeds:\n", np.stack(rows))
 assert np.allclose(np.stack(rows), jacobian)
@@ -387,7 +392,7 @@ plt.show()
 
 # %% [markdown]
 # `mc.gradient_check.check_backward` packs this comparison into one call: it
-# runs backward from the seed `y_grad` (its third argument), takes a
+# runs backward from the seed given as its third argument, takes a
 # numerical derivative along a random direction, and raises if the two
 # disagree. minichain's own tests run it on every function, and exercise 2
 # runs it on yours.
@@ -428,10 +433,10 @@ ch03.check_1(answer_1)
 # **2.** Write a FunctionNode `Cube` (`y = x³`) whose backward is written with
 # Variables (`x` from `self.get_retained_inputs()`, times the incoming
 # gradient), and assign the class to `answer_2`. The check calls backward
-# with random upstream gradients, on several shapes, in float32 and float64,
+# with random incoming gradients, on several shapes, in float32 and float64,
 # runs `mc.gradient_check.check_backward` on it, and differentiates the
 # gradient your backward returns once more (double backprop), by `x` and by
-# the upstream gradient `gy`: the second derivative `6x`, and the slope `3x²`
+# the incoming gradient `gy`: the second derivative `6x`, and the slope `3x²`
 # with respect to `gy`, only come out if backward computed with Variables.
 
 # %%

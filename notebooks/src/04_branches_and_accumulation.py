@@ -8,8 +8,8 @@
 # across `backward()` calls.
 #
 # A chain is the easy case. As soon as one variable is used twice the graph
-# branches, and the reference (Chainer's documentation of `Variable` and
-# `Function`, as in chapter 02) draws it so:
+# branches, and the reference (Chainer's documentation, as in chapter 02)
+# draws it so:
 #
 # ```
 #     |--- f <--- y
@@ -39,13 +39,14 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## The reference's branch
 #
-# To draw the functions as `f` and `g`, as the reference does, we give two
-# `F.Identity` instances labels of our own choosing (`label` is only a name
-# for drawings and messages). `F.Identity` is the old-style `Function` of
-# chapter 02, called on a Variable; chapter 09 is about that interface.
+# To draw the functions as `f` and `g`, as the reference does, we write the
+# identity as a FunctionNode of our own whose `label` (the name drawings and
+# messages use, chapter 02) is chosen when it is made.
 
 # %%
-class Labelled(F.Identity):
+class Labelled(mc.FunctionNode):
+    """The identity, drawn under a label of our choosing."""
+
     def __init__(self, label):
         self._label = label
 
@@ -53,11 +54,18 @@ class Labelled(F.Identity):
     def label(self):
         return self._label
 
+    def forward(self, inputs):
+        x, = inputs
+        return x,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        return grad_outputs              # the incoming gradient, unchanged
+
 
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
-y = Labelled("f")(x)
+y, = Labelled("f").apply((x,))
 y.name = "y"
-z = Labelled("g")(x)
+z, = Labelled("g").apply((x,))
 z.name = "z"
 print(draw([y, z]))
 
@@ -88,12 +96,14 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # The chain engine of chapter 03 followed one `creator` link at a time. A
 # branched graph needs every function visited once, *after* all the functions
 # that use its output. Our hand-made engine grows once more: it collects
-# every function behind the outputs and visits them from the highest rank
-# down (chapter 02's rank; chapter 05 shows why the order matters and why
-# this one is right). `HandVariable` and `HandFunctionNode` are chapter 03's,
-# unchanged: `apply` already takes any number of inputs. Each function hands
-# one gradient per input back, and the engine stores it. The one line that
-# matters is marked: add, or overwrite.
+# every function behind the outputs, then visits them. In which order is
+# chapter 05's question, and this engine **borrows chapter 05's answer**
+# without arguing for it yet: it sorts the functions by rank (chapter 02),
+# highest first. Chapter 05 shows an engine that picks a wrong order, and
+# why this one is right. `HandVariable` and `HandFunctionNode` are chapter
+# 03's, unchanged: `apply` already takes any number of inputs. Each function
+# hands one gradient per input back, and the engine stores it. The one line
+# that matters here is marked: add, or overwrite.
 
 # %%
 class HandVariable:                                 # as in chapter 03
@@ -185,7 +195,7 @@ def hand_backward(outputs, accumulate=True):
         if f not in functions:
             functions[f] = None      # a dict: an ordered set
             stack += [x.creator for x in f.inputs if x.creator]
-    for f in sorted(functions, key=lambda f: -f.rank):
+    for f in sorted(functions, key=lambda f: -f.rank):  # chapter 05's order
         targets = tuple(range(len(f.inputs)))
         gxs = f.backward(targets, tuple(y.grad for y in f.outputs))
         for x, gx in zip(f.inputs, gxs):
@@ -264,9 +274,10 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # drawn as text (the sum has two inputs, so it is drawn once, tagged `[1]`,
 # and its second input points to the tag) and as a picture after backward,
 # with each variable's value and gradient. A backward frees the gradients of
-# the variables in the middle as soon as they are used (chapter 03);
-# `retain_grad=True` asks it to leave them on their variables, so the
-# picture can show them (chapter 07 says what that costs).
+# the variables in the middle as soon as they are used (chapter 03). To show
+# them, we use one option of `backward` ahead of chapter 07, which teaches
+# it: `y.backward(retain_grad=True)` leaves each variable in the middle
+# holding its gradient, as a leaf does.
 
 # %%
 x = mc.Variable(np.array(0.3), name="x")
@@ -285,16 +296,26 @@ print(draw(y))
 to_digraph(y, show_values=True, show_grads=True)
 
 # %% [markdown]
-# In the picture `a` receives `-sin a` from `c`'s branch and `cos a` from `b`'s
-# branch, and holds their sum; only then may `exp` pass it on to `x`. (The red
-# border marks an array that some function keeps for its backward: here `a`,
-# which `sin`, `cos` and `exp` all need.) The numbers agree with the formula:
+# The picture writes one gradient on each variable; the arrows carry none
+# (they point the way forward ran, from input to function to output, where
+# the text drawing points back, the way backward walks).
+# `a`'s gradient is a sum of two parts, one per branch: `sin`'s backward
+# sent back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
+# `-sin a` times `c`'s gradient (1). Only once both had arrived did `exp`
+# pass the sum on to `x`. (The red border marks an array that some function
+# keeps for its backward: here `a`, which `sin`, `cos` and `exp` all need.)
+# The two parts, recomputed from the values in the picture, add up to `a`'s
+# gradient, and `x`'s agrees with the formula:
 
 # %%
+from_b = np.cos(a.array) * b.grad        # what sin's backward sent to a
+from_c = -np.sin(a.array) * c.grad       # what cos's backward sent to a
+print(f"from b: {float(from_b):.6f}   from c: {float(from_c):.6f}"
+      f"   sum: {float(from_b + from_c):.6f}   a.grad: {float(a.grad):.6f}")
 formula = (np.cos(np.exp(0.3)) - np.sin(np.exp(0.3))) * np.exp(0.3)
 print(f"formula: {formula:.6f}   minichain: {float(x.grad):.6f}")
+assert b.grad == c.grad == 1.0 and np.isclose(a.grad, from_b + from_c)
 assert np.isclose(x.grad, formula)
-assert np.isclose(a.grad, np.cos(a.array) - np.sin(a.array))
 
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
@@ -343,28 +364,32 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# The engine keeps a table from each node to the gradient gathered so far.
-# `_add_gradient` is where a new gradient meets that table, and here it is,
-# whole, as it runs: the first gradient is stored, the next ones are added.
-# (The loop of chapter 05 stores the first gradient of a node that a
-# function made itself, without the call: the same rule, written inline
-# for speed.)
-# Its docstring says why the sum is a *new* array and never `+=`: a backward
-# may hand its incoming gradient on unchanged (`x + c` does), so one array
-# can be the gradient of two nodes at once, and writing into it would change
-# both. (Chapter 13 shows the wrong gradient that writing in place into
-# such a shared array gives.) A leaf, a node no function made, keeps its
-# gradient on its Variable: `_add_to_leaf` adds there, which is the next
-# section. `run.depends` is set only under `mc.grad` (chapter 03), which by
-# default returns the gradients of the inputs it was asked for instead of
-# writing them to `.grad`, so there a leaf's gradient stays in the table.
+# The engine keeps a table, `run.grads`, from each node (the graph's record
+# of a variable, chapter 07) to the gradient it has received so far in this
+# backward (`run` is the state of one backward pass; chapter 05 prints the
+# loop around it). `_add_gradient_reference` is
+# where a new gradient `gx` meets that table, and the cell prints it as the
+# chapters build it. Against our `hand_backward`, where a variable's
+# `.grad` served as the table:
+#
+# - a leaf, a node no function made (`creator_node is None`), keeps its
+#   gradient on its Variable's `.grad`: `_add_to_leaf` adds it there, which
+#   is the next section. `run.into_leaves` is False only under `mc.grad`
+#   (chapter 03), which returns the gradients instead of writing any
+#   `.grad`, so there a leaf's gradient stays in the table too;
+# - a node that already has a gradient gets the sum: our `x.grad + gx`;
+# - a node without one stores `gx`: our first `x.grad = gx`.
+#
+# Its docstring says why the sum is a *new* Variable and never `+=`: a
+# backward may hand its incoming gradient on unchanged (`x + c` does), so
+# one gradient can belong to two nodes at once, and writing into it would
+# change both. By default the engine runs a fast path derived from this
+# one and proven equal to it (chapter 13).
 
 # %%
 import minichain.backprop as backprop
 
-source = inspect.getsource(backprop._add_gradient)
-print(source)
-assert len(source.splitlines()) <= 25  # short enough to read in one go
+print(inspect.getsource(backprop._add_gradient_reference))
 
 # %% [markdown]
 # ## Leaves keep adding, across calls
@@ -372,8 +397,9 @@ assert len(source.splitlines()) <= 25  # short enough to read in one go
 # The sum does not stop at the end of one backward: a leaf **adds** each new
 # gradient to the one it already holds. That lets a training loop sum the
 # gradients of several mini-batches before one update, and it is why you
-# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`) before
-# the next backward, or the old one is counted again.
+# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`, as
+# `x.grad = None` does in PyTorch) before the next backward, or the old one
+# is counted again.
 
 # %%
 x = mc.Variable(np.array(2.0))
@@ -389,12 +415,12 @@ print("after cleargrad and one more call:", x.grad)
 assert x.grad == 3.0
 
 # %% [markdown]
-# ## Now build it: Tasks 6 and 7
+# ## Now build it: Tasks 5 and 6
 #
 # Write `add_gradient` and let your loop use it, so that gradients add up at
-# branches and across calls (Task 6). Then write `Add`, `Mul`, `Exp` and `Tanh` in
-# `mychain/functions.py`, with backward on Variables (Task 7): the suite tries
-# them with random upstream gradients and differentiates them twice.
+# branches and across calls (Task 5). Then write `Add`, `Mul`, `Exp` and `Tanh` in
+# `mychain/functions.py`, with backward on Variables (Task 6): the suite tries
+# them with random incoming gradients and differentiates them twice.
 
 # %% [markdown]
 # ## Exercises

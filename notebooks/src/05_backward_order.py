@@ -7,21 +7,13 @@
 # as Chainer and minichain do, read minichain's backward loop whole, and
 # step through it in a player.
 #
-# Chapter 04 showed that a variable used twice must *add* the gradients
-# coming back along each path. That raises a question of timing: a function
-# may run its backward only when the gradient of its output is **complete**,
-# that is, after every function that used that output has run. On a chain
-# there is only one order. On a graph with branches there are many, and some
-# are wrong.
-#
-# This chapter shows a natural first attempt giving a wrong number: run each
-# function the first time a depth-first search reaches it (*pre-order*).
-# The search is not the culprit: the same search, run to the end and read in
-# *post-order*, gives a right order (micrograd's topological sort). Any
-# order that runs every function after all the functions that consume its
-# outputs (a *reverse topological order*) is right. Then the way Chainer
-# and minichain get one: give each function a **rank** when it is applied,
-# and in backward always pop the highest rank from a **heap**.
+# Chapter 04's hand engine borrowed an order (highest rank first) without
+# arguing for it. Here is the argument. A variable used twice *adds* the
+# gradients coming back along each path, so a function may run its backward
+# only when its output's gradient is **complete**: after every function that
+# used that output has run. Any order with that property (a *reverse
+# topological order*) is right; on a graph with branches, many orders lack
+# it.
 
 # %%
 import heapq
@@ -35,7 +27,6 @@ import numpy as np
 import minichain as mc
 import minichain.functions as F
 from minichain import visualize
-from minichain.function_hooks import BackwardOrderHook
 
 np.set_printoptions(precision=4, suppress=True)
 
@@ -75,13 +66,12 @@ assert np.isclose(right, numeric)
 # ## By hand: running a function when a depth-first search first reaches it
 #
 # A first backward engine often walks the graph depth-first from the output
-# and runs each function the first time it reaches it (pre-order), adding
-# gradients correctly (chapter 04's lesson). We build it on chapter 04's
-# hand-made engine: `HandVariable` and `HandFunctionNode` unchanged, with
-# the three functions of the example and `run_backward`, chapter 04's inner
-# loop (ask a function for its inputs' gradients, add each in) as a function
-# of its own. It also notes the gradient each function found on its output
-# when it ran.
+# and runs each function the first time it reaches it (*pre-order*), adding
+# gradients correctly. We build it on chapter 04's hand-made engine:
+# `HandVariable` and `HandFunctionNode` unchanged, the example's three
+# functions, and `run_backward`, chapter 04's inner loop (ask a function for
+# its inputs' gradients, add each in) as a function of its own, which also
+# notes the gradient each function found on its output when it ran.
 
 # %%
 class HandVariable:                                 # as in chapter 03
@@ -192,14 +182,12 @@ print("h's gradient when _ * 2 ran:", seen["_ * 2"], "  at the end:",
       h_hand.grad)
 
 # %% [markdown]
-# The cell above prints the wrong number, and the notes say why: `_ * 2`
-# (the function that made `h`) ran second, straight after the sum, when `h`
-# had received only the sum's share of its gradient (1). The product's share
-# (`2h = 12`) arrived one step later, after `_ * 2` had already passed `h`'s
-# gradient on to `x` as `2 · 1 = 2`. Every gradient was added correctly; the
-# function simply ran **too early**. The check below holds the engine to
-# that account and to the numerical derivative, neither of which comes from
-# the engine itself:
+# The wrong number, and the notes say why: `_ * 2` (which made `h`) ran
+# second, when `h` had received only the sum's share of its gradient (1).
+# The product's share (`2h = 12`) arrived one step later, after `_ * 2` had
+# passed `2 · 1 = 2` on to `x`. Every gradient was added correctly; the
+# function simply ran **too early**. The check holds the engine to that
+# account and to the numerical derivative:
 
 # %%
 assert seen["_ * 2"] == 1.0 and h_hand.grad == 1 + 2 * h_value
@@ -209,11 +197,10 @@ assert x_hand.grad == 2 * seen["_ * 2"] and not np.isclose(x_hand.grad, numeric)
 # ## The same search, read in post-order, is right
 #
 # Depth-first search was not the problem; running a function as soon as the
-# search reaches it was. micrograd first runs the search to the end and
-# lists each function *after* everything below it (post-order), which is a
-# topological order of the graph; read backwards, every function comes after
-# all the functions that consume its outputs. micrograd writes it
-# recursively, as here:
+# search reaches it was. micrograd runs the search to the end and lists each
+# function *after* everything below it (post-order); read backwards, every
+# function comes after all the functions that consume its outputs. micrograd
+# writes it recursively, as here:
 
 # %%
 def postorder_backward(y):
@@ -248,8 +235,8 @@ assert x_hand.grad == right
 # function's output has a larger rank than the function itself**. If backward
 # always runs the waiting function with the highest rank, all consumers of an
 # output have run before its creator: the gradient is complete when it is
-# used. (Chapter 04's hand engine sorted all the functions by rank, highest
-# first: one such order.)
+# used. Chapter 04's hand engine, which sorted all the functions by rank,
+# highest first, was right for this reason.
 
 # %%
 functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
@@ -257,14 +244,14 @@ functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
 for f in functions:
     print("{:6} rank {}".format(f.label, f.rank))
 for f in functions:                  # each consumer outranks each producer
-    for x in f.inputs:
-        assert x.creator is None or x.creator.rank < f.rank
+    for v in f.inputs:
+        assert v.creator is None or v.creator.rank < f.rank
 
 # %% [markdown]
-# A **heap** (Python's `heapq`) finds the highest rank quickly as functions
-# are discovered: it pops the smallest key, so the key is `-rank`. A running
-# counter breaks ties in the order functions were pushed, and a set makes sure
-# each function is pushed once.
+# Sorting needs every function collected first. A **heap** (Python's
+# `heapq`) finds the highest rank as functions are discovered: it pops the
+# smallest key, so the key is `-rank`. A running counter breaks ties in push
+# order, and a set makes sure each function is pushed once.
 
 # %%
 def heap_backward(y):
@@ -293,49 +280,79 @@ assert x_hand.grad == right
 # %% [markdown]
 # ## The real engine
 #
-# minichain's `y.backward()` does the same. A `BackwardOrderHook` watches a
-# backward and records, at each step, which function ran and what was left
-# waiting on the heap. (It is a *function hook*, an object the engine calls
-# around each function it runs; chapter 08 is about hooks.)
+# minichain's `y.backward()` does the same. `visualize.record_backward(y)`
+# runs `y.backward()` and records, at each step, which function ran and what
+# was left waiting on the heap. (It watches the engine through a *function
+# hook*, an object the engine calls around each function it runs; chapter
+# 08 teaches hooks. Here we only read what it recorded.)
 
 # %%
-hook = BackwardOrderHook()
-with hook:
-    y.backward()
+record = visualize.record_backward(y)
 print("x.grad =", x.grad)
-print(visualize.order_table(hook))
+print(visualize.order_table(record))
 assert x.grad == x_hand.grad and np.isclose(x.grad, numeric)
-assert [s.name.split(" ->")[0] for s in hook.steps] == heap_backward(
+assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
     make_example(3.0)[1])
 
 # %% [markdown]
-# The heap loop lives in `minichain/backprop.py`, in `_walk`, printed below
-# whole, as it runs. Read it for the four steps of the hand engine: pop the
-# function of highest rank; take the gradients of its outputs out of the
-# table; run its backward (its array twin `backward_arrays` when nothing is
-# recorded and no hook watches, chapter 13; otherwise `_call_backward`
-# runs `backward` on Variables); add what comes back into the inputs'
-# gradients and push each input's creator, once per pass. A gradient that
-# arrives first at a node made by a function is simply stored, inline;
-# every other case (a sum, a leaf's `.grad`) goes through `_add_gradient`,
-# chapter 04. The rest is bookkeeping: hooks (chapter 08), the checks that
-# name a function whose backward returned the wrong thing or a gradient of
-# the wrong shape, and debug mode's NaN check. The common cases are written
-# out inline because this loop runs once per operation of the graph
-# (chapter 13 measures what that buys).
+# The heap loop lives in `minichain/backprop.py`. The next cell prints it as
+# the chapters build it, the engine's *reference path*: the loop
+# `_walk_reference`, one function's step `_step_reference`, and `_push`.
+# `run` is the state of one backward pass: its `heap`, its set `pushed`, and
+# `grads`, a table from each node to the gradient it has received so far.
+# Line by line, against our `heap_backward` and `run_backward`:
+#
+# - `while run.heap` and `heapq.heappop(run.heap)[2]`: our loop, on the
+#   same `(-rank, push count, function)` entries; `run.func` notes the
+#   function running, so that an error can name it.
+# - `if func.inputs is not None`: a function taken out of the graph with
+#   `unchain()` has no inputs left and is skipped; ours cannot be.
+# - `gys = ... run.grads.pop(ref(), None) ...`: our
+#   `tuple(y.grad for y in f.outputs)`. The gradients of the middle live in
+#   the table, and `pop` drops each once used: that is why chapter 03 found
+#   `a.grad` and `b.grad` empty. `ref()` because a function holds its
+#   outputs by weak reference (chapter 07); an output nothing used has no
+#   gradient, so `None`.
+# - `_retain_output_grads`: does nothing unless `retain_grad=True`
+#   (chapter 04 used it, chapter 07 teaches it).
+# - `targets = _targets(...)`: our `range(len(f.inputs))`, less the inputs
+#   that need no gradient (constants, chapter 07).
+# - `_hooks_before` and the last two lines: function hooks (chapter 08);
+#   with none registered they do nothing.
+# - `_backward_on_variables`: `func.backward(targets, gys)` on Variables,
+#   as in chapter 03.
+# - the `for` loop: our `add_grad` and `push`, input by input.
+#   `_check_gradient` refuses a gradient whose shape or dtype does not fit
+#   its input (chapter 06 meets it), `_add_gradient_reference` is chapter
+#   04's addition, and `_push` pushes the input's creator once per pass
+#   (`node in run.grads`: once a gradient has arrived for it).
+#
+# By default `y.backward()` runs `_walk`, a fast path derived from this
+# one and proven equal to it: the same gradients bit for bit, in the same
+# order, on hundreds of random programs a test compares (chapter 13 derives
+# it step by step). `mc.reference_mode()` runs the printed path instead, as
+# the cell does once more on our example.
 
 # %%
 import minichain.backprop as backprop
 
-source = inspect.getsource(backprop._walk)
-print(source)
-assert len(source.splitlines()) <= 50
-assert "heapq.heappop" in source and "heapq.heappush" in source
+for function in (backprop._walk_reference, backprop._step_reference,
+                 backprop._push):
+    print(inspect.getsource(function))
+
+x.cleargrad()
+with mc.reference_mode():
+    on_reference = visualize.record_backward(y)
+print("on the reference path: x.grad =", x.grad, "  order:",
+      [step.name for step in on_reference.steps])
+assert x.grad == right
+assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
+
 # %% [markdown]
 # ## The two orders, drawn
 #
 # Step (left to right) against rank (bottom to top). On the left, the order
-# minichain's heap took on the example (recorded by the hook above): the
+# minichain's heap took on the example (recorded above): the
 # ranks only go down, and the function waiting on the heap (hollow) waits
 # until its turn. On the right, the hand-made pre-order engine: it jumps
 # down to rank 0 at once, and the red dot is the function that ran before
@@ -356,7 +373,7 @@ assert too_early == [False, True, False]
 
 fig, (ax_heap, ax_pre) = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
 visualize.plot_backward_order(
-    hook, ax=ax_heap,
+    record, ax=ax_heap,
     title="heap, by rank (minichain): x.grad = {:g}".format(float(x.grad)))
 steps = range(1, len(pre_order) + 1)
 ax_pre.plot(steps, pre_ranks, "-", color="C7", zorder=1)
@@ -395,46 +412,30 @@ d.name = "d"
 y = c + d
 y.name = "y"
 
-hook = BackwardOrderHook()
-with hook:
-    y.backward()
+record = visualize.record_backward(y)
 print(visualize.draw(y))
 print()
-print(visualize.order_table(hook))
+print(visualize.order_table(record))
 
 # %%
-visualize.to_digraph(y, order=hook, rankdir="LR")
-
-# %% [markdown]
-# The picture is not compared by the tests (its pixels depend on the Graphviz
-# build); its text is. The steps in the picture are those of the table:
-
-# %%
-drawing = visualize.to_digraph(y, order=hook, rankdir="LR")
-for line in drawing.source.splitlines():
-    if "backward step" in line:
-        label = line.split('label="')[1].split('"')[0]
-        print(label.replace("\\n", " | "))
-assert hook.step_of(y.creator_node) == 1 and hook.step_of(a.creator_node) == 5
+visualize.to_digraph(y, order=record, rankdir="LR")
 
 # %% [markdown]
 # ## Any complete order works; why ranks?
 #
-# Three right orders so far: chapter 04's hand engine sorted every function
-# by rank, micrograd's post-order sort, and the heap. Each is a reverse
-# topological order, so each gives the same gradients. The rank and the heap
-# are Chainer's choice, and minichain's: the rank is computed in `apply`
-# from the inputs alone, and the heap discovers the graph from the output as
-# it goes, touching only the functions behind `y`, without a first pass that
-# collects the whole graph before any backward runs.
+# Three right orders so far: chapter 04's sort by rank, micrograd's
+# post-order sort, and the heap. Each is a reverse topological order, so
+# each gives the same gradients. Chainer and minichain use the heap: the
+# rank is computed in `apply` from the inputs alone, and the heap discovers
+# the graph from the output as it goes, with no first pass over it.
 #
 # ## No recursion, however deep
 #
 # The post-order sort above is recursive, as micrograd writes it, and a deep
 # graph breaks it for a reason that has nothing to do with order: Python's
-# recursion limit. Here it is on a hand-made chain of 3000 functions. (Its
-# traceback would be 3000 frames long, so the cell catches the error and
-# prints only its message.)
+# recursion limit. Here it is on a hand-made chain of 3000 functions. (The
+# cell catches the error and prints the start of its message; some Python
+# versions add a few words after it.)
 
 # %%
 def hand_chain(length):
@@ -451,11 +452,14 @@ x_deep, y_deep = hand_chain(3000)
 try:
     postorder_backward(y_deep)
 except RecursionError as error:
-    print("RecursionError:", error)
+    deep_error = error
+first_words = " ".join(str(deep_error).split()[:4])
+print(f"{type(deep_error).__name__}: {first_words} ...")
+assert first_words == "maximum recursion depth exceeded"
 
 # %% [markdown]
 # The hand-made heap engine is a `while` loop, so the same chain costs it no
-# stack:
+# stack, and neither does minichain's:
 
 # %%
 x_deep, y_deep = hand_chain(3000)
@@ -463,10 +467,6 @@ heap_backward(y_deep)
 print(f"hand-made heap engine: d/dx of x * 1.0001**3000 = {x_deep.grad:.4f}")
 assert np.isclose(x_deep.grad, 1.0001 ** 3000)
 
-# %% [markdown]
-# minichain's heap loop is a `while` loop, so depth costs no stack:
-
-# %%
 start = mc.Variable(np.array(1.0))
 y = start
 for _ in range(3000):
@@ -478,17 +478,16 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # %% [markdown]
 # ## Watch the heap at work
 #
-# The table and the pictures above show the order after the fact.
-# `visualize.animate_backward(y)` runs the backward itself, under a function
-# hook that copies what the engine holds just before each step: the function
-# running now (yellow), those done (greyed), those waiting on the heap
-# (dashed outline, and listed beside the graph in the order they will pop),
-# each gradient as it arrives, is held and is freed, and the bytes held.
-# Step through the first example with *next*: at step 2, `_ * 2 -> h` waits
-# on the heap while `_ * _ -> hh` runs. That wait is exactly what the
-# pre-order walk skipped. (The player is HTML and JavaScript: it shows in
-# JupyterLab once the cell has run, in the book, and `.save(path)` writes it
-# as one file that opens offline.)
+# `visualize.animate_backward(y)` runs the backward itself and copies what
+# the engine holds just before each step: the function running now
+# (yellow), those done (greyed), those waiting on the heap (dashed outline,
+# listed beside the graph in the order they will pop), and each gradient as
+# it arrives, is held and is freed. Step through the first example with
+# *next*: at step 2, `_ * 2 -> h` waits on the heap while `_ * _ -> hh`
+# runs, the wait the pre-order walk skipped. (The player is HTML and
+# JavaScript: it shows in JupyterLab once the cell has run and in the book;
+# `.save(path)` writes it as one file that opens offline. Its last line,
+# the bytes held, is chapter 07's subject.)
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
@@ -505,34 +504,10 @@ assert float(x.grad) == 26.0
 player
 
 # %% [markdown]
-# The last line of each frame counts the bytes of the gradient arrays alive
-# at that moment, and of the arrays kept for backward. Both stay at 8 bytes,
-# one float64 number, while everything else changes, and the frames say
-# why. At step 2 two variables have a gradient, the one `h` holds and the
-# one arriving at `hh`, but they are one array: `_ + _` hands its incoming
-# gradient to both its inputs unchanged (the reason chapter 04 gave for
-# never adding in place). At step 3 `h`'s complete gradient, 13, is a new
-# array, and the gradients already used are gone; at the end only `x.grad`
-# is left. The 8 bytes kept are `h`'s array, which `_ * _` keeps because
-# the derivative of a product needs the other factor.
-
-# %%
-one_float = x.array.nbytes
-held_at_step_2 = [name for name, (text, state) in player.frames[1]["grads"].items()
-                  if state in ("held", "arriving")]
-print("gradients held or arriving at step 2:", len(held_at_step_2),
-      "  bytes in gradients per frame:", [f["grad_bytes"] for f in player.frames])
-assert len(held_at_step_2) == 2
-assert ["13.", "arriving"] in player.frames[2]["grads"].values()
-assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
-assert [f["kept_bytes"] for f in player.frames] == [h.array.nbytes] * 4
-assert len({f["caption"] for f in player.frames}) == 4
-
-# %% [markdown]
-# ## Now build it: Task 8
+# ## Now build it: Task 7
 #
 # Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap, and
-# let your loop take its functions from it (Task 8). Then watch your own engine:
+# let your loop take its functions from it (Task 7). Then watch your own engine:
 # `visualize.order_table(visualize.record_backward(y))` and
 # `visualize.animate_backward(y)` draw a `mychain` graph too.
 

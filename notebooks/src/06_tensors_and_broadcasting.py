@@ -180,8 +180,9 @@ assert np.isclose(left, right)
 #
 # Here is a bias addition whose backward hands back the gradient of the
 # output unchanged, shape `(3, 4)`, for the bias of shape `(4,)`. minichain
-# checks every gradient against its variable's shape and stops, naming the
-# function that has the bug (this cell raises on purpose).
+# checks every gradient against its variable's shape and stops with a
+# `ValueError` that names the function with the bug. The cell catches the
+# error and prints its message.
 
 # %%
 class ForgetfulAddBias(mc.FunctionNode):
@@ -191,13 +192,43 @@ class ForgetfulAddBias(mc.FunctionNode):
 
     def backward(self, target_input_indexes, grad_outputs):
         gy, = grad_outputs
-        return gy, gy            # wrong for b: should be F.sum_to(gy, b.shape)
+        return gy, gy            # wrong for b: gy has the shape of x + b
+
+
+bv = mc.Variable(b_data)
+y, = ForgetfulAddBias().apply((mc.Variable(x_data), bv))
+try:
+    F.sum(y).backward()
+except ValueError as error:
+    shape_error = error
+print(shape_error)
+assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
+
+# %% [markdown]
+# (The message's last line says `data` for the variable's array, in
+# Chainer's words.) The fix sums `b`'s gradient down to `b`'s shape with
+# `F.sum_to`. Inside
+# `backward` there is no `b`, but the function's `inputs` remember each
+# input's shape even when its array is not kept (`BroadcastTo.backward`,
+# printed above, reads it the same way; chapter 07 shows what `inputs`
+# holds):
 
 # %%
-# NBVAL_RAISES_EXCEPTION
+class AddBias(mc.FunctionNode):
+    def forward(self, inputs):
+        x, b = inputs
+        return x + b,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy, F.sum_to(gy, self.inputs[1].shape)   # b's shape, (4,)
+
+
 bv = mc.Variable(b_data)
-y = ForgetfulAddBias().apply((mc.Variable(x_data), bv))[0]
+y, = AddBias().apply((mc.Variable(x_data), bv))
 F.sum(y).backward()
+print("b.grad:", bv.grad, " shape", bv.grad.shape)
+assert np.array_equal(bv.grad, np.full(4, 3.0))
 
 # %% [markdown]
 # ## Matrix products: the shapes choose the formula
@@ -345,7 +376,7 @@ y = x @ W + b
 loss = F.mean((y - t) ** 2)
 loss.backward()
 for v in (x, W, b):
-    print("{:>2}: data {!s:>7} {}   grad {!s:>7} {}".format(
+    print("{:>2}: array {!s:>7} {}   grad {!s:>7} {}".format(
         v.name, v.shape, v.dtype, v.grad.shape, v.grad.dtype))
     assert v.grad.shape == v.shape and v.grad.dtype == v.dtype
 
@@ -353,11 +384,11 @@ for v in (x, W, b):
 # The gradients also keep the dtype: float32 in, float32 out.
 
 # %% [markdown]
-# ## Now build it: Task 9
+# ## Now build it: Task 8
 #
 # Write `Sum` and `MatMul` in `mychain/functions.py`, and make the backward of
 # `Add` and `Mul` sum each gradient back to its input's shape with the given
-# `sum_to` (Task 9): a gradient has the shape of its variable.
+# `sum_to` (Task 8): a gradient has the shape of its variable.
 
 # %% [markdown]
 # ## Exercises

@@ -7,14 +7,6 @@
 # (`no_backprop_mode`), to say which values need no gradient
 # (`requires_grad=False`) and which gradients to keep (`retain_grad`), and
 # to measure, in bytes, which arrays a graph keeps and which it lets go.
-#
-# - **modes**: `no_backprop_mode()` records no graph at all (evaluation,
-#   inference); `force_backprop_mode()` records one again inside it;
-# - **constants**: a Variable made with `requires_grad=False` (and every
-#   NumPy array handed to a function) gets no gradient;
-# - **`retain_grad`**: which gradients backward leaves behind;
-# - **what is kept**: which arrays the graph holds on to, why the rest is
-#   freed as soon as you drop it, and the bytes, measured.
 
 # %%
 import contextlib
@@ -26,6 +18,7 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
+from minichain import visualize
 from minichain.visualize import draw, to_digraph
 
 np.set_printoptions(precision=4, suppress=True)
@@ -98,25 +91,57 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # %% [markdown]
 # ## The real modes
 #
-# minichain's switch is `mc.config.enable_backprop`, and
-# `mc.no_backprop_mode()` is `using_config` with that name. The real
-# `using_config` does what ours does, with one difference explained in its
-# docstring: each thread has its own view of the configuration, so one
-# thread evaluating a model does not switch off recording in another.
+# minichain's switch is `mc.config.enable_backprop`, and the real `apply`
+# reads it where ours reads its flag. The cell prints `apply` as the
+# chapters build it, `FunctionNode._apply_reference` (by default minichain
+# runs a fast path derived from it and proven equal to it, chapter 13).
+# Against our `HandFunctionNode.apply`:
+#
+# - `_check_arguments`: a node is applied once (`self._applied` below
+#   marks it), to a tuple (chapter 02); `_as_input` turns a bare array
+#   into a Variable that needs no gradient (a constant, below).
+# - `_forward_with_hooks(in_data)`: our `self.forward(...)` on the inputs'
+#   arrays, with function hooks around it (chapter 08). `_check_inputs`
+#   and `_check_outputs` check devices, types and, in debug mode, NaNs
+#   (chapter 08 teaches type checks and debug mode).
+# - `ys = ...`: our `HandVariable(a)` for each output array; an output
+#   computed from constants only needs no gradient (below).
+# - `if config.enable_backprop:` is our `if`, and it guards the same lines:
+#   the rank, the inputs, the outputs, and each output's creator
+#   (`set_creator_node`, our `y.creator = self`). Two differences are this
+#   chapter's last sections: the function holds its inputs' *nodes* and its
+#   outputs only weakly, and `_retain_data` keeps just the arrays its
+#   backward asked for. (`lazy_grad_sum` is a Chainer setting copied onto
+#   the node; it changes no number in minichain.)
+#
+# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`. The
+# end of the real `using_config`, printed last, is our `hand_using_config`:
+# set the value, `yield`, put the old value back in `finally`. The lines
+# before it find that old value. Each thread has its own view of the
+# configuration (so one thread evaluating a model does not switch off
+# recording in another), so the old value is this thread's own setting, or
+# the marker `_MISSING` if it had none; then `finally` removes the thread's
+# setting and the global default shows through again.
 
 # %%
+print(inspect.getsource(mc.FunctionNode._apply_reference))
 print(inspect.getsource(mc.no_backprop_mode))
-print(inspect.getsource(mc.using_config))
+lines = inspect.getsource(mc.using_config).splitlines()
+first = next(i for i, line in enumerate(lines)
+             if line.strip() == "setattr(config, name, value)")
+print("    ...  # using_config: the old value is found, then")
+print("\n".join(lines[first:]))
 
 # %% [markdown]
-# The same three calls with the real thing: outside, inside, after.
+# The same three calls with the real thing: outside, inside, after. (A
+# minichain Variable's `creator_node` is our `creator` slot.)
 
 # %%
 x = mc.Variable(np.array([0.5]), name="x")
-real = [F.tanh(x).creator is not None]
+real = [F.tanh(x).creator_node is not None]
 with mc.no_backprop_mode():
-    real.append(F.tanh(x).creator is not None)
-real.append(F.tanh(x).creator is not None)
+    real.append(F.tanh(x).creator_node is not None)
+real.append(F.tanh(x).creator_node is not None)
 print("recorded outside, inside, after:", real)
 
 hand = [hand_tanh(x_hand).creator is not None]
@@ -133,7 +158,7 @@ assert real == hand == [True, False, True]
 # %%
 with mc.no_backprop_mode():
     y = F.sum(F.tanh(x) * 3)
-print(f"value: {float(y.array):.4f}   creator: {y.creator}")
+print(f"value: {float(y.array):.4f}   creator_node: {y.creator_node}")
 y.backward()
 print("x.grad after backward:", x.grad)
 assert x.grad is None
@@ -151,8 +176,8 @@ with mc.no_backprop_mode():
     h = F.tanh(x * 2)                     # not recorded
     with mc.force_backprop_mode():
         y = F.sum(F.tanh(x * 2))          # recorded
-print("h has a creator:", h.creator is not None)
-print("y has a creator:", y.creator is not None)
+print("h has a creator:", h.creator_node is not None)
+print("y has a creator:", y.creator_node is not None)
 gx, = mc.grad([y], [x])
 print("dy/dx =", gx.array, "  by hand:", 2 * (1 - np.tanh(2 * x.array) ** 2))
 assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
@@ -161,11 +186,11 @@ assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
 # ## Constants: `requires_grad=False`
 #
 # A mode switches recording off for a whole block. A Variable can also say
-# for itself that it needs no gradient: `mc.Variable(data,
+# for itself that it needs no gradient: `mc.Variable(array,
 # requires_grad=False)` is a *constant*, such as a batch of inputs, a
-# target or a fixed mask. Backward computes no gradient for it. An output
-# computed from constants only needs none either: its `requires_grad` is
-# False, and a backward from it does nothing.
+# target or a fixed mask (PyTorch's default for a tensor). Backward
+# computes no gradient for it. An output computed from constants only
+# needs none either: its `requires_grad` is False.
 
 # %%
 w = mc.Variable(np.array([2.0, 3.0]), name="w")
@@ -186,15 +211,15 @@ h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
 print("h.requires_grad:", h.requires_grad)
 F.sum(h * h).backward(retain_grad=True)
 print("h.grad after backward:", h.grad)
-print("sin kept its input all the same:", h.creator_node.inputs[0].data is not None)
-assert not h.requires_grad and h.grad is None
-assert h.creator_node.inputs[0].data is not None
+print("h has a creator all the same:", h.creator_node is not None)
+assert not h.requires_grad and h.grad is None and h.creator_node is not None
 
 # %% [markdown]
 # Unlike `no_backprop_mode`, `requires_grad=False` does not stop the
-# recording: as in Chainer, the nodes are still made and still keep their
-# arrays (the last line above). PyTorch records nothing for
-# tensors that need no gradient. To save the memory, use the mode.
+# recording: as in Chainer, the functions are still recorded (the last line
+# above) and still keep their arrays (the next section shows where). PyTorch
+# records nothing for tensors that need no gradient. To save the memory, use
+# the mode.
 
 # %% [markdown]
 # ## `retain_grad`: gradients of the middle
@@ -226,16 +251,44 @@ assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
 # %% [markdown]
 # ## What the graph keeps, and what it lets go
 #
-# Chapter 02 showed that the graph holds **VariableNodes**, not the user's
-# Variables, and that a node points to its Variable only weakly. A node holds
-# an array only when a function asked for it with `retain_inputs` or
-# `retain_outputs` (its `data` is then set). Everything else goes as soon as
-# the user lets go of the Variable.
-#
-# `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` keeps nothing
-# (its derivative is the constant 2); `sum` keeps nothing (its backward only
-# needs the input's shape). A weak reference to each array shows which ones
-# survive after we drop our Variables:
+# Our hand-made function node holds its input and output `HandVariable`s
+# themselves, so every array of the graph lives as long as the graph. The
+# real graph does not hold the Variables you hold. It is made of small
+# **VariableNode** records, one per Variable (`x.node`): a node knows its
+# Variable's name, shape, dtype, rank and `creator_node`, and a function's
+# `inputs` are these nodes (the line `self.inputs = ...` of
+# `_apply_reference` above). A node points back to its Variable only
+# through a *weak reference* (Python's `weakref`: a reference that does not
+# keep its object alive), and a function's `outputs` are weak references to
+# their nodes (the next line). A node holds an array only when a function
+# asked for it with `retain_inputs` or `retain_outputs` (chapter 03;
+# `_retain_data` above): its `data` is then set, otherwise it is None.
+
+# %%
+x = mc.Variable(np.array([1.0, 2.0]), name="x")
+y = F.tanh(x)                    # Tanh keeps its output
+f = y.creator_node
+print("f.inputs:", [type(n).__name__ for n in f.inputs],
+      "  the first is x.node:", f.inputs[0] is x.node)
+print("f.outputs:", [type(r).__name__ for r in f.outputs],
+      "  it leads to y.node:", f.outputs[0]() is y.node)
+print("y.node leads back to y:", y.node.get_variable_or_none() is y)
+print("data kept: by x.node", x.node.data is not None,
+      "  by y.node", y.node.data is not None)
+assert f.inputs[0] is x.node and f.outputs[0]() is y.node
+assert x.node.data is None and y.node.data is y.array
+
+h = F.sin(np.array([0.5, 1.0]))            # a constant's graph, as above
+print("sin of a constant keeps that constant's array:",
+      h.creator_node.inputs[0].data is not None)
+assert h.creator_node.inputs[0].data is not None
+
+# %% [markdown]
+# So every array a node does not keep goes as soon as the user lets go of
+# its Variable. `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2`
+# keeps nothing (its derivative is the constant 2); `sum` keeps nothing (its
+# backward only needs the input's shape). A weak reference to each array
+# shows which ones survive after we drop our Variables:
 
 # %%
 x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
@@ -317,10 +370,11 @@ assert kept_bytes(y) == 2 * x.array.nbytes
 # %% [markdown]
 # `mc.memory.measure()` measures instead of counting: NumPy reports every
 # array it allocates to Python's `tracemalloc`, and the block's figures are
-# relative to the moment it starts. (To follow each function it registers a
-# *function hook* for the length of the block; chapter 08 teaches hooks.) `final` is what the block left alive,
-# `peak` the most it held at once. (Python objects made in the block count
-# too, a few hundred bytes per function, so we print tenths of a MiB.)
+# relative to the moment it starts: `final` is what the block left alive,
+# `peak` the most it held at once. (It follows each function through a
+# *function hook*, chapter 08's subject. Python objects made in the block
+# count too, a few hundred bytes per function, so we print tenths of a
+# MiB.)
 #
 # A chain of `tanh`s on a 1 MiB input: with a graph, every output is kept
 # for backward; without one, each intermediate array is freed as soon as the
@@ -383,6 +437,49 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# ## The bytes during a backward, step by step
+#
+# Chapter 05's player, `visualize.animate_backward`, also counts, on the
+# last line of each step, the bytes of the gradient arrays alive at that
+# moment and of the arrays kept for backward. On chapter 05's example,
+# `y = h + h·h` with `h = 2x`, both stay at one float64 number while
+# everything else changes, and the steps say why. At step 2 two variables
+# have a gradient, the one `h` holds and the one arriving at `hh`, but they
+# are one array: `_ + _` hands its incoming gradient to both its inputs
+# unchanged (the reason chapter 04 gave for never adding in place). At step
+# 3 `h`'s complete gradient, 13, is a new array, and the gradients already
+# used are gone; at the end only `x.grad` is left. The bytes kept are `h`'s
+# array, which `_ * _` keeps because the derivative of a product needs the
+# other factor.
+
+# %%
+def chapter_05_example():
+    """y = h + h·h with h = 2x, at x = 3, named for the player."""
+    x = mc.Variable(np.array(3.0), name="x")
+    h = 2 * x
+    h.name = "h"
+    hh = h * h
+    hh.name = "hh"
+    y = h + hh
+    y.name = "y"
+    return x, h, y
+
+
+x_05, h_05, y_05 = chapter_05_example()
+player = visualize.animate_backward(y_05)
+print(player.table())
+
+one_float = x_05.array.nbytes
+held_at_step_2 = [name for name, (text, state) in player.frames[1]["grads"].items()
+                  if state in ("held", "arriving")]
+print("gradients held or arriving at step 2:", len(held_at_step_2),
+      "  bytes of one float64:", one_float)
+assert len(held_at_step_2) == 2
+assert ["13.", "arriving"] in player.frames[2]["grads"].values()
+assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
+assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
+
+# %% [markdown]
 # ## Over a whole step: forward, then backward
 #
 # `measure` also records a timeline: the bytes held after each step of each
@@ -434,54 +531,16 @@ plt.show()
 # `Reshape` and `BroadcastTo` to spread the incoming gradient over the
 # summed shape; each `Tanh`'s backward applies `TanhGrad`. An entry is
 # written when its step *ends*, so each of these helpers is listed just
-# before the backward step that applied it.
-#
-# The `TanhGrad`s are the hook's doing, not backward's habit. A registered
-# hook must see every step, so it sends the engine down the path where each
-# `backward` is written with Variables and functions; a plain backward,
-# watched by no hook, runs `tanh`'s step on arrays and applies no
-# `TanhGrad`. We count the functions applied during each backward by
-# wrapping `FunctionNode.apply` for the length of the call:
-
-# %%
-from unittest import mock
-
-
-def functions_applied_by_backward(hooked):
-    """Names of the functions ``apply``-ed during a backward of the chain."""
-    x.cleargrad()
-    y = F.sum(tanh_chain(x, 4))
-    applied, original = [], mc.FunctionNode.apply
-
-    def counting_apply(node, inputs):
-        applied.append(type(node).__name__)
-        return original(node, inputs)
-
-    with mock.patch.object(mc.FunctionNode, "apply", counting_apply):
-        with mc.memory.measure() if hooked else contextlib.nullcontext():
-            y.backward()
-    return applied
-
-
-plain = functions_applied_by_backward(hooked=False)
-watched = functions_applied_by_backward(hooked=True)
-print("plain backward applies:         ", plain)
-print("backward under measure applies:", watched)
-assert plain[:2] == watched[:2] == ["Reshape", "BroadcastTo"]
-assert "TanhGrad" not in plain and watched.count("TanhGrad") == 4
+# before the backward step that applied it. The gradients of the middle
+# live only briefly: each is dropped once its function's backward has used
+# it, unless `retain_grad=True` asks to keep them. Chapter 10 cuts the climb
+# of the forward with `forget`.
 
 # %% [markdown]
-# Both lists start with `Sum`'s helpers: its backward has no array version,
-# so it applies functions even when no hook watches; `tanh`'s has one. The
-# gradients of the middle live only briefly: each is dropped once its
-# function's backward has used it, unless `retain_grad=True` asks to keep
-# them. Chapter 10 cuts the climb of the forward with `forget`.
-
-# %% [markdown]
-# ## Now build it: Tasks 5 and 10
+# ## Now build it: Tasks 9 and 10
 #
 # Write `retain_gradients` in `mychain/backprop.py`, which your loop calls when
-# `retain_grad=True` (Task 5), and `no_backprop_mode` and `force_backprop_mode`
+# `retain_grad=True` (Task 9), and `no_backprop_mode` and `force_backprop_mode`
 # in `mychain/configuration.py`, with `apply` recording nothing while
 # `config.enable_backprop` is False (Task 10). Task 4's checks already measured
 # what your graph keeps: only retained arrays may stay alive.

@@ -1,31 +1,31 @@
 # %% [markdown]
 # # 09 · The old-style Function, and the GPU
 #
-# You will write a differentiable function the old way, as a Chainer v1
-# `Function` with forward and backward both on arrays, see why its
-# gradients cannot be differentiated again, and write function code that
-# runs unchanged on NumPy (CPU) and CuPy (GPU).
+# You meet Chainer's first way of writing a function, the old-style
+# `Function` that the reference's examples use, write one with forward and
+# backward both on arrays, see why its gradients cannot be differentiated
+# again, and write function code that runs unchanged on NumPy (CPU) and CuPy
+# (GPU).
 #
 # minichain has two ways to write a differentiable function.
 #
-# - **FunctionNode** (every chapter so far): `forward` on arrays, `backward`
-#   on *Variables*, so the backward is itself recorded and can be
-#   differentiated again (double backprop, which chapter 11 teaches; here we
-#   only need to know that a gradient with a graph behind it can be
-#   differentiated, and one without cannot).
+# - **FunctionNode** (every chapter so far; the *new style*): `forward` on
+#   arrays, `backward` on *Variables*, so the backward is itself recorded
+#   and its gradient can be differentiated again (double backprop,
+#   chapter 11).
 # - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
-#   plain arrays. It is simpler to write, and the reference's `F.Identity` is
-#   one, so minichain keeps it. Its price: a gradient made of bare arrays has
-#   no graph, so it cannot be differentiated twice.
+#   plain arrays. It is simpler to write, and the reference draws its
+#   examples with one, so minichain keeps it. Its price: a gradient made of
+#   bare arrays has no graph, so it cannot be differentiated twice.
 #
 # The second half of the chapter is about the other thing the old style made
 # explicit: which device the arrays live on. The same function code runs on
-# NumPy (CPU) and CuPy (GPU); this notebook uses the GPU when one is present
-# and otherwise says so and runs on NumPy.
+# NumPy (CPU) and CuPy (GPU); this notebook uses the GPU when there is one.
 
 # %%
 import copy
 import inspect
+import weakref
 
 import numpy as np
 
@@ -36,12 +36,34 @@ from minichain.visualize import draw
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
+# ## The reference's example, the old way
+#
+# Chapter 02 drew the reference's `x <--- f <--- y` with a FunctionNode of
+# our own. The reference builds it with `F.Identity`, an old-style Function:
+# an instance is created, then *called* on a Variable. Mind the case:
+# `F.Identity` is that old-style class, while `F.identity` (lower case)
+# applies the FunctionNode `IdentityNode` printed in chapter 02. Both label
+# their node `Identity`, so the two drawings cannot be told apart:
+
+# %%
+x = mc.Variable(np.zeros(10), name="x")
+f = F.Identity()
+y = f(x)
+y.name = "y"
+y_new = F.identity(x)
+y_new.name = "y"
+print("F.Identity()(x):", draw(y))
+print("F.identity(x):  ", draw(y_new))
+assert draw(y) == draw(y_new) == "x <--- Identity <--- y"
+
+# %% [markdown]
 # ## An old-style function
 #
 # A `Function` subclass overrides `forward(inputs)` and
 # `backward(inputs, grad_outputs)`. Both get tuples of arrays and return
 # tuples of arrays; `backward` receives the forward's inputs again, so it
-# can use them. An instance is called like a Python function.
+# can use them, and the incoming gradients `gy` as arrays. An instance is
+# called like a Python function.
 
 # %%
 class Square(mc.Function):
@@ -69,24 +91,24 @@ assert np.allclose(x.grad, 2 * x.array)
 #
 # The engine of chapters 03–05 only knows FunctionNodes, whose backward
 # takes and returns Variables. An old-style function needs an adapter: a
-# FunctionNode that keeps every input array (the old-style backward may
-# read any of them), calls the function's `forward`, and in backward
-# unwraps the gradients to arrays, calls the function's `backward`, and
-# wraps the results back into Variables.
+# FunctionNode that keeps every input with `retain_inputs` (chapter 03; the
+# old-style backward may read any of them), calls the function's `forward`,
+# and in backward unwraps the incoming gradients to arrays, calls the
+# function's `backward`, and wraps the results back into Variables.
 
 # %%
 class HandAdapter(mc.FunctionNode):
     def __init__(self, function):
-        self.function = function
+        self.function = function    # FunctionNode has no __init__ to call
 
     def forward(self, inputs):
         self.retain_inputs(range(len(inputs)))        # keep them all
         return self.function.forward(inputs)
 
     def backward(self, target_input_indexes, grad_outputs):
-        in_data = tuple(node.data for node in self.inputs)
-        gys = tuple(g.array for g in grad_outputs)     # Variables -> arrays
-        gxs = self.function.backward(in_data, gys)
+        xs = tuple(x.array for x in self.get_retained_inputs())
+        gys = tuple(gy.array for gy in grad_outputs)  # Variables -> arrays
+        gxs = self.function.backward(xs, gys)
         return tuple(mc.Variable(gx) for gx in gxs)   # arrays -> Variables
 
 
@@ -98,35 +120,53 @@ print("through HandAdapter:", grad_hand)
 
 # %% [markdown]
 # minichain's adapter is `FunctionAdapter`. Calling an old-style function
-# applies one; the output's `creator` is the Function the user wrote, and
-# its `creator_node` is the adapter the engine works with. Here is the real
+# applies one, and the Function keeps it as its `node`. Here is the real
 # adapter's backward: the same unwrap, call, wrap, plus what ours skipped:
-# `None` in place of an input the function chose not to keep (a later
-# section), checks on what the function's backward returned, and a mark on
-# each gradient saying who made it.
+# `None` for an incoming gradient that is missing and for an input the
+# function chose not to keep (a later section), checks on what the
+# function's backward returned, and a mark on each gradient saying who made
+# it. The mark makes a second differentiation fail loudly, but only one that
+# *starts* from such a gradient, as the next section shows. (`node.data` is
+# the array a VariableNode keeps for backward, as in chapter 07; `g._data` is
+# `g.array`.)
 
 # %%
 print(inspect.getsource(mc.FunctionAdapter.backward))
+
+# %% [markdown]
+# ## `creator` and `creator_node`
+#
+# The graph is made of FunctionNodes only, so what links an old-style
+# Function into it is its adapter, `square.node`. This is where the two
+# attributes of chapter 02 part. `y.creator_node` is always the graph's
+# node: here the adapter. `y.creator` gives back the Function you wrote;
+# for a new-style function the two are one object.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
 square = Square()
 y = square(x)
 F.sum(y).backward()
-print("y.creator is the Function: ", y.creator is square)
-print("y.creator_node is a:       ", type(y.creator_node).__name__)
-print("through FunctionAdapter:   ", x.grad)
+print("y.creator is square:          ", y.creator is square)
+print("y.creator_node is square.node:", y.creator_node is square.node,
+      "(a", type(square.node).__name__ + ")")
+print("through FunctionAdapter:      ", x.grad)
+z = F.exp(x)
+print("for F.exp, creator is creator_node:", z.creator is z.creator_node)
+assert y.creator is square and y.creator_node is square.node
+assert isinstance(square.node, mc.FunctionAdapter) and y.creator_node is not square
+assert z.creator is z.creator_node
 assert np.array_equal(x.grad, grad_hand)
 
 # %% [markdown]
 # ## It cannot be differentiated twice
 #
 # The gradient our `HandAdapter` returned was `Variable(gx)`: an array with
-# no creator. Differentiating it again (asking for the gradient of the
-# gradient, with `mc.grad` of chapter 03 and
-# `enable_double_backprop=True`, which keeps a graph behind the first
-# gradient; chapter 11 teaches it) finds no path back to `x`. First the
-# FunctionNode version, which works (`d²(x²)/dx² = 2`):
+# no creator. To differentiate a gradient again, we ask `mc.grad` (chapter
+# 03) for the first gradient with `enable_double_backprop=True`, which keeps
+# a graph behind it (chapter 11 teaches this). Then we ask for the gradient
+# of that gradient. First the FunctionNode version, which works
+# (`d²(x²)/dx² = 2`):
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -136,10 +176,28 @@ print("F.square: first", gx.array, " second", ggx.array)
 assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
-# The same two calls through our `HandAdapter` and through the real
-# adapter. The first gradients agree; the second ones are both `None`,
-# *silently*: `x` is not reachable from a gradient without a creator, so
-# `mc.grad` reports no gradient for it, with no error.
+# Through the real adapter, one case is caught: a pass that *starts* from
+# the old-style gradient. The adapter marked that gradient, and a backward or
+# an `mc.grad` whose output is such a gradient is refused, with an error that
+# names the function:
+
+# %%
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
+try:
+    mc.grad([gx], [x])
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert "old style Function" in message and '"Square"' in message
+
+# %% [markdown]
+# The common case is not caught: a pass that only goes *through* the
+# gradient, such as `mc.grad` of `sum(gx)`. That pass starts at `F.sum`'s
+# output, which carries no mark; walking back, it stops at `gx`, which has no
+# creator, and never reaches `x`. So `mc.grad` reports no gradient for `x`:
+# `None`, which is not zero, and no error. Our `HandAdapter` and the real
+# adapter agree on both gradients:
 
 # %%
 def first_and_second(make_output):
@@ -160,28 +218,15 @@ assert np.array_equal(hand_first, real_first)
 assert hand_second is None and real_second is None
 
 # %% [markdown]
-# The difference shows when a pass *starts* from the old-style gradient.
-# The real adapter marks each gradient it makes, and a backward or an
-# `mc.grad` whose output is such a gradient is refused with an error that
-# names the function. Here we differentiate the gradient `x.grad_var` as
-# the reference does (the error is raised on purpose):
-
-# %%
-# NBVAL_RAISES_EXCEPTION
-x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
-F.sum(Square()(x)).backward(enable_double_backprop=True)
-mc.grad([x.grad_var], [x])
-
-# %% [markdown]
 # ## What it keeps: every input, unless told otherwise
 #
 # Because the old-style backward gets the forward's inputs back, the
 # adapter keeps all of them by default, whether the backward reads them or
 # not. That is memory (chapter 07 measures it). A function that needs less
-# says so in `forward`: `self.retain_inputs(())` keeps no input, and
+# says so in `forward`. `self.retain_inputs(())` keeps no input.
 # `self.retain_outputs((0,))` keeps output 0, which backward reads as
-# `self.output_data`. `exp` needs only its output, since `d exp(x)/dx =
-# exp(x)`:
+# `self.output_data`. `exp` needs only its output, since
+# `d exp(x)/dx = exp(x)`:
 
 # %%
 class Exp(mc.Function):
@@ -197,29 +242,55 @@ class Exp(mc.Function):
         return y * grad_outputs[0],
 
 
-x_square = mc.Variable(np.array([0.0, 1.0]), name="x_square")
+# %% [markdown]
+# As in chapter 07, a weak reference to each array shows what the graph
+# keeps once we let go of every Variable (the `loss` holds the graph):
+
+# %%
+x_square = mc.Variable(np.array([0.0, 1.0]))
+x_exp = mc.Variable(np.array([0.0, 1.0]))
+y_square, y_exp = Square()(x_square), Exp()(x_exp)
+alive = {"Square's input": weakref.ref(x_square.array),
+         "Exp's input":    weakref.ref(x_exp.array),
+         "Exp's output":   weakref.ref(y_exp.array)}
+loss = F.sum(y_square) + F.sum(y_exp)
+del x_square, x_exp, y_square, y_exp
+for name, ref in alive.items():
+    print(f"{name:15}", "kept" if ref() is not None else "freed")
+assert [ref() is not None for ref in alive.values()] == [True, False, True]
+
+# %% [markdown]
+# Keeping only its output is enough for `Exp`'s backward:
+
+# %%
 x = mc.Variable(np.array([0.0, 1.0]), name="x")
-y_square = Square()(x_square)
-y_exp = Exp()(x)
-print("Square keeps its input:", x_square.node.data is not None)
-print("Exp keeps its input:   ", x.node.data is not None)
-print("Exp keeps its output:  ", y_exp.node.data is not None)
-assert x_square.node.data is not None and x.node.data is None
-F.sum(y_exp).backward()
+F.sum(Exp()(x)).backward()
 print("x.grad =", x.grad, "(exp(x))")
 assert np.allclose(x.grad, np.exp(x.array))
 
 # %% [markdown]
-# The graph picture shows the same thing: a red outline marks an array that
-# a function keeps for its backward. Old-style and new-style functions mix
+# The graph picture shows the same in one graph, `Square` then `Exp`:
+# a red outline marks an array that a function keeps for its backward. Look
+# for it on `x` (`Square`'s input) and on `v1` (`Exp`'s output), and for its
+# absence on `v2` (`Exp`'s input). As in chapter 01, unnamed variables are
+# numbered from the output backwards. Old-style and new-style functions mix
 # freely in one graph (`F.sum` is a FunctionNode).
 
 # %%
+from IPython.display import SVG
+
 x = mc.Variable(np.array([0.0, 1.0]), name="x")
 loss = F.sum(Exp()(Square()(x)))
 loss.name = "loss"
 print(draw(loss))
-mc.visualize.to_digraph(loss, rankdir="LR")
+picture = mc.visualize.to_digraph(loss, rankdir="LR")
+# Its Graphviz source has a line per node, `v1 [label="v1\n..." color=...]`;
+# a red outline is the color #C0392B, and the label starts with the name.
+red = sorted(line.split('"')[1].split("\\n")[0]
+             for line in picture.source.splitlines() if "#C0392B" in line)
+print("outlined in red:", red)
+assert red == ["v1", "x"]
+SVG(mc.visualize.to_svg(picture))
 
 # %% [markdown]
 # ## One call per instance, and the `copy.copy` idiom
@@ -227,23 +298,27 @@ mc.visualize.to_digraph(loss, rankdir="LR")
 # An old-style Function instance becomes a node of the graph when it is
 # called, and a node is one application: it remembers one set of inputs.
 # Calling the same instance again would overwrite what the first graph
-# needs, so minichain refuses (on purpose, below). Chainer 7 does not: its
-# documentation says an instance cannot be used twice, but a second call
-# goes through, reusing the instance's node and corrupting the first
-# call's graph, which shows only later, as a bare `AssertionError` in a
-# backward through it. minichain turns that rule into an error at the call.
+# needs, so minichain refuses, as it does for a FunctionNode applied twice
+# (chapter 02), where Chainer 7 lets the call through and corrupts the first
+# graph:
 
 # %%
-# NBVAL_RAISES_EXCEPTION
 square = Square()
 y1 = square(mc.Variable(np.array([1.0])))
-y2 = square(mc.Variable(np.array([2.0])))
+try:
+    y2 = square(mc.Variable(np.array([2.0])))
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert message.startswith("Square: an old-style Function instance cannot be")
 
 # %% [markdown]
-# The reference's idiom for a function with settings (say, a scale chosen
-# once): keep a *template* instance that is never called, and call a fresh
-# shallow copy each time. A copy of a never-called instance starts with no
-# node of its own.
+# Where you write the call yourself, a new instance each time is enough:
+# `Scale(3.0)(a)`. But code that receives a configured function from
+# elsewhere (exercise 2 writes such code) knows neither its class nor its
+# settings. For it the reference has an idiom: keep a *template* instance
+# that is never called, and call a fresh shallow copy each time. A copy of a
+# never-called instance starts with no node of its own.
 
 # %%
 class Scale(mc.Function):
@@ -263,13 +338,15 @@ a = mc.Variable(np.array([1.0]), name="a")
 b = mc.Variable(np.array([2.0]), name="b")
 ya = copy.copy(triple)(a)
 yb = copy.copy(triple)(b)
-F.sum(ya + yb).backward()                 # a 0-d loss
+F.sum(ya + yb).backward()                 # one element: the seed is 1
 print("ya =", ya.array, " yb =", yb.array, " a.grad =", a.grad, " b.grad =", b.grad)
 assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
 
 # %% [markdown]
-# The reference's own `F.Identity` is an old-style function written this
-# way: it has no settings, so a new instance per call is all it needs.
+# The reference's `F.Identity` of the first section is an old-style
+# function too. It has no settings, so a new instance per call,
+# `F.Identity()(x)`, is all it needs. (Its `check_type_forward` is the type
+# check of chapter 08, here accepting anything.)
 
 # %%
 print(inspect.getsource(F.Identity))
@@ -297,7 +374,7 @@ class Softplus(mc.FunctionNode):
         x, = inputs
         xp = mc.backend.get_array_module(x)      # numpy or cupy
         self.retain_inputs((0,))
-        return xp.logaddexp(0, x).astype(x.dtype),
+        return xp.logaddexp(0, x),           # log(exp(0) + exp(x))
 
     def backward(self, target_input_indexes, grad_outputs):
         x, = self.get_retained_inputs()
@@ -309,18 +386,27 @@ def softplus(x):
 
 
 # %% [markdown]
-# A hand-written backward is checked like every function of the package
-# (chapter 03): against finite differences, for the first derivative and,
-# since this backward is written with Variables, for the second.
+# A hand-written backward is checked like every function of the package:
+# against finite differences with `check_backward` (chapter 03). Since this
+# backward is written with Variables, it can also be differentiated again,
+# with `mc.grad` as in the section on double differentiation above: the
+# first derivative of softplus is the sigmoid `σ(x)`, the second is
+# `σ(x)(1 - σ(x))`.
 
 # %%
 rng = np.random.default_rng(1)
 x_check = rng.normal(size=(3, 4))
-gy_check = rng.normal(size=(3, 4))
-mc.gradient_check.check_backward(softplus, x_check, gy_check)
-mc.gradient_check.check_double_backward(softplus, x_check, gy_check,
-                                        rng.normal(size=(3, 4)))
-print("Softplus: first and second derivatives agree with finite differences")
+mc.gradient_check.check_backward(softplus, x_check, rng.normal(size=(3, 4)))
+print("check_backward passed")
+
+x = mc.Variable(x_check)
+gx, = mc.grad([F.sum(softplus(x))], [x], enable_double_backprop=True)
+ggx, = mc.grad([F.sum(gx)], [x])
+sigma = 1 / (1 + np.exp(-x_check))
+print("first derivative is σ(x):          ", np.allclose(gx.array, sigma))
+print("second derivative is σ(x)(1 - σ(x)):",
+      np.allclose(ggx.array, sigma * (1 - sigma)))
+assert np.allclose(gx.array, sigma) and np.allclose(ggx.array, sigma * (1 - sigma))
 
 # %% [markdown]
 # The old style spelled the two devices out instead: its default `forward`
@@ -334,8 +420,7 @@ print(inspect.getsource(mc.Function.forward))
 # Now the device. `mc.backend.available` is True only when CuPy is
 # installed *and* sees a GPU. The next cell picks the GPU if it can and
 # otherwise prints a note and stays on NumPy, so the rest of the chapter
-# runs either way. (Its output depends on the machine, so the course's
-# notebook test does not compare it.)
+# runs either way.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -350,9 +435,9 @@ else:
 
 # %% [markdown]
 # The same calls on the chosen device: move the data, run forward and
-# backward, bring the gradient back with `to_cpu`, and compare with a CPU
-# run. On the CPU both runs are the same run, and the check is trivially
-# true; on a GPU it checks that CuPy and NumPy agree.
+# backward, bring the gradient back with `to_cpu`, and compare with a run
+# on NumPy. `x.xp` is the array module of `x`'s array. On a GPU this
+# compares CuPy with NumPy; without one, both runs are on NumPy.
 
 # %%
 rng = np.random.default_rng(0)
@@ -374,17 +459,29 @@ print("agrees with the run on NumPy to 1e-6:", same)
 assert same
 
 # %% [markdown]
-# A `Variable` also moves in place with `x.to_gpu()` and `x.to_cpu()`
-# (its gradient goes with it). Without a GPU, `to_gpu` raises an error that
-# says what is missing, rather than a bare `ImportError`:
+# A `Variable` also moves in place with `x.to_gpu()` and `x.to_cpu()`, its
+# gradient with it. On a GPU the next cell shows that, and what mixing
+# devices in one call does: a `TypeError` naming both array types. Without
+# a GPU, `to_gpu` raises an error that says what is missing:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-try:
-    mc.Variable(x_cpu).to_gpu()
-    print("moved to the GPU")
-except RuntimeError as error:
-    print("RuntimeError:", error)
+v = mc.Variable(x_cpu)
+F.sum(v).backward()                          # v.grad: on the CPU
+if mc.backend.available:
+    v.to_gpu()
+    print("array on", v.xp.__name__, " grad on",
+          mc.backend.get_array_module(v.grad).__name__)
+    assert v.xp is mc.backend.get_array_module(v.grad) is mc.backend.cupy
+    try:
+        v + mc.Variable(x_cpu)               # a GPU input and a CPU input
+    except TypeError as error:
+        print("TypeError:", error)
+else:
+    try:
+        v.to_gpu()
+    except RuntimeError as error:
+        print("RuntimeError:", error)
 
 # %% [markdown]
 # Two rules keep code device-neutral, and minichain's functions follow
@@ -392,14 +489,20 @@ except RuntimeError as error:
 # `logaddexp`) comes from `xp`, the module of the inputs. Operators
 # (`x ** 3`, `a @ b`) and array methods need no `xp`: they belong to the
 # array and stay on its device; nor do dtypes such as `numpy.float32`,
-# which CuPy shares. Second, never mix devices in one function call: an
-# input on the CPU and one on the GPU raise a `TypeError` naming both array
-# types, checked when the function is applied.
+# which CuPy shares. Second, never mix devices in one function call.
 #
-# Code meant for the CPU only may call NumPy directly, and then runs on
-# NumPy arrays only. Some sketches in later chapters do so for brevity
-# (chapter 11's cubes call `np.asarray`), and your answers to the exercises
-# below may too; a function for both devices asks for `xp` there instead.
+# Code for the CPU only may call NumPy directly, as some sketches in later
+# chapters and your answers below may.
+#
+# ## If you know PyTorch
+#
+# An old-style Function is like a `torch.autograd.Function` whose backward
+# is marked `@once_differentiable`: it works on plain values, and its
+# gradient cannot be differentiated again (PyTorch raises an error where a
+# pass through it here gives `None`). `retain_inputs` and `retain_outputs`
+# keep what `ctx.save_for_backward` keeps; `enable_double_backprop=True` is
+# `create_graph=True`; `x.to_gpu()` moves in place what `x.to("cuda")`
+# copies. A tensor carries its device, so PyTorch code needs no `xp`.
 #
 # ## Exercises
 #
@@ -414,7 +517,7 @@ from exercises import ch09
 # %% [markdown]
 # **1.** Write an old-style Function `Cube` (`y = x³`, forward and backward
 # on arrays) and assign the class to `answer_1`. The check calls backward
-# with random upstream gradients.
+# with random incoming gradients.
 
 # %%
 # class Cube(mc.Function):

@@ -17,8 +17,7 @@
 # %%
 import gc
 import inspect
-import statistics
-import time
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -66,7 +65,10 @@ def hand_forget(func, x):
 # %% [markdown]
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
 # graph keeps all four outputs; forgotten, it keeps the input and the one
-# output. The gradient is the same.
+# output. The gradient is the same. `mc.memory.measure()` watches the bytes
+# NumPy arrays hold while its block runs: `.final` is what the block left
+# allocated, `.peak` the most it held at any moment, and `.timeline` the
+# level over time (all above the level at the start).
 
 # %%
 def four_tanhs(h):
@@ -96,25 +98,11 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 #
 # ## The real `F.forget`
 #
-# minichain's `Forget` is the same idea: its forward runs `func` in
-# `no_backprop_mode` and retains every input, as ours does. What it adds
-# shows in the source below (and, for dropout, later in this chapter): any
-# number of inputs and outputs, the random state saved for the
-# recomputation, and an option (`keep_graph`) that `checkpoint_sequential`
-# uses further down. Two more names appear in it. `anchored` is set when no
-# input needs a gradient (a constant batch, as in the net below): `forget`
-# then adds one dummy input that does, so that backward still reaches the
-# node and the parameters used inside `func`, and forward drops it again.
-# `config.will_recompute` is True during this first, graph-less run; its
-# partner `in_recomputing`, True during the second, comes up with dropout
-# below. The forward:
-
-# %%
-from minichain.functions.util.forget import Forget
-
-print(inspect.getsource(Forget.forward))
-
-# %% [markdown]
+# `F.forget` is the same idea (PyTorch's is
+# `torch.utils.checkpoint.checkpoint(func, x)`). It also takes any number of
+# inputs and outputs, and saves the random state for the recomputation,
+# which the dropout section below shows to be needed.
+#
 # `F.forget` agrees with our hand-made one, on the gradient and on the
 # memory:
 
@@ -142,22 +130,30 @@ print(draw(y))
 #
 # A chain of `L` blocks `h ← tanh(linear(h, W, b))` keeps one activation per
 # block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into `s`
-# segments and forgets each one. Forward then keeps only the `s` segment
-# outputs (the *checkpoints*); backward rebuilds one segment of `L/s`
-# activations at a time. (One refinement: the *last* segment keeps its graph
-# instead. Its backward runs first, right after the forward, so keeping its
-# activations costs no more than rebuilding them, and saves one segment of
-# recomputation.) Counting activations only, those alive at once are then
-# about
+# segments and forgets each one. Forward keeps only each segment's input,
+# its *checkpoint*: `s - 1` of them, since the first segment starts from
+# `x`, which the caller holds. (One refinement: the *last* segment keeps
+# its graph instead. Its backward runs first, right after the forward, so
+# keeping its activations costs no more than rebuilding them, and saves one
+# segment of recomputation.) Backward then rebuilds one segment at a time
+# from its checkpoint, at most `⌈L/s⌉` activations. So the activations kept
+# at once number about
 #
-# $$ s + \lceil L/s \rceil, $$
+# $$ s - 1 + \lceil L/s \rceil, $$
 #
-# smallest near `s = √L`: `s` checkpoints, the last of them the chain's
-# output, and one segment's activations. This is an *estimate*, not a bound.
-# It counts the chain's output twice (as the last checkpoint, and as one of
-# the last segment's activations), and it leaves out the arrays in flight
-# during backward; the measurements below sit above it, and chapter 14
-# counts exactly. The source:
+# smallest near `s = √L`. At its worst moment backward also holds two
+# arrays in flight: the gradient waiting at the block being walked back,
+# and the array being made (a block's output, or a new gradient). The
+# estimate of the peak is therefore `s + 1 + ⌈L/s⌉` activations. It is an
+# *estimate*, not a bound; chapter 14 counts exactly.
+#
+# The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
+# Sublinear Memory Cost" (2016, arXiv:1604.06174): `√L` segments hold
+# memory of order `√L` for the price of about one extra forward. PyTorch
+# ships it as `torch.utils.checkpoint.checkpoint_sequential(functions,
+# segments, input)`, which also runs its last segment without
+# checkpointing it. Ours, whose segments differ in length by at most one
+# (the longer ones first):
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
@@ -203,14 +199,15 @@ def step(segments=None):
     loss.backward()
 
 
-def cleargrads():
+def zerograds():
+    """Every weight's gradient back to zeros, in the buffer it already owns."""
     for W, b in params:
         W.zerograd()
         b.zerograd()
 
 
 step(), step(4)           # first calls allocate caches; not what we measure
-cleargrads()
+zerograds()
 
 # %% [markdown]
 # First the gradients: with and without checkpoints they are the same.
@@ -218,16 +215,16 @@ cleargrads()
 # %%
 step()
 plain_grads = [W.grad.copy() for W, _ in params]
-cleargrads()
+zerograds()
 step(4)
 assert all(np.allclose(g, W.grad, atol=1e-6) for g, (W, _) in zip(plain_grads, params))
 print("same weight gradients with 4 segments:", True)
-cleargrads()
+zerograds()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
-# for `L = 16`). The dashed line is the estimate for 4 segments:
-# `4 + ⌈16/4⌉ = 8` activations. A peak is the arrays alive at the worst
+# for `L = 16`). The dashed line is the estimate for 4 segments: 7
+# activations kept and 2 in flight. A peak is the arrays alive at the worst
 # moment plus the small Python objects around them (nodes, and the random
 # state `forget` saves for each segment: a fraction of an activation), so
 # we print it as a whole number of activations and check that the rest is
@@ -238,8 +235,16 @@ def measure(segments):
     gc.collect()
     with mc.memory.measure() as m:
         step(segments)
-    cleargrads()
+    zerograds()
     return m
+
+
+def kept_estimate(L, s):
+    """s - 1 + ⌈L/s⌉ activations kept: the checkpoints, one segment rebuilt."""
+    return s - 1 + math.ceil(L / s)
+
+
+IN_FLIGHT = 2      # the gradient waiting, and the array being made
 
 
 def in_activations(nbytes):
@@ -250,58 +255,53 @@ def in_activations(nbytes):
 
 
 plain, forgetful = measure(None), measure(4)
-estimate = mc.visualize.checkpoint_bound(L, 4, activation)
 print(f"peak plain:   {in_activations(plain.peak):2d} activations")
 print(f"peak forget:  {in_activations(forgetful.peak):2d} activations")
-print(f"estimate:     {in_activations(estimate):2d} activations")
+print(f"estimate:     {kept_estimate(L, 4)} kept + {IN_FLIGHT} in flight")
+assert in_activations(forgetful.peak) == kept_estimate(L, 4) + IN_FLIGHT
 mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
-    bounds={"estimate s + ⌈L/s⌉, s = 4": estimate}, unit="MiB",
+    bounds={"estimate, s = 4": (kept_estimate(L, 4) + IN_FLIGHT) * activation},
+    unit="MiB",
     title="one step of a 16-block net (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
 # Plain climbs through the whole forward, one activation per block, and
 # stays up until the step ends: the graph, with everything it keeps, lives
-# until `loss` is dropped. With `forget` the forward keeps only the
-# checkpoints and the last segment's graph; backward runs that segment's
-# backward at once, then rebuilds the other segments one at a time and frees
-# each as it goes, which is where the humps come from. The measured peak is
-# one activation above the estimate (the cell above prints both). The
-# estimate counts the chain's output twice, so the step really holds
-# `s - 1 + ⌈L/s⌉` activations (one less; the input `x_batch` is the
-# caller's and not measured). And it leaves out the two arrays in flight at
-# the worst moment, while a segment is rebuilt or walked back: the gradient
-# waiting at the segment's output, and the array being made (a block's
-# output, or a new gradient while the one it comes from is still read; two
-# more). The
-# repository's `docs/forget.md` counts them array by array, and gives the
-# figures for the 64-block net of the benchmarks (`make bench`).
+# until `loss` is dropped. (PyTorch differs here: its backward frees what
+# each function saved as it passes, unless `retain_graph=True`.) With
+# `forget` the forward keeps only the checkpoints and the last segment's
+# graph; backward runs that segment's backward at once, then rebuilds the
+# other segments one at a time and frees each as it goes, which is where
+# the humps come from. The peak is the estimate: 7 activations kept, 2 in
+# flight (the input `x_batch` is the caller's and not measured).
 #
 # Every choice of `s`, against the estimate. With `s = 1` nothing is
 # recomputed: the only segment is the last, which keeps its graph, so this
-# is the plain net inside one `Forget` node (the plain peak is drawn beside
-# it for comparison). With 16 segments all 16 checkpoints are kept. The
-# minimum is in between.
+# is the plain net inside one `Forget` node. With 16 segments all 15
+# checkpoints are kept. The minimum is in between.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
 peaks = [in_activations(measure(s).peak) for s in segment_counts]
-estimates = [in_activations(mc.visualize.checkpoint_bound(L, s, activation))
-             for s in segment_counts]
+estimates = [kept_estimate(L, s) for s in segment_counts]
 for s, peak, e in zip(segment_counts, peaks, estimates):
-    print(f"s = {s:2d}: peak {peak:2d}  estimate s + ⌈L/s⌉ {e:2d}  (activations)")
-print(f"plain:  peak {in_activations(plain.peak):2d}")
+    print(f"s = {s:2d}: peak {peak:2d} = kept s - 1 + ⌈L/s⌉ {e:2d}"
+          f" + in flight {peak - e}")
+print(f"plain:  peak {in_activations(plain.peak):2d} = kept {L} + in flight "
+      f"{in_activations(plain.peak) - L}")
 best = segment_counts[int(np.argmin(peaks))]
 print("smallest measured peak at s =", best)
 assert best == 4
-assert all(peak == e + 1 for s, peak, e in zip(segment_counts, peaks, estimates)
+assert all(peak == e + IN_FLIGHT for s, peak, e in zip(segment_counts, peaks, estimates)
            if s >= 2)
-assert peaks[0] == estimates[0] == in_activations(plain.peak) - 1
+assert peaks[0] == estimates[0] + 1 == in_activations(plain.peak) - 1
 
 fig, ax = plt.subplots(figsize=(6, 3.3))
 ax.plot(segment_counts, peaks, "o-", label="measured peak (forget)")
-ax.plot(segment_counts, estimates, "s--", label="estimate s + ⌈L/s⌉")
+ax.plot(segment_counts, [e + IN_FLIGHT for e in estimates], "s--",
+        label="estimate s - 1 + ⌈L/s⌉ + 2")
 ax.axhline(plain.peak / activation, color="0.5", linestyle=":",
            label="measured peak (plain)")
 ax.set_xscale("log", base=2)
@@ -313,14 +313,13 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# From 2 segments on, every peak is the estimate plus one, for the reason
-# above. With one segment, where nothing is recomputed, the peak equals the
-# estimate, one activation below the plain net's: the kept graph is freed
-# block by block as backward walks down it, so its peak comes at the start
-# of backward, with the 16 activations and only the array being made (the
-# gradient of `F.sum` is a view of one number and takes no memory). The
-# plain graph stays whole until the step ends, so later in its backward a
-# gradient is waiting as well.
+# From 2 segments on, every peak is the estimate. With one segment only one
+# array is in flight: the kept graph is freed block by block as backward
+# walks down it, so its peak comes at the start of backward, with the 16
+# activations and only the array being made (the gradient of `F.sum` is a
+# view of one number and takes no memory). The plain graph stays whole
+# until the step ends, so later in its backward a gradient is waiting as
+# well.
 
 # %% [markdown]
 # ## What it costs
@@ -328,9 +327,12 @@ plt.show()
 # Every forgotten block runs its forward twice. Counting the forward steps
 # with a hook shows it exactly: with 4 segments, the `linear` and `tanh`
 # forwards of three segments run twice, those of the last one (whose graph
-# was kept) once. (While a hook watches, backward builds its gradients with
-# the same functions, so the count also has the `Linear` calls of the
-# backward: they are the same in both runs and cancel in the difference.)
+# was kept) once. While a hook watches, backward applies functions
+# (chapter 08), so plain counts `2 L = 32` forwards and 15 more `Linear`
+# calls: the backwards of blocks 2 to 16 compute their input's gradient
+# with `linear` (block 1's input is a constant; the weights' gradients are
+# added into their buffers without applying a function). Those are the
+# same in both runs and cancel in the difference.
 
 # %%
 class ForwardCounter(mc.FunctionHook):
@@ -348,34 +350,14 @@ counts = {}
 for segments in (None, 4):
     with ForwardCounter() as counter:
         step(segments)
-    cleargrads()
+    zerograds()
     counts[segments] = counter.count
 print("linear and tanh forwards, plain:", counts[None], "  forget:", counts[4])
+assert counts[None] == 2 * L + (L - 1)
 recomputed = counts[4] - counts[None]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
       f" tanh) = {4 - 1} segments of {L // 4} blocks")
 assert recomputed == (4 - 1) * (L // 4) * 2
-
-# %% [markdown]
-# Forward is only part of a step, so the time grows by less than the
-# forward count. The clock says how much on this machine; times vary from
-# run to run and from machine to machine, so they are drawn, not printed.
-
-# %%
-times = {None: [], 4: []}
-for _ in range(5):
-    for segments in (None, 4):
-        start = time.perf_counter()
-        step(segments)
-        times[segments].append(time.perf_counter() - start)
-        cleargrads()
-medians = [statistics.median(times[None]) * 1e3, statistics.median(times[4]) * 1e3]
-fig, ax = plt.subplots(figsize=(5, 2.2), layout="constrained")
-ax.barh(["plain", "forget, 4 segments"], medians, color=["0.5", "C1"])
-ax.set_xlabel("milliseconds per step (median of 5, this machine)")
-ax.set_title(f"forget / plain = {medians[1] / medians[0]:.2f}")
-ax.invert_yaxis()
-plt.show()
 
 # %% [markdown]
 # ## Dropout inside forget: replay the random numbers
@@ -411,14 +393,8 @@ assert np.array_equal(real_grad, plain_grad)
 # other way round: a second mask. `F.forget` saves minichain's random state
 # (`mc.random.get_state()`) when its forward starts and puts it back for the
 # recomputation, so the mask is drawn twice the same. That is why every
-# random draw in minichain goes through `mc.random`.
-#
-# This goes beyond Chainer: the documentation of Chainer's `F.forget` says
-# that it does not support functions that behave randomly, such as
-# `dropout`, because the second run differs from the first.
-#
-# (Can a gradient through `forget` be differentiated again? That is double
-# backprop, the subject of chapter 11, which answers it at its end.)
+# random draw in minichain goes through `mc.random`. PyTorch's `checkpoint`
+# does the same by default (`preserve_rng_state=True`).
 #
 # One more care the real one takes: during the recomputation
 # `mc.config.in_recomputing` is True, so code with side effects (a running
@@ -457,8 +433,9 @@ player
 # ## Now build it: Task 11
 #
 # Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`: run the
-# function without a graph, keep only its inputs, and run it again on new leaves
-# in backward (Task 11). With it, `make conformance` judges all eleven tasks:
+# function without a graph, keep only its inputs and NumPy's random state, and
+# run it again on new leaves in backward, with that state put back for the
+# replay (Task 11; the judge checks it with dropout). With it, `make conformance` judges all eleven tasks:
 # 100 points for a complete engine.
 
 # %% [markdown]
@@ -474,8 +451,8 @@ from exercises import ch10
 
 # %% [markdown]
 # **1.** For a chain of `L = 36` blocks, which number of segments `s`
-# makes the estimate `s + ⌈L/s⌉` smallest, and what is that smallest value?
-# Assign the pair `(s, estimate)` to `answer_1`.
+# keeps the fewest activations, `s - 1 + ⌈L/s⌉`, and how many is that?
+# Assign the pair `(s, value)` to `answer_1`.
 
 # %%
 answer_1 = None
@@ -483,7 +460,7 @@ ch10.check_1(answer_1)
 
 # %% [markdown]
 # **2.** For our 16-block net, what is the *largest* number of segments `s`
-# whose estimate `s + ⌈16/s⌉` is at most 10 activations? Assign it to
+# that keeps at most 9 activations (`s - 1 + ⌈16/s⌉ ≤ 9`)? Assign it to
 # `answer_2`, then look at `in_activations(measure(answer_2).peak)`: how
 # close does the measured peak come to the estimate?
 
@@ -501,6 +478,7 @@ ch10.check_2(answer_2)
 # %%
 calls = ch10.calls     # the dict the check reads: {"n": 0}
 
+# %%
 # def counted(h):
 #     ...
 answer_3 = None

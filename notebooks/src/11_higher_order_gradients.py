@@ -36,10 +36,9 @@ np.set_printoptions(precision=4, suppress=True)
 # derivative, `3x² · gy`. `ArrayCube` computes it on plain arrays and wraps
 # the result in a fresh Variable at the end. `VariableCube` computes it with
 # Variable arithmetic, so each `*` and `**` in its backward applies a
-# FunctionNode, and the gradient comes out with a creator. (Both are
-# CPU-only sketches: on a 0-d array `x ** 3` gives a NumPy scalar, and
-# `np.asarray` makes it an array again; chapter 09 says what code for both
-# devices would ask for instead.)
+# FunctionNode, and the gradient comes out with a `creator_node`.
+# (`np.asarray` is there because `x ** 3` on a 0-d array gives a NumPy
+# scalar, and a FunctionNode must return arrays.)
 
 # %%
 class ArrayCube(mc.FunctionNode):
@@ -48,7 +47,7 @@ class ArrayCube(mc.FunctionNode):
         return np.asarray(inputs[0] ** 3),
 
     def backward(self, target_input_indexes, grad_outputs):
-        x = self.inputs[0].data                  # a bare array
+        x = self.get_retained_inputs()[0].array  # a bare array
         gy = grad_outputs[0].array               # a bare array
         return mc.Variable(np.asarray(3 * x ** 2 * gy)),  # no graph behind
 
@@ -67,17 +66,17 @@ x = mc.Variable(np.array(1.5), name="x")      # x³ = 3.375, 3x² = 6.75, 6x = 9
 for cube in (ArrayCube, VariableCube):
     y = cube().apply((x,))[0]
     gx, = mc.grad([y], [x], enable_double_backprop=True)
-    creator = None if gx.creator_node is None else gx.creator_node.label
-    print(f"{cube.__name__:13s} dy/dx = {gx.item()}   gradient's creator: {creator}")
+    made_by = None if gx.creator_node is None else gx.creator_node.label
+    print(f"{cube.__name__:13s} dy/dx = {gx.item()}   gx.creator_node: {made_by}")
 
 # %% [markdown]
-# `enable_double_backprop=True` asks the engine to keep the graph switched on
-# while it runs the backwards. With `VariableCube` the gradient `gx` has a
-# creator, so we can ask for *its* gradient: `d(3x²)/dx = 6x`, which is 9
-# at `x = 1.5` (the first derivative there is `3x² = 6.75`). With
-# `ArrayCube` the gradient is a leaf: nothing connects it to
-# `x`, and `mc.grad` answers `None` (the gradient does not depend on `x`, as
-# far as the graph knows).
+# `enable_double_backprop=True` (PyTorch's `create_graph=True`) asks the
+# engine to keep the graph switched on while it runs the backwards. With
+# `VariableCube` the gradient `gx` has a `creator_node`, so we can ask for
+# *its* gradient: `d(3x²)/dx = 6x`, which is 9 at `x = 1.5` (the first
+# derivative there is `3x² = 6.75`). With `ArrayCube` the gradient is a
+# leaf: nothing connects it to `x`, and `mc.grad` answers `None` (the
+# gradient does not depend on `x`, as far as the graph knows).
 
 # %%
 def second_derivative(cube, x):
@@ -94,9 +93,8 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 
 # %% [markdown]
 # `None` is the quiet failure: a second derivative of zero would be just as
-# wrong and harder to spot. (The old-style `Function` of chapter 09 has array
-# backwards too, with the same silent `None` through `mc.grad`; minichain
-# raises an error only when a pass starts from its marked gradient.)
+# wrong and harder to spot. PyTorch is louder: asking `torch.autograd.grad`
+# for the gradient of a tensor with no `grad_fn` raises an error.
 #
 # ## The real thing: minichain's backwards are written on Variables
 #
@@ -110,9 +108,7 @@ print(inspect.getsource(PowVarConst.backward))
 
 # %% [markdown]
 # So `x ** 3` with the real operator gives the first and second derivatives
-# of calculus, `3x²` and `6x`, computed here with NumPy on the bare number
-# (`VariableCube`'s backward uses the real `**`, so comparing the two would
-# check the package against itself):
+# of calculus, `3x²` and `6x`, computed here with NumPy on the bare number:
 
 # %%
 y = x ** 3
@@ -349,7 +345,9 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %%
 mc.gradient_check.check_double_backward(
-    F.tanh, x0, np.ones(5), rng.normal(size=5))
+    F.tanh, x0,
+    y_grad=np.ones(5),                   # the seed of the first backward
+    x_grad_grad=rng.normal(size=5))      # the random direction
 print("tanh's double backward agrees with finite differences")
 
 # %% [markdown]
@@ -358,9 +356,10 @@ print("tanh's double backward agrees with finite differences")
 # Chapter 10's `HandForget` recomputes `func` in its backward and returns
 # the gradient `mc.grad` gives on a fresh leaf. Here it is again, in short.
 # That gradient has no graph reaching the real input, like `ArrayCube`'s,
-# so a second derivative through it is lost (`None`). `F.forget` hangs the
-# recomputed graph below its real inputs when double backprop is asked
-# for, so its gradient can be differentiated again. The test function is
+# so a second derivative through it is lost (`None`). When double backprop
+# is asked for, `F.forget` instead links the recomputed graph to its real
+# input `x` (through an identity function), so the gradient's graph reaches
+# `x` and can be differentiated again. The test function is
 # `x³` once more, at `x = [0.5, 3]`, whose second derivative is `6x`.
 
 # %%
@@ -402,14 +401,15 @@ assert np.allclose(plain_second, 6 * np.array([0.5, 3.0]))
 assert hand_second is None and np.allclose(forget_second, plain_second)
 
 # %% [markdown]
-# This goes beyond Chainer, whose `forget` refuses double backprop. The
-# price: the recomputed graph is kept for as long as the gradient's graph
+# PyTorch's `checkpoint` does the same with `use_reentrant=False` (its
+# recommended mode); the older reentrant mode does not support
+# `torch.autograd.grad`. The price: the recomputed graph is kept for as long as the gradient's graph
 # lives, so the memory `forget` saved comes back until then.
 
 # %% [markdown]
 # ## Your engine, differentiated twice
 #
-# Tasks 7 and 9 already take second derivatives of your functions
+# Tasks 6 and 8 already take second derivatives of your functions
 # (`y.backward(enable_double_backprop=True)`, then a backward from
 # `x.grad_var`). If they fail saying the gradient has no graph behind it, one of
 # your backwards computes on arrays: write it with Variables, as this chapter
@@ -441,7 +441,7 @@ ch11.check_1(answer_1)
 # %% [markdown]
 # **2.** Write a FunctionNode `Square` (`y = x²`) whose backward supports
 # double backprop, and assign the class to `answer_2`. The check asks for
-# its first derivative with random upstream gradients, and for its second
+# its first derivative with random incoming gradients, and for its second
 # with `check_double_backward`.
 
 # %%

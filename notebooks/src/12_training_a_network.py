@@ -23,6 +23,7 @@
 
 # %%
 import inspect
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -121,9 +122,7 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # straight boundaries it draws, each arm crosses them. The two-layer net
 # gets nearly all of them, and its loss is still falling, slowly: every
 # step looks at all 300 points and moves every weight by the same rate.
-# Minibatches and Adam, below, get further in fewer passes. (Losses are
-# printed to two significant digits: their later digits depend on the
-# rounding of every step, which differs between CPUs.)
+# Minibatches and Adam, below, get further in fewer passes.
 #
 # ## The real pieces
 #
@@ -132,7 +131,9 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # from the first batch. An optimizer is *set up* on a link and then updates
 # all of its parameters with `optimizer.update()`. The optimizer itself
 # only holds the hyperparameters (`lr`) and gives each parameter an
-# *update rule*; `update()` checks every gradient, then calls each rule's
+# *update rule*; `update()` first checks that every gradient has its
+# parameter's shape and dtype (and, in debug mode, that it is finite), so
+# that a bad one raises before any parameter changes, then calls each rule's
 # `update_core(param)`. That method is the step for one parameter. It
 # changes the parameter's array in place, so no new array is made per step
 # and anything holding the array (the graph, a view) sees the new values.
@@ -140,10 +141,9 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # Our hand step, written as an update rule, plugs into that machinery: a
 # subclass of `mc.optimizer.UpdateRule` with `update_core`, and an
 # optimizer whose `create_update_rule` hands one to each parameter.
-# (`param.array` is the array itself; `data -= ...` changes it in place.
-# `param.array -= ...` does too, and Adam's rule below is written so; it
-# then also hands the same array back to the Variable's setter, a harmless
-# extra step.)
+# (`param.array` is the array itself, so `data -= ...` changes it in place;
+# writing `param.array -= ...`, as Adam's rule below does, changes it in
+# place too and then reruns the Variable's setter, harmlessly.)
 
 # %%
 class HandSGDRule(mc.optimizer.UpdateRule):
@@ -170,7 +170,11 @@ print(inspect.getsource(SGDRule.update_core))
 # %% [markdown]
 # All three must give the same step. Three MLPs made from the same seed have
 # the same weights; one is stepped by `hand_sgd_step`, one by our `HandSGD`,
-# one by `mc.optimizers.SGD`:
+# one by `mc.optimizers.SGD`. Before each backward, `model.cleargrads()`
+# sets every parameter's `.grad` to `None` (`cleargrad()` on each, as the
+# hand loop did; PyTorch's `zero_grad(set_to_none=True)`). Its sibling
+# `model.zerograds()` fills the gradients with zeros instead, keeping the
+# arrays; chapter 13 weighs the two.
 
 # %%
 def new_model():
@@ -222,10 +226,12 @@ print(inspect.getsource(AdamRule.lr.fget))
 
 # %% [markdown]
 # So the first step moves every element by `α`, whatever the scale of its
-# gradient: `m / √v` is then `±1` up to the two weights, and `lr` undoes
-# them. One step of `Adam(alpha=0.01)` on four elements whose gradients
-# span four orders of magnitude, then the factor `lr / α` over the steps:
-# it settles at 1 once both averages have filled up. (The four elements are
+# gradient: after one step `m = (1 - β₁) g` and `√v = √(1 - β₂) |g|`, and
+# the first factor `lr / α = √(1 - β₂) / (1 - β₁) ≈ 0.316` turns `m / √v`
+# into `±1` (the cell checks both). Below, one step of `Adam(alpha=0.01)`
+# on four elements whose gradients span four orders of magnitude, then the
+# factor `lr / α` over the steps: it dips while `m`'s average fills faster
+# than `v`'s, and settles at 1 once both have filled up. (The four elements are
 # one Parameter in a bare `Link`: a Parameter assigned inside
 # `with link.init_scope():` is registered as the link's own, which is how
 # `setup` finds what to update.)
@@ -248,6 +254,10 @@ for steps in (1, 10, 100, 1000, 10000):
     factors[steps] = rule.lr / adam.hyperparam.alpha
 print("lr / alpha after", list(factors), "steps:",
       [f"{factor:.3g}" for factor in factors.values()])
+beta1, beta2 = adam.hyperparam.beta1, adam.hyperparam.beta2
+first_factor = math.sqrt(1 - beta2) / (1 - beta1)
+print(f"√(1 - β₂) / (1 - β₁) = {first_factor:.3g}")
+assert math.isclose(factors[1], first_factor)
 assert abs(factors[10000] - 1) < 1e-3
 
 # %% [markdown]
@@ -257,17 +267,10 @@ assert abs(factors[10000] - 1) < 1e-3
 
 
 # %%
-def source_lines(function, first, last):
-    """The lines of ``function``'s source from the first one containing
-    ``first`` to the next one containing ``last``, so the printed excerpt
-    follows the file."""
-    lines = inspect.getsource(function).splitlines()
-    start = next(i for i, line in enumerate(lines) if first in line)
-    stop = next(i for i in range(start, len(lines)) if last in lines[i])
-    return "\n".join(lines[start:stop + 1])
-
-
-print(source_lines(spiral.train, "model = MLP(", "optimizer.update()"))
+source = inspect.getsource(spiral.train)
+start = source.index("    model = MLP(")
+stop = source.index("optimizer.update()") + len("optimizer.update()")
+print(source[start:stop])
 
 # %% [markdown]
 # `loss_and_accuracy` runs the model through `spiral.forward`, whose
@@ -291,10 +294,7 @@ assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 
 # %% [markdown]
 # The history holds one loss and one accuracy per epoch, the means over
-# that epoch's minibatches. (Its losses are printed to one significant
-# digit: over a thousand steps, the rounding differences between CPUs
-# change their later digits, while the accuracy, a count of points, does
-# not move.) On the left, our hand-made loop for comparison:
+# that epoch's minibatches. On the left, our hand-made loop for comparison:
 # one of its full-batch steps is one pass over the data, so it has run 300
 # epochs to Adam's 100.
 
@@ -401,8 +401,7 @@ assert same_history
 # points), plain and with 4 segments. As in chapter 10, an *activation* is
 # the output of one hidden layer, kept for backward: here 6000 × 64 float32
 # values, about 1.5 MiB (`memory["activation"]` below), and the peaks are
-# printed in activations, to one decimal. Checkpointing keeps fewer of
-# them at once:
+# printed in activations, to one decimal:
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -411,14 +410,14 @@ activation = memory["activation"]
 print(f"one activation: {activation / 2 ** 20:.2f} MiB")
 for name in ("plain", "checkpointed"):
     print(f"{name:13s} peak {memory[name] / activation:4.1f} activations")
+saved = (memory["plain"] - memory["checkpointed"]) / activation
+print(f"saved: {saved:.1f} activations")
 assert memory["checkpointed"] < memory["plain"]
-# The Python objects of a step are a few KiB; each peak is more than 16 KiB
-# from where its tenth of an activation would round the other way.
-for name in ("plain", "checkpointed"):
-    tenth = activation / 10
-    assert abs(memory[name] % tenth - tenth / 2) > 16 * 1024
 
 # %% [markdown]
+# The checkpointed step holds fewer activations at its peak, for the price
+# of recomputing, in backward, every segment but the last (chapter 10).
+#
 # This closes the training loop. Chapter 13 looks at where the time of a
 # small operation goes and what makes minichain fast; chapter 14 goes beyond
 # `checkpoint_sequential` to checkpoint schedules that are optimal for a
@@ -452,7 +451,8 @@ ch12.check_1(answer_1)
 # reading `lr` and `momentum` from `self.hyperparam`. Assign the class to
 # `answer_2`; the check plugs it into an optimizer, as `HandSGD` does with
 # `HandSGDRule`, and compares it with `mc.optimizers.MomentumSGD` over
-# several steps and settings.
+# several steps and settings, changing `lr` and `momentum` between steps
+# too (read them every step, never copy them once).
 
 # %%
 # class MomentumRule(mc.optimizer.UpdateRule):

@@ -3,18 +3,19 @@
 #
 # Chapter 10's `√L` segments are one point of a trade-off between the
 # activations a step holds and the blocks it runs again. Here you derive, for
-# any budget of activations held at once, the schedule with the fewest block
+# any number of activations held at once, the schedule with the fewest block
 # calls, check it against `mc.checkpoint_revolve`, compare it with
-# Griewank and Walther's Revolve, and measure its memory and time on a real
-# net.
+# Griewank and Walther's Revolve, and measure its memory on a real net.
 #
-# The problem is an old one in automatic differentiation. Griewank (1992,
-# *Optimization Methods and Software*) showed that a chain of `L` steps can
-# be reversed with memory and a recomputation factor that both grow only
-# like `log L`, and Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000,
-# Algorithm 799) computes the optimal schedules. Their model counts memory
-# a little differently from what a define-by-run engine holds, so this
-# chapter solves a variant of it and then sets the two side by side.
+# Griewank (1992, *Optimization Methods and Software*) showed that a chain
+# of `L` steps can be reversed with memory and recomputation that both grow
+# like `log L`; Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000,
+# Algorithm 799) computes optimal schedules. Its model counts memory a
+# little differently from a define-by-run engine, so we solve a variant,
+# whose fewest calls we write `R`, and set it beside Revolve's own, `T`.
+# minichain's functions for the variant keep Revolve's name:
+# `revolve_cost` computes `R`, `revolve_schedule` writes its schedules and
+# `mc.checkpoint_revolve` runs them.
 
 # %%
 import functools
@@ -22,7 +23,6 @@ import gc
 import inspect
 import itertools
 import math
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -35,36 +35,41 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule, schedule_calls
 # %% [markdown]
 # ## The game
 #
-# A chain `h_i = f_i(h_{i-1})`, `i = 1..L`, from an input `x = h_0` that the
-# caller holds. Backward through block `i` needs its graph, so the block
-# must have been run *with* its graph ("taped"). The moves:
+# A chain $h_i = f_i(h_{i-1})$, $i = 1 \ldots L$, from an input `x` = $h_0$
+# that the caller holds. Backward through block `i` needs its graph, so the
+# block must have been run *with* its graph ("taped"). Two simplifications
+# hold throughout: the blocks are **equal** (each call takes the same time,
+# each output has the same size), and time is counted in block calls, a
+# **qualitative** model of the clock. Memory is counted in *slots*: a slot
+# holds one stored activation, a checkpoint or the output of a taped block.
+# The moves, each written as a tuple, with what it costs (blocks
+# `i+1 .. j`):
 #
-# - **advance**: run blocks without a graph, from a checkpoint, from `x`, or
-#   from the value just reached;
-# - **store** the value just reached as a checkpoint; **free** a checkpoint;
-# - **tape** blocks up to the next block to reverse, then **backward**
-#   through them. From a checkpoint or `x`, several blocks may be taped at
-#   once; from the value just reached, only one, reversed at once: that
-#   value takes no slot (below), yet the tape keeps it alive, so it may stay
-#   alive only briefly.
+# | move | tuple | block calls | slots |
+# |---|---|---|---|
+# | **advance**: run blocks without a graph | `("advance", i, j)` | `j - i` | none |
+# | **store** the value just reached as a checkpoint | `("store", j)` | 0 | +1 until freed |
+# | **free** a checkpoint | `("free", j)` | 0 | -1 |
+# | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block |
+# | **backward** through the taped blocks | `("backward", i, j)` | 0 | frees the taped ones |
 #
-# What we count:
-#
-# - **memory**: the *slots*. A stored checkpoint takes one; so does each
-#   taped block (its graph keeps its output). `x` and the value just reached
-#   take none.
-# - **time**: every call of a block, with or without its graph, counts one.
+# An advance starts from a checkpoint, from `x`, or from the value just
+# reached; `x` and the value just reached take no slot. A taped run goes up
+# to the next block to reverse, and backward follows it. From a checkpoint
+# or `x` several blocks may be taped at once. From the value just reached
+# only one may, reversed at once: that value takes no slot in the game, yet
+# the taped block's graph holds it, so the game allows it only briefly.
 #
 # With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
 # Three cases:
 #
 # - `n ≤ M`: tape all `n` blocks, then backward through them: `n` calls.
 # - `M = 1`: only one block can be taped at a time. Advance from `x` to
-#   `h_{n-1}` without a graph, tape block `n`, backward; then the same for
+#   $h_{n-1}$ without a graph, tape block `n`, backward; then the same for
 #   `n - 1` blocks: `n + (n-1) + … + 1 = n(n+1)/2` calls.
 # - otherwise, pick a first checkpoint `m`: advance `m` blocks and store
-#   `h_m` (one slot); reverse the last `n - m` blocks from `h_m` with the
-#   `M - 1` slots left; free `h_m` and reverse the first `m` blocks with all
+#   $h_m$ (one slot); reverse the last `n - m` blocks from $h_m$ with the
+#   `M - 1` slots left; free $h_m$ and reverse the first `m` blocks with all
 #   `M` slots. The best `m` wins:
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
@@ -112,12 +117,8 @@ print(f"ten blocks cost {row} slots, and {hand_cost(10, 10)} (the plain chain) w
 # %% [markdown]
 # Most of the saving comes with the first few slots.
 #
-# The schedule itself follows the same recursion. Each action is a tuple;
-# ranges name blocks `start+1 .. stop`:
-# `("advance", i, j)` runs blocks from `h_i` to `h_j` without a graph,
-# `("store", j)` keeps the value just reached, `("taped", i, j)` runs blocks
-# with their graph, `("backward", i, j)` backpropagates through them, and
-# `("free", j)` drops a checkpoint. By hand, for four blocks and two slots:
+# The schedule itself follows the same recursion, written with the tuples
+# of the table above. By hand, for four blocks and two slots:
 
 # %%
 hand_schedule_4_2 = [
@@ -160,10 +161,9 @@ print(hand_schedule(0, 6, 2, []))
 # %% [markdown]
 # ## The real thing
 #
-# `mc.checkpoint.revolve_cost` computes the same table with NumPy, one row
-# per budget, and `revolve_schedule` writes the schedule with a loop in
-# place of our second recursive call, so that a long chain with one slot
-# does not recurse at all:
+# `revolve_cost` computes the same table `R` with NumPy, and
+# `revolve_schedule` writes the schedules with a loop in place of our second
+# recursive call (so a long chain with one slot does not recurse):
 
 # %%
 from minichain import checkpoint
@@ -184,25 +184,23 @@ print("costs and schedules agree for every n <= 12 and M <= n")
 print("R(64, 6) =", revolve_cost(64, 6), "  R(1024, 12) =", revolve_cost(1024, 12))
 
 # %% [markdown]
-# The test suite (`tests/test_revolve.py`) checks the recursion against a
-# brute-force search over every move of the game for `L ≤ 12`, so "fewest"
-# is not taken on trust.
-#
-# `mc.checkpoint_revolve(blocks, x, budget)` runs the schedule. Its forward
-# is the schedule's first sweep, up to the first backward: it advances,
-# stores the checkpoints, and tapes the last blocks, whose output it returns.
-# Its backward runs the rest. Counting the calls of each block on a chain of
+# `mc.checkpoint_revolve(blocks, x, budget)` runs the schedule with
+# `budget = M` slots. Its forward is the schedule's first sweep, up to the
+# first backward: it advances, stores the checkpoints, and tapes the last
+# blocks, whose output it returns. Its backward runs the rest. Counting the calls of each block on a chain of
 # 16 blocks with 3 slots:
 
 # %%
 rng = np.random.default_rng(0)
 weights = [mc.Parameter(rng.normal(size=(4, 4)) / 2) for _ in range(16)]
 calls = [0] * 16
+recorded = []            # per call: was a graph recorded?
 
 
 def make_block(i):
     def block(h):
         calls[i] += 1
+        recorded.append(mc.config.enable_backprop)
         return F.tanh(F.linear(h, weights[i]))
     return block
 
@@ -218,6 +216,9 @@ assert sum(calls) == revolve_cost(16, 3)
 taped = sorted(i for kind, *span in revolve_schedule(16, 3) if kind == "taped"
                for i in range(span[0] + 1, span[1] + 1))
 assert taped == list(range(1, 17))                # each block taped exactly once
+print("calls with a graph:", recorded.count(True),
+      "  without (advances):", recorded.count(False))
+assert recorded.count(True) == 16
 
 revolved = [x.grad] + [W.grad for W in weights]
 x2 = mc.Variable(x.array)
@@ -233,43 +234,82 @@ print("gradients equal to the plain chain's (to rtol 1e-12):", True)
 
 # %% [markdown]
 # Every block is taped exactly once, during forward for the last blocks and
-# during backward for the others; every other call is an advance. What the
-# random state and `config.in_recomputing` do during these calls is what
-# `F.forget` does (chapter 10): dropout draws the same mask each time a
-# block is called.
+# during backward for the others; every other call is an advance. As in
+# `F.forget` (chapter 10), the random state is replayed, so dropout draws
+# the same mask at every call of a block.
 #
 # ## Revolve's model, and where this variant differs
 #
 # Revolve's game differs from ours in three rules: `x` occupies one of its
-# `s` checkpoints; a block is always reversed alone, taped from the value
+# `c` checkpoints; a block is always reversed alone, taped from the value
 # just reached (or a checkpoint) and backpropagated at once; and that
-# one-block tape takes no checkpoint. So Revolve never tapes several blocks
-# in one go.
+# one-block tape takes no checkpoint.
 #
 # Griewank's result is a closed form. If no block may be advanced more than
-# `t` times (its taped call not counted), `s` checkpoints reverse at most
-# $\binom{s+t}{s}$ blocks. The fewest calls for `n` blocks, the `n` taped
-# ones included, follow from it:
+# `t` times (its taped call not counted), `c` checkpoints reverse at most
+# $\binom{c+t}{c}$ blocks. Call that most $\beta(c, t)$; a few lines show
+# why it is a binomial coefficient.
 #
-# $$T(n, s) = (t + 1)\,n - \binom{s+t}{s+1}, \quad t \text{ the least with }
-# \binom{s+t}{s} \ge n.$$
+# - $t = 0$: nothing may be advanced, so only block 1, taped from `x`:
+#   $\beta(c, 0) = 1$.
+# - $c = 1$: the only checkpoint is `x`'s, so every block is reached by
+#   advancing from `x`: reversing blocks $n, n-1, \ldots, 2$ advances
+#   block 1 once each, $n - 1$ times in all, so $\beta(1, t) = t + 1$.
+# - otherwise, advance from `x` to a first stored checkpoint $h_m$, which
+#   spends one advance of blocks $1 \ldots m$. The blocks above $h_m$ are
+#   reversed with the $c - 1$ checkpoints left and all $t$ advances: at
+#   most $\beta(c-1, t)$ of them. Then $h_m$ is freed, and blocks
+#   $1 \ldots m$ are reversed with all $c$ checkpoints but $t - 1$
+#   advances: at most $\beta(c, t-1)$. So
 #
-# Every Revolve schedule with `s` checkpoints is also a schedule of our game
-# with `M = s` slots: `x`'s checkpoint is free here, and the one-block tape
-# takes the slot it leaves. So `R(n, M) ≤ T(n, M)` must hold. Side by side:
+# $$\beta(c, t) = \beta(c-1, t) + \beta(c, t-1),$$
+#
+# which is Pascal's rule $\binom{c+t}{c} = \binom{c+t-1}{c-1} +
+# \binom{c+t-1}{c}$, and the binomial coefficient also meets both edges,
+# $\binom{c}{c} = 1$ and $\binom{1+t}{1} = t + 1$. The recursion, against
+# `math.comb`:
 
 # %%
-def binomial_cost(n, s):
-    """T(n, s): Revolve's fewest calls, from the closed form."""
+@functools.lru_cache(maxsize=None)
+def most_blocks(c, t):
+    """β(c, t): the most blocks c checkpoints reverse, none advanced more than t times."""
+    if t == 0:
+        return 1                      # only block 1, taped from x
+    if c == 1:
+        return t + 1                  # n blocks advance block 1 n - 1 times
+    return most_blocks(c - 1, t) + most_blocks(c, t - 1)
+
+
+print("β(c, t), c down, t across:")
+for c in range(1, 6):
+    print(f"c={c}  " + "".join(f"{most_blocks(c, t):5d}" for t in range(6)))
+assert all(most_blocks(c, t) == math.comb(c + t, c)
+           for c in range(1, 13) for t in range(13))
+
+# %% [markdown]
+# Griewank (1992) derives from the same counting the fewest calls for `n`
+# blocks, the `n` taped ones included; we take his closed form as given
+# (exercise 2 checks it against a recursion of Revolve's game):
+#
+# $$T(n, c) = (t + 1)\,n - \binom{c+t}{c+1}, \quad t \text{ the least with }
+# \binom{c+t}{c} \ge n.$$
+#
+# Every Revolve schedule with `c` checkpoints is also a schedule of our game
+# with `M = c` slots: `x`'s checkpoint is free here, and the one-block taped
+# run takes the slot it leaves. So `R(n, M) ≤ T(n, M)` must hold. Side by side:
+
+# %%
+def binomial_cost(n, c):
+    """T(n, c): Revolve's fewest calls, from the closed form."""
     t = 0
-    while math.comb(s + t, s) < n:
+    while math.comb(c + t, c) < n:
         t += 1
-    return (t + 1) * n - math.comb(s + t, s + 1)
+    return (t + 1) * n - math.comb(c + t, c + 1)
 
 
 assert all(binomial_cost(n, M) >= hand_cost(n, M)
            for n in range(1, 61) for M in range(1, 9))
-print("R(n, M) / T(n, M), n down, M = s across:")
+print("R(n, M) / T(n, c), n down, M = c across:")
 print("      " + "".join(f"M={M:<8d}" for M in range(1, 5)))
 for n in range(1, 13):
     print(f"n={n:<3d} " + "".join(
@@ -281,22 +321,21 @@ for M in range(1, 5):
 print(f"L = 1024, 12 slots: R = {revolve_cost(1024, 12)}, T = {binomial_cost(1024, 12)}")
 
 # %% [markdown]
-# With one slot the two games are the same game (one block taped at a time,
-# from the value just reached), and the counts agree. From two slots on,
-# the variant is cheaper at most sizes: a piece of the chain that fits in
-# its slots is taped in one go from its checkpoint, where Revolve advances
-# through it again to reverse its blocks one by one.
+# With one slot the two games are the same (one block taped at a time, from
+# the value just reached), and so are the counts. From two slots on, the
+# variant is mostly cheaper: a piece of the chain that fits in its slots is
+# taped in one go, where Revolve advances through it again for each block.
 #
 # ## The picture
 #
-# The classic drawing of a schedule: time runs to the right (one unit per
-# block call, one per block's backward), the block index upward. Grey lines
-# advance without a graph, black ones tape, red ones go back down
-# (backward), and a blue bar is a checkpoint held from its store to its
-# free. Beside the optimal schedule, chapter 10's uniform segments written
-# as a schedule of the same game: `checkpoint_sequential` stores every
-# segment's start, tapes the last segment in forward, then rebuilds the
-# others from the last back, and its checkpoints stay until the step ends.
+# Time runs to the right (one unit per block call or block backward), the
+# block index upward: grey lines advance, black ones are taped runs, red
+# ones go back down, and a blue bar is a checkpoint held from its store to
+# its free. Beside the optimal schedule, chapter 10's uniform segments as a
+# schedule of the same game: `checkpoint_sequential` stores the start of
+# every segment but the first, tapes the last segment in forward, then
+# rebuilds the others from the last back, holding its checkpoints until the
+# step ends.
 
 # %%
 def uniform_schedule(length, segments):
@@ -327,23 +366,23 @@ def slots_held(schedule):
 
 
 def draw_schedule(schedule, length, ax, title):
-    t, stores = 0, {}
+    clock, stores = 0, {}
     for action in schedule:
         kind = action[0]
         if kind in ("advance", "taped", "backward"):
             start, stop = action[1:]
             steps = stop - start
             if kind == "backward":
-                ax.plot([t, t + steps], [stop, start], color="tab:red", lw=2)
+                ax.plot([clock, clock + steps], [stop, start], color="tab:red", lw=2)
             else:
-                ax.plot([t, t + steps], [start, stop],
+                ax.plot([clock, clock + steps], [start, stop],
                         color="0.6" if kind == "advance" else "black",
                         lw=1 if kind == "advance" else 2.5)
-            t += steps
+            clock += steps
         elif kind == "store":
-            stores[action[1]] = t
+            stores[action[1]] = clock
         else:  # free
-            ax.plot([stores.pop(action[1]), t], [action[1]] * 2,
+            ax.plot([stores.pop(action[1]), clock], [action[1]] * 2,
                     color="tab:blue", lw=5, alpha=0.35, solid_capstyle="butt")
     ax.set_xlabel("time (block calls and block backwards)")
     ax.set_ylabel("block index")
@@ -355,37 +394,30 @@ optimal, uniform = revolve_schedule(16, 3), uniform_schedule(16, 4)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 for ax, schedule, name in ((axes[0], optimal, "optimal"),
                            (axes[1], uniform, "uniform, 4 segments")):
-    draw_schedule(schedule, 16, ax, f"{name}, L = 16: {slots_held(schedule)} slots, "
-                                    f"{schedule_calls(schedule)} calls")
+    print(f"{name:20s} {slots_held(schedule)} slots, {schedule_calls(schedule)} calls")
+    draw_schedule(schedule, 16, ax, f"{name}, L = 16")
 plt.tight_layout()
 plt.show()
 assert slots_held(optimal) == 3 and schedule_calls(optimal) == revolve_cost(16, 3)
+assert slots_held(uniform) > 2 * slots_held(optimal)
+assert schedule_calls(uniform) < schedule_calls(optimal)
 
 # %% [markdown]
 # Left, the optimal schedule: the blue bars nest, each checkpoint held
-# while the blocks above it are reversed, so one stored later sits higher
-# and is freed sooner. Where two checkpoints are held, the one slot left
-# gives the one-slot pattern: advance, tape one block, back. Right, uniform
-# segments: three checkpoints held to the end of the step, and four
-# segments taped whole; fewer calls for more than twice the slots (the
-# titles count both).
+# while the blocks above it are reversed. Where two checkpoints are held,
+# the one slot left gives the one-slot pattern: advance, tape one block,
+# back. Right, uniform segments: three checkpoints held to the end, four
+# segments taped whole; fewer calls for more than twice the slots.
 #
-# ## Chapter 10's estimate, reconciled
-#
-# Chapter 10 estimated the activations of `s` uniform segments as
-# `s + ⌈L/s⌉`: one checkpoint per segment output, and one segment rebuilt.
-# The game counts one fewer. The last segment's output is the chain's
-# output: one of the last segment's taped activations while that segment
-# lives, and kept by nothing after it. So the schedule stores only the
-# `s - 1` boundaries between segments and holds `s - 1 + ⌈L/s⌉` slots
-# (asserted below for every `s`); chapter 10's estimate is one activation
-# high. Neither count has the gradients in flight, which the measured peaks
-# below add. For the net we measure next (`L = 24`), every `s` against the
-# optimum with the same slots:
+# In general, `s` uniform segments hold `s - 1 + ⌈L/s⌉` slots, chapter 10's
+# count, and make `2L - ⌊L/s⌋` calls: every block is taped once, and the
+# blocks of every segment but the last are advanced once before. For the
+# net we measure next (`L = 24`), every `s` against the optimum with the
+# same slots:
 
 # %%
 L = 24
-print(" s  slots  uniform calls  R(L, slots)")
+print(" s  slots  uniform calls 2L - L//s  R(L, slots)")
 on_curve = []
 for s in range(1, L + 1):
     schedule = uniform_schedule(L, s)
@@ -397,23 +429,21 @@ for s in range(1, L + 1):
     if schedule_calls(schedule) == optimum:
         on_curve.append(s)
     if s <= 8 or s == L:
-        print(f"{s:2d}  {slots:5d}  {schedule_calls(schedule):13d}  {optimum:11d}")
+        print(f"{s:2d}  {slots:5d}  {schedule_calls(schedule):23d}  {optimum:11d}")
 print(f"uniform segments are optimal for s = {on_curve}; "
       f"for the other {L - len(on_curve)} the optimum is cheaper")
 
 # %% [markdown]
-# With one segment, uniform is the plain chain. With a few long segments
-# it costs what the optimum costs with as many slots (the last line lists
-# for which `s`); with more segments, the optimum does more with the same
-# slots.
+# With a few long segments, uniform costs what the optimum costs with as
+# many slots (the last line lists for which `s`); with more segments, the
+# optimum does more with the same slots.
 #
 # ## Memory, measured
 #
 # Now a net whose activations are big enough to see: 24 blocks
 # `tanh(linear(h, W, b))` of width 128 on a batch of 512, so one activation
-# is 256 KiB. As in chapter 10 the weights' gradient buffers exist before we
-# measure, and the peak is what one step (forward and backward) adds. Each
-# block counts its calls, so the calls below are counted, not predicted.
+# is 256 KiB. As in chapter 10, the peak is what one step adds. Each
+# block counts its calls: the calls below are counted, not predicted.
 
 # %%
 width, batch = 128, 512
@@ -437,6 +467,7 @@ for _ in range(L):
     net.append(net_block(W, b))
 x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
 activation = batch * width * 4
+print("one activation:", activation // 1024, "KiB")
 
 
 def plain_chain(fs, h):
@@ -451,9 +482,8 @@ variants = {
     f"uniform, {segments} segments": (
         uniform_schedule(L, segments), lambda: mc.checkpoint_sequential(net, segments, x)),
 }
-budgets = [1, 2, 3, 4, 6, 8]
-for M in budgets:
-    variants[f"revolve, budget {M}"] = (
+for M in [1, 2, 3, 4, 6, 8]:
+    variants[f"optimal, M = {M}"] = (
         revolve_schedule(L, M), lambda M=M: mc.checkpoint_revolve(net, x, M))
 
 
@@ -470,15 +500,16 @@ for _, run in variants.values():
 # always there at the peak: the gradient waiting at the block being reversed,
 # and the array being made (`linear`'s output before `tanh` runs on it, or a
 # gradient while the one it comes from is still read). A third, the value
-# just reached, joins them when a one-block tape from it fills every slot
-# while a gradient is already waiting. (Before the first backward nothing
-# waits: the gradient of `F.sum` is a broadcast view of one number and takes
-# no memory.) That rule, read off the schedule:
+# just reached, takes no slot in the game, but the engine holds it while
+# the one block taped from it is reversed: it adds to the peak when that
+# happens with every slot full and a gradient waiting (before the first
+# backward none waits: `F.sum`'s gradient is a view that takes no memory).
+# That rule, read off the schedule:
 
 # %%
 def uncounted_arrays(schedule):
-    """2, or 3 if a one-block tape from the value just reached fills every
-    slot after a backward has left a gradient waiting."""
+    """2, or 3 if a one-block taped run from the value just reached fills
+    every slot after a backward has left a gradient waiting."""
     stored, waiting, full = set(), False, slots_held(schedule)
     for kind, *where in schedule:
         if kind == "store":
@@ -508,120 +539,69 @@ for name, (schedule, run) in variants.items():
 
 # %% [markdown]
 # Every peak is its slots plus two or three arrays, as the rule says, plus
-# less than half an activation of small objects (the cell asserts both):
-# the random states saved with each checkpoint, Variables, and the measuring
-# hook's own records, whose exact size differs between NumPy versions.
-# `docs/forget.md` counts the arrays one by one.
+# less than half an activation of small objects (random states, Variables,
+# the measurement's records); the cell asserts both.
 #
 # ## The time–memory curve
 #
-# The cost model's price of a budget is `R(L, M) / L` forwards. Left: that
-# price for every budget, uniform segments and the plain chain beside it,
-# and the peaks just measured as circles. Right, the clock: a step costs
-# one forward per `L` calls plus one backward, so the model predicts
-# `(R/L · t_f + t_b) / (t_f + t_b)` times the plain step, with `t_f` and
-# `t_b` the plain forward and backward, timed here. Times differ between
-# machines and runs, so they are only drawn.
+# The cost model's price of `M` slots is `R(L, M) / L` forwards per step.
+# That price for every `M`, uniform segments and the plain chain beside it,
+# and the peaks just measured as circles:
 
 # %%
-def time_over_plain(run, pairs=3):
-    """Median of paired ratios: each step of ``run`` beside a plain step,
-    the two taking turns going first (the load of a shared machine moves
-    between pairs more than within one)."""
-    plain_run = variants["plain"][1]
-    ratios = []
-    for i in range(pairs):
-        took = {}
-        for side, go in ((("plain", plain_run), ("run", run)) if i % 2
-                         else (("run", run), ("plain", plain_run))):
-            gc.collect()
-            start = time.perf_counter()
-            step(go)
-            took[side] = time.perf_counter() - start
-        ratios.append(took["run"] / took["plain"])
-    return sorted(ratios)[pairs // 2]
-
-
-forward, backward = [], []
-for _ in range(3):
-    start = time.perf_counter()
-    loss = F.sum(plain_chain(net, x))
-    middle = time.perf_counter()
-    loss.backward()
-    forward.append(middle - start)
-    backward.append(time.perf_counter() - middle)
-t_f, t_b = sorted(forward)[1], sorted(backward)[1]
 names = list(variants)
 forwards = {n: schedule_calls(variants[n][0]) / L for n in names}
-models = [(forwards[n] * t_f + t_b) / (t_f + t_b) for n in names]
-measured = [time_over_plain(variants[n][1]) for n in names]
-
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
-all_budgets = range(1, L + 1)
-left.plot(all_budgets, [revolve_cost(L, M) / L for M in all_budgets], "-",
-          color="tab:red", label="optimal (model)")
-seg = range(1, L + 1)
-left.plot([slots_held(uniform_schedule(L, s)) for s in seg],
-          [schedule_calls(uniform_schedule(L, s)) / L for s in seg],
-          ".", color="tab:blue", label="uniform, s segments (model)")
-left.plot([L], [1], "ks", label="plain")
-left.plot([peaks[n] for n in names], [forwards[n] for n in names], "o", mfc="none",
-          color="0.3", label="measured peak")
-left.set_xscale("log", base=2)
-left.set_xlabel("activations held (slots; measured: peak)")
-left.set_ylabel("forwards per step (calls / L)")
-left.set_title(f"L = {L}: memory against recomputation")
-left.legend(fontsize=8)
-right.plot(models, measured, "o")
-right.plot([1, max(models)], [1, max(models)], "--", color="0.5", label="model = measured")
-right.set_xlabel("model: time / plain")
-right.set_ylabel("measured: time / plain")
-right.set_title("time, measured against the model")
-right.legend(fontsize=8)
+fig, ax = plt.subplots(figsize=(6.5, 3.8))
+all_slots = range(1, L + 1)
+ax.plot(all_slots, [revolve_cost(L, M) / L for M in all_slots], "-",
+        color="tab:red", label="optimal (model)")
+ax.plot([slots_held(uniform_schedule(L, s)) for s in range(1, L + 1)],
+        [schedule_calls(uniform_schedule(L, s)) / L for s in range(1, L + 1)],
+        ".", color="tab:blue", label="uniform, s segments (model)")
+ax.plot([L], [1], "ks", label="plain")
+ax.plot([peaks[n] for n in names], [forwards[n] for n in names], "o", mfc="none",
+        color="0.3", label="measured peak")
+ax.set_xscale("log", base=2)
+ax.set_xlabel("activations held (slots; measured: peak)")
+ax.set_ylabel("forwards per step (calls / L)")
+ax.set_title(f"L = {L}: memory against recomputation")
+ax.legend(fontsize=8)
 plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# On the left, the optimal curve falls steeply at small budgets and flattens
-# at large ones, and the uniform points never lie below it. The measured
-# peaks sit two or three activations to the right of their model points:
-# the uncounted arrays of the table above.
+# The optimal curve falls steeply at small `M` and flattens at large ones,
+# and the uniform points never lie below it. The measured peaks sit two or
+# three activations to the right of their model points: the uncounted
+# arrays.
 #
-# On the right, a point on the dashed line is a variant whose clock agrees
-# with the model. The model prices every call like a call of the plain
-# forward, which builds a graph. An advance builds none (no nodes made,
-# nothing kept), which pulls points below the line, the more so the more a
-# schedule advances. Two things push them up: every taped run gets a
-# backward pass of its own, with a fixed cost, and those passes run under
-# the hook that frees the recomputed arrays, which sends them down the
-# engine's general (slower) path. Which effect wins depends on the size of
-# the blocks and on the machine; `docs/forget.md` tables one quiet run on
-# wider blocks.
-
-# %% [markdown]
 # ## Exercises
 #
-# Each exercise has a check that prints `right` or `not yet: <why>`. Replace
-# `None` with your answer and run the cell.
-#
+# Replace `None` with your answer and run the cell: the check prints `right`,
+# `not yet:` and a hint, or `not answered yet` while the answer is still
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch14.py`,
+# imported by the next cell (the solutions are kept apart, for teachers).
+
+# %%
+from exercises import ch14
+
+# %% [markdown]
 # **1.** A simulation of 1000 time steps is to be reversed with Revolve, and
 # no step may be advanced more than 3 times (its taped call not counted).
 # How many checkpoints does Revolve need at least, `x`'s included? Reason
 # from the closed form, then assign the number to `answer_1`.
 
 # %%
-from exercises import ch14
-
 answer_1 = None
 ch14.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Write `revolve_model_cost(n, s)`, the fewest calls in *Revolve's*
+# **2.** Write `revolve_model_cost(n, c)`, the fewest calls in *Revolve's*
 # model (the rules of the section on Revolve: `x` takes a checkpoint, blocks
 # are taped one at a time, a tape takes no checkpoint), as a recursion in
 # the style of `hand_cost`, and assign it to `answer_2`. Which cases change?
-# The check compares it with the closed form `T(n, s)` for every `n ≤ 12`
-# and `s ≤ 12`.
+# The check compares it with the closed form `T(n, c)` for every `n ≤ 12`
+# and `c ≤ 12`.
 
 # %%
 answer_2 = None

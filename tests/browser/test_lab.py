@@ -14,6 +14,7 @@ the notebook's model: whether it is dirty and which outputs are errors.
 """
 
 import contextlib
+import http.client
 import json
 import os
 import pathlib
@@ -79,20 +80,29 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def wait_for_http(url, timeout):
-    """Poll ``url`` until it answers 200; returns the body (bytes)."""
+def wait_for_http(url, timeout, alive=lambda: True):
+    """Poll ``url`` until it answers 200; returns the body (bytes). Stops
+    early, with ``ServerGone``, once ``alive()`` says the server has ended.
+    What answers on the port may not speak HTTP yet (or be another
+    program that took the port meanwhile): polling goes on."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             with urllib.request.urlopen(url, timeout=5) as response:
                 if response.status == 200:
                     return response.read()
-        except OSError:
+        except (OSError, http.client.HTTPException):
             pass
+        if not alive():
+            raise ServerGone("the server ended before answering at " + url)
         if time.monotonic() > deadline:
             raise TimeoutError("nothing answered at {} within {} s".format(
                 url, timeout))
         time.sleep(0.2)
+
+
+class ServerGone(RuntimeError):
+    """The server exited before it answered."""
 
 
 def processes_mentioning(text):
@@ -127,28 +137,42 @@ def stop(process):
 def running_lab(tmp_path, extra_args=""):
     """``make lab``'s server; yields ``(base URL, token, log path)``, then
     stops it and checks that it took its kernels with it."""
-    port, token = free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
     runtime, settings = tmp_path / "runtime", tmp_path / "user-settings"
     docmanager = settings / "@jupyterlab" / "docmanager-extension"
     docmanager.mkdir(parents=True)
     (docmanager / "plugin.jupyterlab-settings").write_text(
         json.dumps({"autosave": False}))
-    lab_args = ("--no-browser --port={} --ServerApp.port_retries=0 "
-                "--IdentityProvider.token={} --LabApp.workspaces_dir={} "
-                "--LabApp.user_settings_dir={} "
-                "--LabApp.expose_app_in_browser=True {}".format(
-                    port, token, tmp_path / "workspaces", settings, extra_args))
     environment = dict(os.environ, JUPYTER_RUNTIME_DIR=str(runtime))
     log_path = tmp_path / "lab.log"
-    log = open(log_path, "wb")
-    server = subprocess.Popen(
-        ["make", "--no-print-directory", "-C", str(ROOT), "lab",
-         "LAB_ARGS=" + lab_args],
-        stdout=log, stderr=subprocess.STDOUT, env=environment,
-        start_new_session=True)
-    base = "http://127.0.0.1:{}".format(port)
+    # The port is free when chosen, but `make lab` may first spend minutes
+    # installing, and on a busy machine another program can take the port
+    # meanwhile: the server then exits at once, and a new port is tried.
+    for attempt in range(3):
+        port = free_port()
+        lab_args = ("--no-browser --port={} --ServerApp.port_retries=0 "
+                    "--IdentityProvider.token={} --LabApp.workspaces_dir={} "
+                    "--LabApp.user_settings_dir={} "
+                    "--LabApp.expose_app_in_browser=True {}".format(
+                        port, token, tmp_path / "workspaces", settings,
+                        extra_args))
+        log = open(log_path, "wb")
+        server = subprocess.Popen(
+            ["make", "--no-print-directory", "-C", str(ROOT), "lab",
+             "LAB_ARGS=" + lab_args],
+            stdout=log, stderr=subprocess.STDOUT, env=environment,
+            start_new_session=True)
+        base = "http://127.0.0.1:{}".format(port)
+        try:
+            wait_for_http("{}/api/status?token={}".format(base, token),
+                          timeout=600, alive=lambda: server.poll() is None)
+            break
+        except ServerGone:
+            log.close()
+            if attempt == 2:
+                raise AssertionError("make lab ended three times:\n"
+                                     + log_path.read_text(errors="replace"))
     try:
-        wait_for_http("{}/api/status?token={}".format(base, token), timeout=120)
         yield base, token, log_path
         shut_down_sessions(base, token)
     finally:

@@ -20,9 +20,12 @@ ROOT = HERE.parents[1]
 SKELETON = ROOT / "build_your_own"
 FILLED = HERE / "filled"
 MISTAKES = HERE / "mistakes"
-TYPICAL = ["ignores_gradient", "preorder", "overwrite",
-           "forget_keeps_everything", "keeps_all_grads", "holds_variables",
-           "recursive"]
+TYPICAL = ["numpy_scalar", "rank_off_by_one", "apply_twice", "seed_float64",
+           "passes_none_on", "holds_variables", "overwrite", "in_place",
+           "ignores_gradient", "mul_swapped", "preorder", "heap_lowest_first",
+           "recursive", "broadcast_second_only", "keeps_all_grads",
+           "forget_keeps_everything", "forget_recording_off",
+           "forget_no_replay"]
 PARTIAL = ["after_chapter_03"]  # work in progress, not a mistake
 
 

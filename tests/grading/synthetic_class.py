@@ -295,3 +295,12 @@ def expected_gradebook(tasks, level):
         row["total"] = sum(row.values())
         rows[name] = row
     return rows
+
+
+if __name__ == "__main__":
+    # python tests/grading/synthetic_class.py DIR: the class in DIR/submissions
+    # (its canary folder DIR/outside), to time `python -m grading grade` on.
+    target = pathlib.Path(sys.argv[1])
+    (target / "outside").mkdir(parents=True, exist_ok=True)
+    build(target / "submissions", target / "outside")
+    print("wrote {}".format(target / "submissions"))

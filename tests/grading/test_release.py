@@ -26,7 +26,7 @@ def test_nothing_of_the_key_is_in_the_student_edition(released):
     tree = released / "release"
     assert release.leaks(tree, course.chapters()) == []
     assert not (tree / "grading").exists() and not (tree / "tests").exists()
-    for needed in ("build_your_own/pyproject.toml", "notebooks/lab",
+    for needed in ("constraints.txt", "build_your_own/pyproject.toml", "notebooks/lab",
                    "notebooks/book", "notebooks/exercises/wire.py"):
         assert (tree / needed).exists(), needed      # make install, lab, book
     assert sorted(p.name for p in (tree / "notebooks").glob("*.ipynb")) == sorted(
@@ -141,3 +141,19 @@ def test_nbgraders_own_autograde_scores_the_release(released):
     points = course.points_table.points
     assert float(row["score"]) == points("04", 1) + points("04", 2)
     assert float(row["max_score"]) == sum(points("04", n) for n in (1, 2, 3))
+
+
+def test_the_student_makefile_has_no_teacher_target_and_the_config_no_path(released):
+    import re
+    import subprocess
+
+    makefile = (released / "release" / "Makefile").read_text(encoding="utf-8")
+    for target in release.TEACHER_TARGETS:
+        assert not re.search(r"^{}\s*:".format(target), makefile, re.M), target
+        assert not re.search(r"^\.PHONY:.*\b{}\b".format(target), makefile, re.M)
+    assert re.search(r"^lab\s*:", makefile, re.M)       # the learner's own targets
+    listed = subprocess.run(["make", "-n", "-f", "Makefile", "lab"],
+                            cwd=released / "release", capture_output=True, text=True)
+    assert "grading" not in listed.stdout and listed.returncode == 0, listed.stderr
+    config = (released / "nbgrader" / "nbgrader_config.py").read_text()
+    assert str(released) not in config and "CourseDirectory.root" not in config

@@ -19,6 +19,9 @@ How a machine is emulated on this one:
 - OpenBLAS's kernel: ``OPENBLAS_CORETYPE``, read back with threadpoolctl.
 - NumPy versions and optional packages: virtual environments of their own in
   ``.venv-portable/``, built once and reused (a stamp file says with what).
+- Other Pythons (3.12, 3.13): virtual environments made with that Python,
+  found on PATH or in pyenv's versions, with the pinned versions of
+  ``constraints.txt``, so only the Python differs from ``make install``'s.
 
 Usage (the Makefile passes the pytest arguments after ``--``)::
 
@@ -34,6 +37,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,6 +47,7 @@ import xml.etree.ElementTree as ElementTree
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VENVS = ROOT / ".venv-portable"
 LOGS = ROOT / "_build" / "portable"
+CONSTRAINTS = ROOT / "constraints.txt"
 
 # The optional package that could change what a chapter prints when it is
 # present (the benchmarks' peers import it; a chapter must print the same
@@ -79,6 +84,8 @@ class Environment:
     name: str
     packages: tuple[str, ...] = ()  # pip requirements beside '.[dev]'
     upgrade: tuple[str, ...] = ()   # brought up to their newest release each run
+    python_version: str | None = None  # "3.12": made with that Python
+    pinned: bool = False  # installed with constraints.txt, as `make install` is
 
     @property
     def folder(self) -> pathlib.Path | None:
@@ -108,6 +115,12 @@ def numpy_floor(pyproject_text: str) -> str:
     return match.group(1)
 
 
+# The Pythons of the declared range beside the one `make install` used (3.11
+# on this project's machines): each gets the pinned versions, so a failure is
+# the Python's doing.
+OTHER_PYTHONS = ("3.12", "3.13")
+
+
 def environments() -> dict[str, Environment]:
     floor = numpy_floor((ROOT / "pyproject.toml").read_text())
     return {
@@ -116,13 +129,17 @@ def environments() -> dict[str, Environment]:
         "numpy-newest-torch": Environment("numpy-newest-torch",
                                           packages=("numpy", TORCH),
                                           upgrade=("numpy",)),
+        **{f"python{version}": Environment(f"python{version}",
+                                           python_version=version, pinned=True)
+           for version in OTHER_PYTHONS},
     }
 
 
 # Not the full product (4 kernels x 3 CPUs x 3 environments x torch = 72 runs
 # of 25 s): each kernel and each CPU once on the installed NumPy, the floor on
 # three machines (its feature names differ, and its OpenBLAS has a real Zen
-# kernel), torch once. docs/contributing.md says why this covers the risks.
+# kernel), torch once, each other Python once with the pinned versions.
+# docs/contributing.md says why this covers the risks.
 CONFIGS = (
     Config("avx512-skylakex", "installed", "avx512", "SkylakeX"),
     Config("avx2-haswell", "installed", "avx2", "Haswell"),
@@ -131,15 +148,56 @@ CONFIGS = (
     Config("floor-avx2-zen", "numpy-floor", "avx2", "Zen"),
     Config("floor-sse4-sandybridge", "numpy-floor", "sse4", "Sandybridge"),
     Config("newest-torch", "numpy-newest-torch"),
+    Config("python3.12", "python3.12"),
+    Config("python3.13", "python3.13"),
 )
 
 
 # ----- building the environments ------------------------------------------------
+def digest(path: pathlib.Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def stamp_text(environment: Environment) -> str:
     """What an environment was built from; a different text means rebuild."""
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    return json.dumps({"pyproject.toml": digest,
-                       "packages": list(environment.packages)}) + "\n"
+    stamp = {"pyproject.toml": digest(ROOT / "pyproject.toml"),
+             "packages": list(environment.packages)}
+    if environment.python_version:
+        stamp["python"] = environment.python_version
+    if environment.pinned:
+        stamp["constraints.txt"] = digest(CONSTRAINTS)
+    return json.dumps(stamp) + "\n"
+
+
+def pyenv_root() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("PYENV_ROOT") or pathlib.Path.home() / ".pyenv")
+
+
+def python_candidates(version: str) -> list[str]:
+    """Where a Python `version` ("3.12") may be: PATH, then pyenv's, newest first."""
+    candidates = [found] if (found := shutil.which(f"python{version}")) else []
+    releases = [p for p in (pyenv_root() / "versions").glob(f"{version}.*")
+                if re.fullmatch(rf"{re.escape(version)}\.\d+", p.name)]
+    releases.sort(key=lambda p: int(p.name.rsplit(".", 1)[1]), reverse=True)
+    return candidates + [str(p / "bin" / f"python{version}") for p in releases]
+
+
+def find_python(version: str) -> str | None:
+    """The first candidate that runs and is `version`; None if there is none.
+
+    pyenv's shim ``python3.12`` is on PATH even when pyenv would refuse to run
+    it (another version selected), so each candidate is asked its version.
+    """
+    ask = "import sys; print('%d.%d' % sys.version_info[:2])"
+    for candidate in python_candidates(version):
+        try:
+            answer = subprocess.run([candidate, "-c", ask], capture_output=True,
+                                    text=True, timeout=60)
+        except OSError:
+            continue
+        if answer.returncode == 0 and answer.stdout.strip() == version:
+            return candidate
+    return None
 
 
 def pip(python: pathlib.Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
@@ -181,6 +239,15 @@ def ensure(environment: Environment) -> str | None:
     folder = environment.folder
     if folder is None:
         return None
+    interpreter = sys.executable
+    if environment.python_version:
+        interpreter = find_python(environment.python_version)
+        if interpreter is None:
+            return (f"NOT RUN: no Python {environment.python_version} here "
+                    f"(looked for python{environment.python_version} on PATH and "
+                    f"in {pyenv_root() / 'versions'}). Install it (pyenv install "
+                    f"{environment.python_version}, or your system's package) "
+                    "to run it")
     stamp = folder / ".minichain-portable"
     python = environment.python()
     if stamp.exists() and stamp.read_text() == stamp_text(environment):
@@ -189,10 +256,13 @@ def ensure(environment: Environment) -> str | None:
                 print(f"  (could not ask pip for a newer {package}; "
                       "using the installed one)")
         return None
-    print(f"building {folder.relative_to(ROOT)} "
-          f"({' '.join(environment.packages)})", flush=True)
+    what = [*environment.packages]
+    if environment.python_version:
+        what.append(f"Python {environment.python_version}")
+    what += ["constraints.txt"] if environment.pinned else []
+    print(f"building {folder.relative_to(ROOT)} ({', '.join(what)})", flush=True)
     if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        subprocess.run([interpreter, "-m", "venv", str(folder)], check=True)
     for package in environment.packages:
         if package.startswith("torch"):
             problem = torch_is_cpu_only(python, package)
@@ -200,7 +270,8 @@ def ensure(environment: Environment) -> str | None:
                 return (f"NOT RUN: {problem}. Let pip find a CPU build (a "
                         "wheel in PIP_FIND_LINKS, or PIP_EXTRA_INDEX_URL naming "
                         "an index of CPU builds) to run it")
-    pip(python, "install", "-qq", "-e", ".[dev]", *environment.packages,
+    pins = ("-c", str(CONSTRAINTS)) if environment.pinned else ()
+    pip(python, "install", "-qq", *pins, "-e", ".[dev]", *environment.packages,
         check=True)
     stamp.write_text(stamp_text(environment))
     return None
@@ -258,10 +329,13 @@ def cannot_emulate(config: Config, native: dict) -> str | None:
     return None
 
 
-def check_active(config: Config, requested_off: list[str], active: dict) -> tuple:
+def check_active(config: Config, requested_off: list[str], active: dict,
+                 python_version: str | None = None) -> tuple:
     """(description of what is active, list of problems) read from a probe."""
     still_on = [f for f in requested_off if active["features"].get(f)]
     problems = [f"NumPy still dispatches to {' '.join(still_on)}"] if still_on else []
+    if python_version and not active["python"].startswith(python_version + "."):
+        problems.append(f"Python {active['python']} runs, not {python_version}")
     kernels = [arch for api, arch in active["blas"] if api == "openblas"]
     kernel = kernels[0] if kernels else None
     if config.kernel is not None:
@@ -368,6 +442,15 @@ class Result:
             and self.outcome.failed == 0 and self.outcome.passed > 0)
 
 
+def holds_the_pins(environment: Environment) -> str:
+    """"1" if the environment holds constraints.txt's versions, else "0".
+
+    The NumPy floor and newest hold other versions on purpose; the tests of
+    the pins (tests/test_environment_files.py) read it as MINICHAIN_PINNED.
+    """
+    return "0" if environment.packages else "1"
+
+
 def run_config(config: Config, environment: Environment, pytest_args: list) -> Result:
     result = Result(config)
     python = environment.python()
@@ -382,7 +465,9 @@ def run_config(config: Config, environment: Environment, pytest_args: list) -> R
         env["NPY_DISABLE_CPU_FEATURES"] = " ".join(off)
     if config.kernel:
         env["OPENBLAS_CORETYPE"] = config.kernel
-    result.active, result.problems = check_active(config, off, probe(python, env))
+    env["MINICHAIN_PINNED"] = holds_the_pins(environment)
+    result.active, result.problems = check_active(
+        config, off, probe(python, env), environment.python_version)
     if result.problems:
         return result
     LOGS.mkdir(parents=True, exist_ok=True)

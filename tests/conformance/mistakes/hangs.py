@@ -1,14 +1,15 @@
-"""Not a typical mistake but a test of the runner: backward never ends.
+"""Not a typical mistake but a test of the runner: a backward never ends.
 
-``Candidates.pop`` returns the top function without taking it off the heap,
-so every backward loops forever.
+``retain_gradients`` (Task 9) loops forever, so every backward with
+``retain_grad=True`` hangs; the other backwards are fine.
 """
 
 from mychain import backprop
 
 
-def pop(self):
-    return self.heap[0][-1]
+def retain_gradients(func, grads):
+    while True:
+        pass
 
 
-backprop.Candidates.pop = pop
+backprop.retain_gradients = retain_gradients

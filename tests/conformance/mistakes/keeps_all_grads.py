@@ -6,7 +6,7 @@ it passes; a deep network then holds one gradient per layer after backward.
 
 from mychain import backprop
 
-LOSES = {5: "only leaves keep"}
+LOSES = {9: "only leaves keep"}
 
 _walk = backprop.walk
 

@@ -21,8 +21,8 @@ Judge it with minichain's conformance suite:
 
     python -m minichain.conformance mychain --path build_your_own
 
-The modules, in the order the tasks visit them: ``variable`` (Tasks 1),
-``function_node`` (2, 4), ``backprop`` (3, 5, 6, 8), ``functions`` (7, 9),
+The modules, in the order the tasks visit them: ``variable`` (Task 1),
+``function_node`` (2, 4), ``backprop`` (3, 5, 7, 9), ``functions`` (6, 8),
 ``configuration`` (10) and ``forget`` (11).
 """
 

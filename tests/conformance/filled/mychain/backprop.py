@@ -6,11 +6,11 @@ with the chapters, as the hand-made engine of the course does:
 
 - chapter 03 (Task 3): follow the creators down a chain, handing each
   function the gradient of its output;
-- chapter 07 (Task 5): keep the gradients of the middle on request;
-- chapter 04 (Task 6): *add* the gradients that reach a variable along
+- chapter 04 (Task 5): *add* the gradients that reach a variable along
   several paths;
-- chapter 05 (Task 8): run the functions from the highest rank down, with a
-  heap, so that each runs once, after everything that used its outputs.
+- chapter 05 (Task 7): run the functions from the highest rank down, with a
+  heap, so that each runs once, after everything that used its outputs;
+- chapter 07 (Task 9): keep the gradients of the middle on request.
 """
 
 # heapq, numpy and Variable are for the code you write.
@@ -55,12 +55,12 @@ def walk(y, retain_grad=False):
        creator, if it has one.
     4. A leaf (a node without creator) keeps its gradient on its Variable,
        ``grad_var``, if the Variable is still alive. Variables in the middle
-       get none (Task 5 adds ``retain_grad``).
+       get none (Task 9 adds ``retain_grad``).
 
     On a chain a plain list of the functions to visit is enough, and so is
     storing each gradient with ``=``. Later tasks change two lines of this
-    loop: Task 6 stores every gradient with ``add_gradient``, Task 8 keeps
-    the functions to visit in ``Candidates``. Task 5 calls
+    loop: Task 5 stores every gradient with ``add_gradient``, Task 7 keeps
+    the functions to visit in ``Candidates``. Task 9 calls
     ``retain_gradients`` when ``retain_grad`` is True.
     """
     seed = y.grad_var
@@ -87,7 +87,7 @@ def walk(y, retain_grad=False):
 
 
 def retain_gradients(func, grads):
-    """Task 5 (chapter 07): give ``func``'s outputs their gradients.
+    """Task 9 (chapter 07): give ``func``'s outputs their gradients.
 
     ``walk`` calls this for each function it visits when
     ``retain_grad=True``, right after it has looked up the function's
@@ -105,7 +105,7 @@ def retain_gradients(func, grads):
 
 
 def add_gradient(grads, node, gx):
-    """Task 6 (chapter 04): add ``gx`` to the gradient ``node`` has so far.
+    """Task 5 (chapter 04): add ``gx`` to the gradient ``node`` has so far.
 
     A variable reached along several paths (a branch, or ``f(x, x)``) needs
     the *sum* of what arrives. For a node in the middle the sum lives in
@@ -134,7 +134,7 @@ def add_gradient(grads, node, gx):
 class Candidates:
     """The functions waiting for their backward, highest rank first.
 
-    Task 8 (chapter 05): ``push`` and ``pop``. The heap ``self.heap`` holds
+    Task 7 (chapter 05): ``push`` and ``pop``. The heap ``self.heap`` holds
     ``(-rank, order, func)`` entries: Python's ``heapq`` pops the smallest
     key, so the key is ``-rank``; ``order``, from ``self.counter``, breaks
     ties in the order the functions were pushed (and keeps two functions
@@ -155,7 +155,7 @@ class Candidates:
         _running.append(weakref.ref(self))  # see current_heap
 
     def push(self, func):
-        """Task 8 (chapter 05): put ``func`` on the heap, once.
+        """Task 7 (chapter 05): put ``func`` on the heap, once.
 
         Ignore None (a leaf has no creator) and a function already pushed
         in this backward.
@@ -165,7 +165,7 @@ class Candidates:
             heapq.heappush(self.heap, (-func.rank, next(self.counter), func))
 
     def pop(self):
-        """Task 8 (chapter 05): take the function of highest rank off the heap
+        """Task 7 (chapter 05): take the function of highest rank off the heap
         and return it."""
         return heapq.heappop(self.heap)[-1]
 

@@ -32,6 +32,7 @@ class FunctionNode:
     inputs = None
     outputs = None
     rank = 0
+    _applied = False  # one node, one application (apply sets it)
     _input_indexes_to_retain = ()
     _output_indexes_to_retain = ()
 
@@ -46,6 +47,11 @@ class FunctionNode:
         ``inputs`` is a tuple (or list) of Variables; an array among them
         becomes a leaf (``as_variable``). Steps:
 
+        0. One node, one application (chapter 02): a node remembers one set
+           of inputs and outputs, so if this instance was applied before
+           (``self._applied``), raise a ``RuntimeError`` that says to make a
+           new instance, before running forward again; else set
+           ``self._applied = True``.
         1. Call ``self.forward`` with the tuple of the inputs' arrays. It
            returns a tuple of arrays.
         2. Make one new Variable per output array.
@@ -60,6 +66,11 @@ class FunctionNode:
            inputs and outputs go into their nodes (``node.data``).
         4. Return the tuple of output Variables (a tuple even for one).
         """
+        if self._applied:
+            raise RuntimeError(
+                "{}: a FunctionNode instance cannot be applied twice; make a "
+                "new one for every application".format(self.label))
+        self._applied = True
         variables = [as_variable(x) for x in inputs]
         arrays = self.forward(tuple(x.array for x in variables))
         outputs = tuple(Variable(y) for y in arrays)

@@ -1,0 +1,158 @@
+"""Maintainers' checks on the engine code the chapters print.
+
+Chapters 03-07 print parts of the engine with ``inspect.getsource`` so a
+learner can map each line onto the engine they built by hand. These checks
+used to sit in the learners' cells (``assert len(source.splitlines()) <= N``,
+a cell reading chapter 05's picture back); they belong here (issue 32, item 5;
+docs/contributing.md).
+"""
+
+import ast
+import inspect
+import pathlib
+import re
+import textwrap
+
+import numpy as np
+import pytest
+
+import minichain as mc
+import minichain.backprop as backprop
+import minichain.functions as F
+from minichain import visualize
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SOURCES = ROOT / "notebooks" / "src"
+
+# chapter -> (what the chapter passes to inspect.getsource, the object, the
+# most lines it may print: short enough to read in one go)
+PRINTED = {
+    "04": [("backprop._add_gradient_reference",
+            backprop._add_gradient_reference, 20)],
+    "05": [("backprop._walk_reference", backprop._walk_reference, 15),
+           ("backprop._step_reference", backprop._step_reference, 20),
+           ("backprop._push", backprop._push, 10)],
+    "07": [("mc.FunctionNode._apply_reference",
+            mc.FunctionNode._apply_reference, 30),
+           ("mc.no_backprop_mode", mc.no_backprop_mode, 10),
+           ("mc.using_config", mc.using_config, 25)],
+}
+
+# The fast path's functions (chapter 13's subject) and names that belong to
+# it alone: chapters 03-07 print the reference path, never these.
+FAST_FUNCTIONS = ("backprop._walk", "backprop._add_gradient",
+                  "FunctionNode.apply", "backprop._call_backward")
+FAST_NAMES = ("backward_arrays", "_DEFAULT_ACCUMULATE", "run.arrays",
+              "run.depends", "_ndarray", "take(")
+
+
+def _chapter_source(chapter):
+    path, = SOURCES.glob(chapter + "_*.py")
+    return path.read_text()
+
+
+def _names_in(chapter, names):
+    """Which of the dotted ``names`` a chapter's source mentions whole
+    (``backprop._walk`` is not found in ``backprop._walk_reference``, nor
+    ``FunctionNode.apply`` in ``HandFunctionNode.apply``)."""
+    source = _chapter_source(chapter)
+    return {name for name in names
+            if re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", source)}
+
+
+@pytest.mark.parametrize("chapter", sorted(PRINTED))
+def test_the_chapter_prints_what_this_file_checks(chapter):
+    """The list above follows the chapters: a print renamed or removed in a
+    chapter fails here, instead of leaving a check on code nobody prints."""
+    expected = {expression for expression, _, _ in PRINTED[chapter]}
+    assert "inspect.getsource" in _chapter_source(chapter)
+    missing = expected - _names_in(chapter, expected)
+    assert not missing, f"chapter {chapter} no longer prints {sorted(missing)}"
+
+
+@pytest.mark.parametrize("expression, function, limit", [
+    entry for entries in PRINTED.values() for entry in entries],
+    ids=lambda value: value if isinstance(value, str) else None)
+def test_printed_engine_code_is_short(expression, function, limit):
+    lines = inspect.getsource(function).splitlines()
+    assert len(lines) <= limit, (
+        f"{expression} is {len(lines)} lines, more than the {limit} its "
+        "chapter can print whole")
+
+
+def _code_lines(function):
+    """Lines of ``function`` that hold code: no docstring, comment or blank."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    body = tree.body[0].body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    source = textwrap.dedent(inspect.getsource(function)).splitlines()
+    lines = {n for statement in body
+             for n in range(statement.lineno, statement.end_lineno + 1)}
+    return [source[n - 1] for n in sorted(lines)
+            if source[n - 1].strip() and not source[n - 1].strip().startswith("#")]
+
+
+def test_the_printed_backward_loop_is_at_most_20_code_lines():
+    """Issue 32: the loop chapter 05 prints holds only the steps a learner
+    built by hand, in at most 20 code lines (the loop and its step)."""
+    loop = (_code_lines(backprop._walk_reference)
+            + _code_lines(backprop._step_reference))
+    assert len(loop) <= 20, "\n".join(loop)
+
+
+@pytest.mark.parametrize("expression, function, limit", [
+    entry for entries in PRINTED.values() for entry in entries],
+    ids=lambda value: value if isinstance(value, str) else None)
+def test_printed_engine_code_has_no_fast_path_names(expression, function, limit):
+    source = inspect.getsource(function)
+    found = [name for name in FAST_NAMES if name in source]
+    assert not found, f"{expression}, printed by a chapter, uses {found}"
+
+
+@pytest.mark.parametrize("chapter", ["03", "04", "05", "06", "07"])
+def test_chapters_03_to_07_print_no_fast_path_function(chapter):
+    fast = _names_in(chapter, FAST_FUNCTIONS)
+    assert not fast, f"chapter {chapter} prints the fast path: {sorted(fast)}"
+
+
+def test_chapter_07_excerpt_of_using_config_exists():
+    """Chapter 07 prints ``using_config`` from the line that sets the value."""
+    lines = inspect.getsource(mc.using_config).splitlines()
+    starts = [i for i, line in enumerate(lines)
+              if line.strip() == "setattr(config, name, value)"]
+    assert len(starts) == 1
+    excerpt = lines[starts[0]:]
+    assert len(excerpt) <= 10 and any("finally" in line for line in excerpt)
+
+
+def _chapter_05_bigger_graph():
+    """Chapter 05's 'bigger graph': two branches of different lengths."""
+    x = mc.Variable(np.array(0.5), name="x")
+    a = x * 2
+    a.name = "a"
+    b = F.exp(a)
+    b.name = "b"
+    c = F.sin(b)
+    c.name = "c"
+    d = a * 3
+    d.name = "d"
+    y = c + d
+    y.name = "y"
+    return a, y
+
+
+def test_chapter_05_picture_writes_the_steps_of_its_table():
+    """Chapter 05's picture writes the backward step on each function; its
+    pixels depend on the Graphviz build, so nbval cannot compare it, but its
+    text can be: each function carries the step the recorded order gives."""
+    a, y = _chapter_05_bigger_graph()
+    record = visualize.record_backward(y)
+    drawing = visualize.to_digraph(y, order=record, rankdir="LR")
+    labels = [line.split('label="')[1].split('"')[0].split("\\n")
+              for line in drawing.source.splitlines() if "backward step" in line]
+    written = {label[0]: int(label[-1].split()[-1]) for label in labels}
+    table = {step.name.split(" ->")[0]: step.step for step in record.steps}
+    assert written == table
+    assert record.step_of(y.creator_node) == 1
+    assert record.step_of(a.creator_node) == len(table) == 5
