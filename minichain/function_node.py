@@ -108,8 +108,8 @@ class FunctionNode(_FunctionBase):
         as chapter 02 writes them, and runs instead under
         ``mc.reference_mode()``. What this one adds is only speed: the common
         case (one Variable in, one array out) written out, one read of the
-        thread's settings, the cheap output constructor and the type check's
-        light pass (chapter 13 takes each apart).
+        thread's settings and the cheap output constructor (chapter 13 takes
+        each apart).
         """
         # This thread's settings and hooks: one thread-local read for all.
         view = config._view

@@ -1,5 +1,7 @@
 """minichain.utils.overhead, the measurements behind chapter 13."""
 
+import gc
+
 import numpy
 import pytest
 
@@ -8,7 +10,7 @@ from minichain import backprop
 from minichain.utils import overhead
 
 
-def test_interleaved_takes_turns_and_reports_medians():
+def test_interleaved_takes_turns_and_reports_the_fastest():
     order = []
     values = {"a": iter([5, 1, 3]), "b": iter([(2, 20), (4, 40), (6, 60)])}
 
@@ -18,9 +20,16 @@ def test_interleaved_takes_turns_and_reports_medians():
             return next(values[name])
         return run
 
-    medians = overhead.interleaved({"a": variant("a"), "b": variant("b")}, reps=3)
+    fastest = overhead.interleaved({"a": variant("a"), "b": variant("b")}, reps=3)
     assert order == ["a", "b", "b", "a", "a", "b"]  # each goes first in turn
-    assert medians == {"a": 3, "b": (4, 40)}
+    assert fastest == {"a": 1, "b": (2, 20)}
+
+
+def test_interleaved_keeps_the_program_s_objects_from_the_collector():
+    frozen = []
+    overhead.interleaved({"a": lambda: frozen.append(gc.get_freeze_count()) or 0},
+                         reps=2)
+    assert frozen[0] > 0 and gc.get_freeze_count() == 0
 
 
 def test_interleaved_refuses_nothing_to_time():
@@ -90,10 +99,29 @@ def test_per_op_divides_by_the_number_of_ops():
     assert overhead.per_op(1000, {"fixed": fixed}, reps=3) == {"fixed": (2.0, 3.0)}
 
 
-def test_ops_for_keeps_the_work_bounded():
-    assert overhead.ops_for(10) == 2000
-    assert overhead.ops_for(10**4) == 200
-    assert overhead.ops_for(10**6) == 20
+def test_per_op_runs_the_same_number_of_ops_on_every_size():
+    lengths = []
+
+    def counted(x, ops):
+        lengths.append((x.size, ops))
+        return 0.0, 0.0, numpy.full(x.shape, overhead.exact_gradient(ops))
+
+    for size in (10, 10**6):
+        overhead.per_op(size, {"counted": counted}, reps=1)
+    assert lengths == [(10, 200)] * 2 + [(10**6, 200)] * 2  # check, then timed
+
+
+def test_per_call_times_one_call_of_each():
+    calls = {"a": 0, "b": 0}
+
+    def call(name):
+        def run():
+            calls[name] += 1
+        return run
+
+    times = overhead.per_call({"a": call("a"), "b": call("b")}, number=50, reps=3)
+    assert calls == {"a": 150, "b": 150}
+    assert set(times) == {"a", "b"} and all(t > 0 for t in times.values())
 
 
 def test_calls_per_op_counts_the_package_only():

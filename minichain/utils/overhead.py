@@ -7,7 +7,7 @@ them (docs/meters.md gives the reasons at length):
 * **Take turns.** Variants compared with each other run one after another,
   each repetition in a rotated order, so a busy moment of the machine, the
   garbage collector's counters or a cold cache slow them all alike; the
-  median of each is reported.
+  fastest repetition of each is reported.
 * **Same work, same check.** Every framework runs the same chain, ``y * c``
   and ``y + c`` in turn (the per-op benchmark of ``make bench``), seeds its
   backward with ones, and its gradient is checked against the exact one
@@ -24,7 +24,6 @@ import gc
 import importlib.util
 import inspect
 import pathlib
-import statistics
 import textwrap
 import time
 import tracemalloc
@@ -40,33 +39,47 @@ PACKAGE = pathlib.Path(minichain.__file__).parent
 
 # ----- taking turns ------------------------------------------------------------
 def interleaved(variants, reps=7):
-    """Median result of each of ``variants`` (name -> callable), run in turn.
+    """Fastest result of each of ``variants`` (name -> callable), run in turn.
 
     Repetition ``k`` starts with the ``k``-th variant and goes round, so no
     variant always runs first or last. A callable returns a number or a
-    tuple of numbers (forward and backward seconds, say); the median is
-    taken entry by entry.
+    tuple of numbers (forward and backward seconds, say); the least is
+    taken entry by entry. The least, not the median: on a shared machine
+    other processes only ever add time, and a run that the scheduler
+    interrupts loses a whole time slice (milliseconds, as long as a chain),
+    which on a busy machine can hit half the repetitions or more.
+
+    The objects alive before the timing are frozen out of the garbage
+    collector's reach (``gc.freeze``) while it runs: a full collection
+    walks every object of the process, and a Jupyter kernel holds some
+    100 000, so otherwise a variant that makes many objects would pay for
+    the size of the program around it, not for its own.
     """
     names = list(variants)
     if not names or reps < 1:
         raise ValueError("interleaved: expected at least one variant and one "
                          "repetition, got {} and {}".format(len(names), reps))
     results = {name: [] for name in names}
-    for rep in range(reps):
-        for k in range(len(names)):
-            name = names[(rep + k) % len(names)]
-            results[name].append(variants[name]())
-    return {name: _median(values) for name, values in results.items()}
+    gc.collect()
+    gc.freeze()
+    try:
+        for rep in range(reps):
+            for k in range(len(names)):
+                name = names[(rep + k) % len(names)]
+                results[name].append(variants[name]())
+    finally:
+        gc.unfreeze()
+    return {name: _least(values) for name, values in results.items()}
 
 
-def _median(values):
+def _least(values):
     if isinstance(values[0], tuple):
-        return tuple(statistics.median(column) for column in zip(*values))
-    return statistics.median(values)
+        return tuple(min(column) for column in zip(*values))
+    return min(values)
 
 
 def with_and_without(run, switch_off, reps=15):
-    """Median of ``run()`` as it is and inside ``switch_off()``, the two
+    """Fastest ``run()`` as it is and inside ``switch_off()``, the two
     taking turns: what a fast path buys is ``without / with``."""
 
     def without():
@@ -155,18 +168,17 @@ def frameworks():
     return found
 
 
-def ops_for(size, elements=2_000_000, fewest=20, most=2000):
-    """How many ops a timed chain has: long on small arrays, where one op
-    takes microseconds, short on large ones, where it takes milliseconds."""
-    return max(fewest, min(most, elements // size))
+def per_op(size, chains=None, reps=7, ops=200):
+    """Fastest (forward, backward) seconds per op of each chain of ``ops``
+    operations on arrays of ``size`` float32, the chains taking turns; each
+    gradient is checked first (that run also warms up).
 
-
-def per_op(size, chains=None, reps=7):
-    """Median (forward, backward) seconds per op of each chain on arrays of
-    ``size`` float32, the chains taking turns; each gradient is checked
-    first (that run also warms up)."""
+    Every size runs the same number of ops: a longer chain costs more per
+    op, so a sweep that shortened its chains on large arrays would draw a
+    drop that is not the arrays' doing (docs/meters.md).
+    """
     chains = frameworks() if chains is None else chains
-    x, ops = start_array(size), ops_for(size)
+    x = start_array(size)
     for name, chain in chains.items():
         got = numpy.asarray(chain(x, ops)[2], dtype=numpy.float64)
         if not numpy.allclose(got, exact_gradient(ops), rtol=1e-3):
@@ -176,6 +188,21 @@ def per_op(size, chains=None, reps=7):
             for name, chain in chains.items()}
     return {name: (forward / ops, backward / ops) for name, (forward, backward)
             in interleaved(runs, reps).items()}
+
+
+def per_call(variants, number=2000, reps=15):
+    """Fastest seconds of one call of each of ``variants`` (name -> callable
+    of no arguments), each timed over ``number`` calls, in turns: for a
+    step too short to time once, such as one constructor."""
+    def loop(call):
+        def run():
+            start = time.perf_counter()
+            for _ in range(number):
+                call()
+            return (time.perf_counter() - start) / number
+        return run
+    return interleaved({name: loop(call) for name, call in variants.items()},
+                       reps)
 
 
 # ----- what runs, and what it holds -----------------------------------------

@@ -18,14 +18,14 @@ def kept_bytes(y):
     """Bytes of the arrays the graph behind ``y`` keeps for backward (as in the
     chapter).
     """
-    arrays, seen, stack = {}, set(), [y.node]
+    arrays, visited, stack = {}, set(), [y.node]
     while stack:
         node = stack.pop()
         if node.data is not None:
             arrays[id(node.data)] = node.data.nbytes
         creator = node.creator_node
-        if creator is not None and creator not in seen:
-            seen.add(creator)
+        if creator is not None and creator not in visited:
+            visited.add(creator)
             stack.extend(creator.inputs)
     return sum(arrays.values())
 

@@ -114,16 +114,16 @@ HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
 
 # %% [markdown]
 # In the picture, variables are ellipses (name, shape, dtype, value and
-# gradient) and functions are boxes. `y` shows no gradient: backward starts
-# from the *seed*, the gradient 1 of `y` with respect to itself, and does
-# not store it in `y.grad`. Each box shows the function's *rank*: a leaf
-# has rank 0, a function takes the largest rank among its inputs, and its
-# outputs get one more (chapter 02); backward uses ranks to pick an order
-# (chapter 05). A red border marks an array that a function keeps for its
-# backward, with its size in bytes: `x` is kept by `_ ** 2`, whose
-# derivative `2x` needs it. `v1` and `v2` show no value: nothing needs their
-# arrays any more, so minichain has already freed them (chapter 07 shows
-# when the graph keeps an array and when it lets go).
+# gradient) and functions are boxes. Three things to notice:
+#
+# - Only `x` shows a gradient. Backward starts from the *seed*, the
+#   gradient 1 of `y` with respect to itself, and by default keeps only the
+#   leaves' gradients (chapter 04 keeps the others too).
+# - Each box shows the function's *rank*, its depth in the graph; backward
+#   uses ranks to pick an order (chapters 02 and 05).
+# - A red border marks an array kept for backward: `_ ** 2` keeps `x`,
+#   since its derivative `2x` needs it. `v1` and `v2` show no value: nothing
+#   needs them any more, so minichain has freed them (chapter 07).
 #
 # ## Who made what: `creator_node`
 #

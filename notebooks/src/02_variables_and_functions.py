@@ -14,9 +14,8 @@
 # - A **FunctionNode** computes new arrays from old ones and remembers its
 #   inputs.
 #
-# "The reference" in this course is Chainer's documentation (v7) of
-# `Variable` and `FunctionNode`, whose behaviour minichain reproduces. It
-# draws one application `y = f(x)` as
+# Chainer's documentation (v7), whose behaviour minichain reproduces, draws
+# one application `y = f(x)` as
 #
 # ```
 # x <--- f <--- y
@@ -24,7 +23,7 @@
 #
 # Each arrow points from a thing to what it was computed from: `y` knows `f`,
 # `f` knows `x`. Backward (next chapter) walks exactly these arrows. (The
-# reference writes its `f` in Chainer's older style, which chapter 09
+# documentation writes its `f` in Chainer's older style, which chapter 09
 # covers. Here `f` is a FunctionNode, as every function of minichain is.)
 
 # %%
@@ -43,19 +42,18 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # This is the first piece of one hand-made engine that grows over chapters
 # 02 to 05. The hand-made variable is an array (`.array`) plus a `creator`
-# slot, the link that minichain's Variable calls `creator_node`. (minichain's
-# Variable has a `creator` too: the same object, except for the old-style
-# functions of chapter 09.) The hand-made FunctionNode's `apply(inputs)` does
-# three things: it computes the output arrays from the input arrays
-# (`forward`, tuples in and out), it remembers its `inputs`, and it writes
-# itself into each output's `creator` slot. Those two back-references, from
-# an output to its FunctionNode and from a FunctionNode to its inputs, are
-# the whole graph. It also keeps its `outputs`, where backward will find
-# their gradients (chapter 03). (Each node also gets a `rank`; the section on
-# ranks below says what it is.)
+# slot, the link that minichain's Variable calls `creator_node`. The
+# hand-made FunctionNode's `apply(inputs)` does three things: it computes
+# the output arrays from the input arrays (`forward`, tuples in and out), it
+# remembers its `inputs`, and it writes itself into each output's `creator`
+# slot. Those two links, from an output to its FunctionNode and from a
+# FunctionNode to its inputs, are the whole graph. It also keeps its
+# `outputs`, where backward will find their gradients (chapter 03). (Each
+# node also gets a `rank`; the section on ranks below says what it is.)
 #
-# The reference's `f` is the identity: it returns its input unchanged, which
-# keeps the attention on the links. Its `label` is the name a drawing shows.
+# The documentation's `f` is the identity: it returns its input unchanged,
+# which keeps the attention on the links. Its `label` is the name a drawing
+# shows.
 
 # %%
 class HandVariable:
@@ -92,8 +90,8 @@ y_hand.name = "y"
 print(y_hand.creator.label, "<---", y_hand.creator.inputs[0].name)
 
 # %% [markdown]
-# Following the back-references from `y` to the leaf and writing what we meet
-# gives the reference's arrow drawing. (The drawing starts at the leaf, so we
+# Following the links from `y` to the leaf and writing what we meet gives
+# the documentation's arrow drawing. (The drawing starts at the leaf, so we
 # collect the chain first and print it reversed.)
 
 # %%
@@ -113,12 +111,14 @@ print(hand_draw(y_hand))
 #
 # In minichain the same `f` is a subclass of `mc.FunctionNode` with a
 # `forward` on arrays. `apply`, which `FunctionNode` provides, does what our
-# hand-made `apply` did and returns a tuple of output Variables. Here it is
-# as the engine's *reference path* runs it (the everyday `apply` does the
-# same steps faster: chapter 13). Our three steps are its forward,
-# `self.inputs = ...` and `set_creator_node(self)`. The rest are checks and
-# bookkeeping that later chapters explain, except `lazy_grad_sum`, a setting
-# the course leaves off:
+# hand-made `apply` did and returns a tuple of output Variables.
+#
+# The chapters print the engine's *reference path*: each engine function
+# written to be read, step by step as the chapters build it. What runs by
+# default is a faster version of the same steps (chapter 13 shows it), and
+# tests check that both give the same graphs and the same gradients. Inside
+# `with mc.reference_mode():` the engine runs exactly the printed code.
+# Here is `apply` on that path:
 
 # %%
 source = inspect.getsource(mc.FunctionNode._apply_reference)
@@ -126,6 +126,33 @@ print(source)
 assert "self.inputs = " in source and "set_creator_node(self)" in source
 
 # %% [markdown]
+# Line by line, against our hand-made `apply`:
+#
+# - `_check_arguments`: `inputs` must be a tuple, and this instance must
+#   not have been applied before (the last section says why).
+# - `_as_input`: an input may be a plain array; it becomes a Variable that
+#   needs no gradient.
+# - `in_data` and `_forward_with_hooks`: our `self.forward(...)` on the
+#   input arrays; around it run the *hooks* that watch functions
+#   (chapter 08).
+# - `_check_inputs`, `_check_outputs`: checks of what goes in and comes
+#   out (devices, types, a tuple of arrays; chapter 08). `self._applied`
+#   marks the instance used.
+# - `requires_grad` and `ys`: the output Variables; they need a gradient if
+#   any input does (chapter 07).
+# - `if config.enable_backprop`: recording can be switched off
+#   (`no_backprop_mode`, chapter 07); then nothing below runs.
+# - `self.rank = ...`: our rank line.
+# - `self.inputs = ...`: our `self.inputs = inputs`, but it keeps each
+#   input's `node`, a small record of the Variable (next section).
+# - `self.outputs = ...`: the graph holds its outputs weakly
+#   (`weakref.ref`), so dropping `y` frees its array (chapter 07 shows why);
+#   ours holds them strongly.
+# - `set_creator_node(self)`: our `y.creator = self` and
+#   `y.rank = self.rank + 1`.
+# - `_retain_data`: keeps the arrays that backward will need (chapter 03).
+# - `lazy_grad_sum`: a Chainer setting, noted and ignored.
+#
 # `minichain.visualize.draw` walks the real graph and prints its arrows; it
 # shows each FunctionNode by its `label` (the class name, unless the class
 # sets one, as here):
@@ -146,22 +173,21 @@ print(draw(y))
 assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
 
 # %% [markdown]
-# The back-references are there, as in our hand-made version:
-# `y.creator_node` (our `creator`) is the FunctionNode, and the FunctionNode
-# knows its inputs; `x`, a leaf, has none. One difference, for later: the
-# FunctionNode's `inputs` are not the Variables themselves but small records
-# of them, which know each one's name, shape and creator (*VariableNodes*;
-# chapter 07 shows what that saves in memory). Ours keeps the Variables,
-# which is simpler.
+# The links are there, as in our hand-made version: `y.creator_node` (our
+# `creator`) is the FunctionNode, and the FunctionNode knows its inputs;
+# `x`, a leaf, has none. One difference, for later: the FunctionNode's
+# `inputs` are not the Variables themselves but their nodes, small records
+# that know each one's name, shape and creator (*VariableNodes*; chapter 07
+# shows what that saves in memory). Ours keeps the Variables, which is
+# simpler.
 
 # %%
 f = y.creator_node
 print("y.creator_node:", type(f).__name__, "labelled", f.label)
 print("its inputs:    ", [node.name for node in f.inputs])
 print("x.creator_node:", x.creator_node)
-print("y.creator is y.creator_node:", y.creator is y.creator_node)
 assert isinstance(f, MyIdentity) and f.inputs[0].name == "x"
-assert x.creator_node is None and y.creator is f
+assert x.creator_node is None
 
 # %% [markdown]
 # ## A FunctionNode's three methods
@@ -173,8 +199,9 @@ assert x.creator_node is None and y.creator is f
 #   arrays;
 # - `backward(target_input_indexes, grad_outputs)` gets the positions of the
 #   inputs that need a gradient and the incoming gradients (one per output),
-#   as Variables; it returns a tuple of gradients, one per input, each a
-#   Variable or None (next chapter);
+#   as Variables; it returns a tuple of gradients, each a Variable or None:
+#   one per index in `target_input_indexes`, or one per input (the engine
+#   takes either; next chapter);
 # - `apply(inputs)` runs forward, links the node into the graph, and
 #   returns a tuple of output Variables.
 #

@@ -2,8 +2,8 @@
 # # 03 · Backprop on a chain
 #
 # Backprop on the chain `y = exp(sin(x)²)`: you run the chain rule backwards
-# by hand, check the result against finite differences (and see where
-# round-off defeats them), turn the hand computation into a small engine,
+# by hand, check the result against finite differences (and see why too
+# small a step defeats them), turn the hand computation into a small engine,
 # then meet minichain's `backward()`, the functions it calls and the seed it
 # starts from.
 #
@@ -84,57 +84,12 @@ assert abs(numeric - gx) < 1e-8
 
 # %% [markdown]
 # Why the central difference and not the one-sided `(f(x+h) - f(x)) / h`?
-# The figure shows the error of both against the step `h`. On the right,
-# *truncation*: the one-sided error falls like `h`, the central one like
-# `h²`. On the left, *round-off*: `f(x+h)` and `f(x)` share more and more
-# leading digits as `h` shrinks, their difference keeps only the last few,
-# and dividing by `h` magnifies the rounding error of `f` like `1/h`.
-#
-# Round-off at a single point jumps about from one step to the next (the
-# grey dots: `x = 0.5` alone). So the curves are the root mean square of the
-# error over 100 points next to `x`, where each regime is a straight line on
-# these log–log axes. The printed slopes are fitted to those lines and
-# rounded to whole numbers.
-
-# %%
-steps = np.logspace(-12, -1, 45)
-points = x + np.linspace(0.0, 1e-3, 100)[:, None]     # one row per point
-exact = np.exp(np.sin(points) ** 2) * 2 * np.sin(points) * np.cos(points)
-
-
-def rms_error(quotients):
-    """Root mean square over the points of (quotient - derivative), per step."""
-    return np.sqrt(np.mean((quotients - exact) ** 2, axis=0))
-
-
-one_sided = rms_error((chain(points + steps) - chain(points)) / steps)
-central = rms_error((chain(points + steps) - chain(points - steps)) / (2 * steps))
-
-
-def slope(error, low, high):
-    """Slope of log(error) against log(h) for steps in [low, high]."""
-    inside = (steps >= low) & (steps <= high)
-    return np.polyfit(np.log(steps[inside]), np.log(error[inside]), 1)[0]
-
-
-slopes = {  # where: (fitted slope, the slope the theory gives)
-    "one-sided, h in [1e-6, 1e-2]": (slope(one_sided, 1e-6, 1e-2), 1),
-    "central, h in [1e-3, 1e-1]": (slope(central, 1e-3, 1e-1), 2),
-    "one-sided, h in [1e-12, 1e-10]": (slope(one_sided, 1e-12, 1e-10), -1)}
-for where, (fitted, theory) in slopes.items():
-    print(f"slope of the error, {where}: {fitted:.0f}")
-    assert abs(fitted - theory) < 0.25
-
-fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.loglog(steps, np.abs((chain(x + steps) - chain(x)) / steps - gx), ".",
-          color="0.6", ms=4, label="one-sided, at x = 0.5 alone")
-ax.loglog(steps, one_sided, "o-", ms=3, label="one-sided (f(x+h) - f(x)) / h")
-ax.loglog(steps, central, "s-", ms=3, label="central (f(x+h) - f(x-h)) / 2h")
-ax.set_xlabel("step h")
-ax.set_ylabel("error vs the chain rule (rms)")
-ax.legend(fontsize=8)
-ax.set_title("Finite differences: truncation falls, round-off rises")
-plt.show()
+# Its error falls like `h²`, the one-sided one's only like `h`
+# (*truncation*). And `h` cannot shrink forever: `f(x+h)` and `f(x-h)`
+# then share nearly all their digits, and dividing their difference by `h`
+# magnifies the rounding error of `f` like `1/h` (*round-off*). A finite
+# difference is therefore a check, not a way to train; backprop has no
+# truncation error, and nothing magnifies its rounding.
 
 # %% [markdown]
 # ## A hand-made engine for chains
@@ -148,7 +103,8 @@ plt.show()
 # gradient per input asked for. Each backward multiplies the incoming
 # gradient by its local derivative, reading what the forward pass left in
 # `inputs` or `outputs`. The engine starts at the output and follows
-# `creator` links until it reaches the leaf, passing the gradient along.
+# `creator` links until it reaches the leaf, passing the gradient along
+# (minichain names this slot `creator_node`).
 
 # %%
 class HandVariable:
@@ -256,20 +212,23 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   `get_retained_outputs()` and `get_retained_inputs()` hand them to
 #   backward.
 # - `xp = backend.get_array_module(inputs[0])`: `xp` is NumPy, or CuPy when
-#   the array lives on a GPU (chapter 09), so one forward serves both.
-# - `force_array(...)`: NumPy gives a scalar, not an array, when a function
-#   of a 0-d array returns one number; `force_array` turns it back into a
-#   0-d array, since forward must return arrays.
+#   the array lives on a GPU (chapter 09), so one forward serves both
+#   (`backend` is `minichain.backend`).
+# - `force_array(...)`, from `minichain.utils.array`: NumPy gives a scalar,
+#   not an array, when a function of a 0-d array returns one number;
+#   `force_array` turns it back into a 0-d array, since forward must return
+#   arrays.
 # - backward works on Variables, not arrays: `grad_outputs[0] * y`
-#   multiplies two Variables and `cos(x)` is minichain's `F.cos`, so the
-#   computation of a gradient can itself be recorded as a graph and
-#   differentiated again (double backprop, chapter 11; exercise 2 below
-#   tries it on yours).
+#   multiplies two Variables and `cos(x)` is minichain's `F.cos`, defined
+#   further down the same module, so the computation of a gradient can
+#   itself be recorded as a graph and differentiated again (double
+#   backprop, chapter 11; exercise 2 below tries it on yours).
 #
 # The classes hold three more methods, taught where they matter: `label`
 # (the name drawings use), `check_type_forward` (chapter 08) and
-# `backward_arrays`, the same formula on bare arrays that a plain
-# `backward()` may run instead, to save time (chapter 13).
+# `backward_arrays`, the same formula on bare arrays: a shortcut of the
+# fast path (chapter 13), taken only when no graph of the gradients is
+# recorded, so double backprop works by default.
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -284,9 +243,8 @@ assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
 # %% [markdown]
 # ## Seeding: what backward computes when the output is an array
 #
-# So far the output was one number and backward started from `dy/dy = 1`
-# (our `backward_chain` set it; `y.backward()` sets it itself for an output
-# of one element). When the output `y` holds `m` numbers and the input `x`
+# So far the output was one number and backward started from `dy/dy = 1`.
+# When the output `y` holds `m` numbers and the input `x`
 # holds `n`, the derivative is a whole matrix, the *Jacobian* `J`, with
 # `J[i, j] = ∂yᵢ/∂xⱼ`. Backward never builds it. It starts from an array `g`
 # of `y`'s shape, the **seed**, which you put in `y.grad`; each function
@@ -300,8 +258,10 @@ assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
 # `J`. That is each element's own derivative (the diagonal of `J`) only when
 # `J` is diagonal, that is, when `yᵢ` depends on `xᵢ` alone: an elementwise
 # function. A counter-example is `y = x · sum(x)` at `x = [1, 2, 3]`: each
-# `yᵢ` depends on every `xⱼ`. Its Jacobian, by central differences, one
-# column per input element:
+# `yᵢ` depends on every `xⱼ`. (In minichain it uses `x` twice, whose
+# gradients backward adds, chapter 04, and multiplies an array by a number
+# as NumPy does, chapter 06; here only its result matters.) Its Jacobian,
+# by central differences, one column per input element:
 
 # %%
 def times_sum(x):
@@ -326,6 +286,7 @@ assert np.allclose(xt.grad, np.ones(3) @ jacobian)
 assert np.allclose(xt.grad, [12, 12, 12])
 
 # %% [markdown]
+# In PyTorch terms, `y.grad = g; y.backward()` is `y.backward(gradient=g)`.
 # `y.backward()` picks the seed 1 by itself only when `y` has one element,
 # a loss. For an output of several elements it does not guess: without a
 # seed in `y.grad` it stops and says what to do.
@@ -340,15 +301,15 @@ print(refusal)
 assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 
 # %% [markdown]
-# `mc.grad(outputs, inputs, grad_outputs)` runs the same backward without
-# reading or writing any `.grad`: it returns the gradients of `inputs`, and
-# its `grad_outputs` are the seeds, one per output. It is not as strict as
-# `backward()`: a seed left out is ones of the output's shape, **whatever
-# that shape**, so on `y = x · sum(x)` it quietly returns the column sums.
-# A seed that is 1 at position `i` and 0 elsewhere picks row `i` of `J`, the
-# gradient of `yᵢ` alone, so three calls rebuild the whole Jacobian. The
-# third argument of `check_backward` (below) is the same seed, and so is
-# every `y.grad = ...` set before a backward in the chapters that follow.
+# `mc.grad(outputs, inputs, grad_outputs)`, PyTorch's `torch.autograd.grad`,
+# runs the same backward without reading or writing any `.grad`: it returns the
+# gradients of `inputs` as Variables, one per input (so the cell reads their
+# `.array`, where `x.grad` is already an array), and its `grad_outputs` are the
+# seeds, one per output. It is not as strict as `backward()`: a seed left out
+# is ones of the output's shape, **whatever that shape**, so on
+# `y = x · sum(x)` it quietly returns the column sums. A seed that is 1 at
+# position `i` and 0 elsewhere picks row `i` of `J`, the gradient of `yᵢ`
+# alone, so three calls rebuild the whole Jacobian.
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -405,10 +366,14 @@ print("check_backward passed")
 # %% [markdown]
 # ## Now build it: Tasks 3 and 4
 #
-# In `build_your_own/mychain/backprop.py`, write the backward loop `walk`
-# (Task 3; on a chain a plain list and `=` are enough), then `retain_inputs`,
-# `retain_outputs` and the `get_retained_*` methods (Task 4). `make conformance`
-# judges every task written so far.
+# In `build_your_own/mychain/backprop.py`, write the backward loop `walk` (Task
+# 3; on a chain a plain list and `=` are enough; it is our `backward_chain`,
+# and the engine's `_walk_reference` of chapter 05), then `retain_inputs`,
+# `retain_outputs` and the `get_retained_*` methods (Task 4). Task 4 also
+# checks that an array no function retained is freed once you drop its
+# Variable: your `apply` (Task 2) links the VariableNodes of chapter 02, not
+# the Variables themselves, and chapter 07 shows what that frees.
+# `make conformance` judges every task written so far.
 
 # %% [markdown]
 # ## Exercises
@@ -431,8 +396,11 @@ ch03.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write a FunctionNode `Cube` (`y = x³`) whose backward is written with
-# Variables (`x` from `self.get_retained_inputs()`, times the incoming
-# gradient), and assign the class to `answer_2`. The check calls backward
+# Variables, and assign the class to `answer_2`. As in `Sin` above: forward
+# calls `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
+# (`from minichain.utils.array import force_array`: a 0-d `x` gives a NumPy
+# scalar otherwise); backward takes `x` from `self.get_retained_inputs()`
+# and multiplies by the incoming gradient. The check calls backward
 # with random incoming gradients, on several shapes, in float32 and float64,
 # runs `mc.gradient_check.check_backward` on it, and differentiates the
 # gradient your backward returns once more (double backprop), by `x` and by

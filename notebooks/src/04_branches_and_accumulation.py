@@ -8,8 +8,7 @@
 # across `backward()` calls.
 #
 # A chain is the easy case. As soon as one variable is used twice the graph
-# branches, and the reference (Chainer's documentation, as in chapter 02)
-# draws it so:
+# branches, and Chainer's documentation (as in chapter 02) draws it so:
 #
 # ```
 #     |--- f <--- y
@@ -17,12 +16,12 @@
 #     |--- g <--- z
 # ```
 #
-# `x` influences the result along two paths, so its gradient is the **sum**
-# of what comes back along each path. The reference says it in one line: the
-# gradients from `f` and `g` are *accumulated* into the gradient of `x`. This
-# chapter shows the sum in the three shapes where it appears (two functions
-# reading `x`, one function reading `x` twice, and the diamond), and what a
-# backward that overwrites instead of adding gets wrong.
+# `x` influences the result along two paths, so its gradient is the **sum** of
+# what comes back along each path. Chainer's documentation says it in one line:
+# the gradients from `f` and `g` are *accumulated* into the gradient of `x`.
+# This chapter shows the sum in the three shapes where it appears (two
+# functions reading `x`, one function reading `x` twice, and the diamond), and
+# what a backward that overwrites instead of adding gets wrong.
 
 # %%
 import inspect
@@ -37,11 +36,11 @@ from minichain.visualize import draw, to_digraph
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
-# ## The reference's branch
+# ## The branch of Chainer's documentation
 #
-# To draw the functions as `f` and `g`, as the reference does, we write the
-# identity as a FunctionNode of our own whose `label` (the name drawings and
-# messages use, chapter 02) is chosen when it is made.
+# To draw the functions as `f` and `g`, as Chainer's documentation does, we
+# write the identity as a FunctionNode of our own whose `label` (the name
+# drawings and messages use, chapter 02) is chosen when it is made.
 
 # %%
 class Labelled(mc.FunctionNode):
@@ -70,11 +69,11 @@ z.name = "z"
 print(draw([y, z]))
 
 # %%
-reference = """\
+chainer_docs_drawing = """\
     |--- f <--- y
 x <-+
     |--- g <--- z"""
-assert draw([y, z]) == reference
+assert draw([y, z]) == chainer_docs_drawing
 
 # %% [markdown]
 # Now backpropagate from both outputs at once. `mc.backward` takes the
@@ -205,8 +204,8 @@ def hand_backward(outputs, accumulate=True):
                 x.grad = gx              # <- overwrite: the bug
 
 # %% [markdown]
-# The reference's branch, by hand, twice: once with the sum and once with
-# the overwrite.
+# The same branch, by hand, twice: once with the sum and once with the
+# overwrite.
 
 # %%
 def hand_branch(accumulate):
@@ -277,7 +276,8 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # the variables in the middle as soon as they are used (chapter 03). To show
 # them, we use one option of `backward` ahead of chapter 07, which teaches
 # it: `y.backward(retain_grad=True)` leaves each variable in the middle
-# holding its gradient, as a leaf does.
+# holding its gradient, as a leaf does. (PyTorch asks tensor by tensor,
+# `h.retain_grad()`; here one flag of `backward` keeps them all.)
 
 # %%
 x = mc.Variable(np.array(0.3), name="x")
@@ -293,17 +293,27 @@ y.backward(retain_grad=True)     # keep the gradients of a, b, c for the picture
 print(draw(y))
 
 # %%
-to_digraph(y, show_values=True, show_grads=True)
+picture = to_digraph(y, show_values=True, show_grads=True)
+# Its Graphviz source has a line per variable, `v3 [label="a\n..." color=...]`;
+# a red outline is the color #C0392B, and the label starts with the name.
+red = [line.split('"')[1].split("\\n")[0]
+       for line in picture.source.splitlines() if "#C0392B" in line]
+print("outlined in red (an array kept for backward):", red)
+assert red == ["a"]
+picture
 
 # %% [markdown]
-# The picture writes one gradient on each variable; the arrows carry none
-# (they point the way forward ran, from input to function to output, where
-# the text drawing points back, the way backward walks).
+# The picture writes one gradient on each variable, `y`'s being the seed 1:
+# `retain_grad=True` keeps the seed too (chapter 01's picture, drawn
+# without it, showed none on `y`). The arrows carry none (they point the
+# way forward ran, from input to function to output, where the text drawing
+# points back, the way backward walks).
 # `a`'s gradient is a sum of two parts, one per branch: `sin`'s backward
 # sent back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
 # `-sin a` times `c`'s gradient (1). Only once both had arrived did `exp`
-# pass the sum on to `x`. (The red border marks an array that some function
-# keeps for its backward: here `a`, which `sin`, `cos` and `exp` all need.)
+# pass the sum on to `x`. (The red outline marks an array that some function
+# keeps for its backward: here only `a`, which `sin`, `cos` and `exp` all
+# need.)
 # The two parts, recomputed from the values in the picture, add up to `a`'s
 # gradient, and `x`'s agrees with the formula:
 
@@ -314,7 +324,7 @@ print(f"from b: {float(from_b):.6f}   from c: {float(from_c):.6f}"
       f"   sum: {float(from_b + from_c):.6f}   a.grad: {float(a.grad):.6f}")
 formula = (np.cos(np.exp(0.3)) - np.sin(np.exp(0.3))) * np.exp(0.3)
 print(f"formula: {formula:.6f}   minichain: {float(x.grad):.6f}")
-assert b.grad == c.grad == 1.0 and np.isclose(a.grad, from_b + from_c)
+assert y.grad == b.grad == c.grad == 1.0 and np.isclose(a.grad, from_b + from_c)
 assert np.isclose(x.grad, formula)
 
 # %% [markdown]
@@ -364,27 +374,19 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# The engine keeps a table, `run.grads`, from each node (the graph's record
-# of a variable, chapter 07) to the gradient it has received so far in this
-# backward (`run` is the state of one backward pass; chapter 05 prints the
-# loop around it). `_add_gradient_reference` is
-# where a new gradient `gx` meets that table, and the cell prints it as the
-# chapters build it. Against our `hand_backward`, where a variable's
-# `.grad` served as the table:
+# `_add_gradient_reference` is where a new gradient `gx` for a node meets
+# what the node has received so far. The engine keeps those in a dict,
+# `run.grads` (`run` holds the state of one backward pass; a *node* stands
+# for a Variable, chapter 02), where our `hand_backward` used each
+# variable's `.grad`. Three cases:
 #
-# - a leaf, a node no function made (`creator_node is None`), keeps its
-#   gradient on its Variable's `.grad`: `_add_to_leaf` adds it there, which
-#   is the next section. `run.into_leaves` is False only under `mc.grad`
-#   (chapter 03), which returns the gradients instead of writing any
-#   `.grad`, so there a leaf's gradient stays in the table too;
+# - a leaf (`creator_node is None`) adds `gx` to its own `.grad`
+#   (`_add_to_leaf`; the next section shows it). `run.into_leaves` is False
+#   only under `mc.grad` (chapter 03), which writes no `.grad`;
 # - a node that already has a gradient gets the sum: our `x.grad + gx`;
 # - a node without one stores `gx`: our first `x.grad = gx`.
 #
-# Its docstring says why the sum is a *new* Variable and never `+=`: a
-# backward may hand its incoming gradient on unchanged (`x + c` does), so
-# one gradient can belong to two nodes at once, and writing into it would
-# change both. By default the engine runs a fast path derived from this
-# one and proven equal to it (chapter 13).
+# The docstring says why the sum is a *new* Variable, never `+=`.
 
 # %%
 import minichain.backprop as backprop
@@ -412,15 +414,18 @@ assert x.grad == 9.0
 x.cleargrad()
 (3 * x).backward()
 print("after cleargrad and one more call:", x.grad)
-assert x.grad == 3.0
+assert x.grad == 3.0 and x.grad is x.grad_var.array   # the stored Variable's
 
 # %% [markdown]
 # ## Now build it: Tasks 5 and 6
 #
-# Write `add_gradient` and let your loop use it, so that gradients add up at
-# branches and across calls (Task 5). Then write `Add`, `Mul`, `Exp` and `Tanh` in
-# `mychain/functions.py`, with backward on Variables (Task 6): the suite tries
-# them with random incoming gradients and differentiates them twice.
+# Write `add_gradient` (the engine's `_add_gradient_reference` printed above,
+# with your dict `grads` for `run.grads`) and let your loop use it, so that
+# gradients add up at branches and across calls (Task 5). Then write `Add`,
+# `Mul`, `Exp` and `Tanh` in `mychain/functions.py`, with backward on Variables
+# (Task 6; `Tanh` is like `Exp`: its derivative `1 - y²` needs only its output,
+# so it keeps that): the suite tries them with random incoming gradients and
+# differentiates them twice.
 
 # %% [markdown]
 # ## Exercises
@@ -442,7 +447,8 @@ answer_1 = None
 ch04.check_1(answer_1)
 
 # %% [markdown]
-# **2.** The reference's branch can also live inside one function. Write a
+# **2.** The branch of Chainer's documentation can also live inside one
+# function. Write a
 # FunctionNode `Fork` with one input and two outputs, both equal to the
 # input (`y1, y2 = Fork().apply((x,))`), and its `backward`, written with
 # Variables as in chapter 03, so that `x` gets the right gradient whatever

@@ -136,10 +136,10 @@ def add_grad(x, gx):
     x.grad = gx if x.grad is None else x.grad + gx
 
 
-def run_backward(f, seen=None):
+def run_backward(f, found=None):
     """One backward step: f's inputs' gradients, added into each input."""
-    if seen is not None:
-        seen[f.label] = f.outputs[0].grad
+    if found is not None:
+        found[f.label] = f.outputs[0].grad
     targets = tuple(range(len(f.inputs)))
     gxs = f.backward(targets, tuple(y.grad for y in f.outputs))
     for x, gx in zip(f.inputs, gxs):
@@ -160,7 +160,7 @@ def make_example(value):
 # explored first.
 
 # %%
-def preorder_backward(y, seen=None):
+def preorder_backward(y, found=None):
     stack, done, order = [y.creator], set(), []
     while stack:
         f = stack.pop()
@@ -168,39 +168,40 @@ def preorder_backward(y, seen=None):
             continue
         done.add(f)
         order.append(f.label)
-        run_backward(f, seen)                       # runs when first reached
+        run_backward(f, found)                      # runs when first reached
         stack += [x.creator for x in reversed(f.inputs) if x.creator]
     return order
 
 
 x_hand, y_hand = make_example(3.0)
-seen = {}
-print("order:", preorder_backward(y_hand, seen))
+found = {}
+print("order:", preorder_backward(y_hand, found))
 print("x.grad =", x_hand.grad, "  (right:", right, ")")
 h_hand = y_hand.creator.inputs[0]
-print("h's gradient when _ * 2 ran:", seen["_ * 2"], "  at the end:",
+print("h's gradient when _ * 2 ran:", found["_ * 2"], "  at the end:",
       h_hand.grad)
 
 # %% [markdown]
-# The wrong number, and the notes say why: `_ * 2` (which made `h`) ran
-# second, when `h` had received only the sum's share of its gradient (1).
-# The product's share (`2h = 12`) arrived one step later, after `_ * 2` had
-# passed `2 · 1 = 2` on to `x`. Every gradient was added correctly; the
-# function simply ran **too early**. The check holds the engine to that
-# account and to the numerical derivative:
+# The wrong number, and the gradients noted as each function ran say why:
+# `_ * 2` (which made `h`) ran second, when `h` had received only the sum's
+# share of its gradient (1). The product's share (`2h = 12`) arrived one step
+# later, after `_ * 2` had passed `2 · 1 = 2` on to `x`. Every gradient was
+# added correctly; the function simply ran **too early**. The check holds the
+# engine to that account and to the numerical derivative:
 
 # %%
-assert seen["_ * 2"] == 1.0 and h_hand.grad == 1 + 2 * h_value
-assert x_hand.grad == 2 * seen["_ * 2"] and not np.isclose(x_hand.grad, numeric)
+assert found["_ * 2"] == 1.0 and h_hand.grad == 1 + 2 * h_value
+assert x_hand.grad == 2 * found["_ * 2"] and not np.isclose(x_hand.grad, numeric)
 
 # %% [markdown]
 # ## The same search, read in post-order, is right
 #
 # Depth-first search was not the problem; running a function as soon as the
-# search reaches it was. micrograd runs the search to the end and lists each
-# function *after* everything below it (post-order); read backwards, every
-# function comes after all the functions that consume its outputs. micrograd
-# writes it recursively, as here:
+# search reaches it was. micrograd (Andrej Karpathy's tiny autograd engine on
+# scalars) runs the search to the end and lists each function *after*
+# everything below it (post-order); read backwards, every function comes
+# after all the functions that consume its outputs. micrograd writes it
+# recursively, as here:
 
 # %%
 def postorder_backward(y):
@@ -295,43 +296,42 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
     make_example(3.0)[1])
 
 # %% [markdown]
-# The heap loop lives in `minichain/backprop.py`. The next cell prints it as
-# the chapters build it, the engine's *reference path*: the loop
+# The heap loop lives in `minichain/backprop.py`. The next cell prints its
+# readable version, the engine's *reference path*: the loop
 # `_walk_reference`, one function's step `_step_reference`, and `_push`.
 # `run` is the state of one backward pass: its `heap`, its set `pushed`, and
 # `grads`, a table from each node to the gradient it has received so far.
-# Line by line, against our `heap_backward` and `run_backward`:
+# Before the loop, `backward()` chooses the seed (your `y.grad`, or 1 for a
+# one-element output, or chapter 03's refusal), and `_run`, which is not
+# printed, puts it in the table and calls `_push` on `y`'s node: that puts
+# `y`'s creator on the heap. Line by line, against our `heap_backward` and
+# `run_backward`:
 #
 # - `while run.heap` and `heapq.heappop(run.heap)[2]`: our loop, on the
 #   same `(-rank, push count, function)` entries; `run.func` notes the
 #   function running, so that an error can name it.
-# - `if func.inputs is not None`: a function taken out of the graph with
-#   `unchain()` has no inputs left and is skipped; ours cannot be.
+# - `if func.inputs is not None`: a safeguard. A function taken out of the
+#   graph after it was pushed (by `unchain()`, which cuts a graph short)
+#   has no inputs left, and is skipped.
 # - `gys = ... run.grads.pop(ref(), None) ...`: our
-#   `tuple(y.grad for y in f.outputs)`. The gradients of the middle live in
-#   the table, and `pop` drops each once used: that is why chapter 03 found
-#   `a.grad` and `b.grad` empty. `ref()` because a function holds its
-#   outputs by weak reference (chapter 07); an output nothing used has no
-#   gradient, so `None`.
-# - `_retain_output_grads`: does nothing unless `retain_grad=True`
-#   (chapter 04 used it, chapter 07 teaches it).
+#   `tuple(y.grad for y in f.outputs)`. `pop` drops each gradient of the
+#   middle once used (why chapter 03 found `a.grad` empty). `ref()`: the
+#   function holds its outputs weakly (chapter 02); an output nothing used
+#   gets `None`.
 # - `targets = _targets(...)`: our `range(len(f.inputs))`, less the inputs
-#   that need no gradient (constants, chapter 07).
-# - `_hooks_before` and the last two lines: function hooks (chapter 08);
-#   with none registered they do nothing.
+#   that need no gradient (constants, chapter 07); with none, the step ends.
 # - `_backward_on_variables`: `func.backward(targets, gys)` on Variables,
 #   as in chapter 03.
-# - the `for` loop: our `add_grad` and `push`, input by input.
-#   `_check_gradient` refuses a gradient whose shape or dtype does not fit
-#   its input (chapter 06 meets it), `_add_gradient_reference` is chapter
-#   04's addition, and `_push` pushes the input's creator once per pass
-#   (`node in run.grads`: once a gradient has arrived for it).
+# - the `for` loop: our `add_grad` and `push`, input by input, skipping an
+#   input whose gradient is `None`. `_add_gradient_reference` is chapter
+#   04's addition; `_push` is our `push`, with `len(run.pushed)` as our
+#   `next(counter)`, the tie-breaker (`node in run.grads` is a safeguard).
+# - `_retain_output_grads`, `_hooks_before`, `_check_gradient` and the last
+#   two lines: `retain_grad=True`, function hooks and the checks of a
+#   gradient's shape and dtype; chapters 06–08 fill these in.
 #
-# By default `y.backward()` runs `_walk`, a fast path derived from this
-# one and proven equal to it: the same gradients bit for bit, in the same
-# order, on hundreds of random programs a test compares (chapter 13 derives
-# it step by step). `mc.reference_mode()` runs the printed path instead, as
-# the cell does once more on our example.
+# Inside `with mc.reference_mode():` (chapter 02) exactly this code runs;
+# the cell reruns our example that way, to the same gradient and order.
 
 # %%
 import minichain.backprop as backprop
@@ -361,12 +361,12 @@ assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 
 # %%
 x_pre, y_pre = make_example(3.0)
-seen_pre = {}
-pre_order = preorder_backward(y_pre, seen_pre)
+found_pre = {}
+pre_order = preorder_backward(y_pre, found_pre)
 by_label = {f.label: f for f in (y_pre.creator, y_pre.creator.inputs[1].creator,
                                  y_pre.creator.inputs[0].creator)}
 pre_ranks = [by_label[label].rank for label in pre_order]
-too_early = [seen_pre[label] != by_label[label].outputs[0].grad
+too_early = [found_pre[label] != by_label[label].outputs[0].grad
              for label in pre_order]
 print("pre-order:", pre_order, " ran too early:", too_early)
 assert too_early == [False, True, False]
@@ -433,9 +433,8 @@ visualize.to_digraph(y, order=record, rankdir="LR")
 #
 # The post-order sort above is recursive, as micrograd writes it, and a deep
 # graph breaks it for a reason that has nothing to do with order: Python's
-# recursion limit. Here it is on a hand-made chain of 3000 functions. (The
-# cell catches the error and prints the start of its message; some Python
-# versions add a few words after it.)
+# recursion limit. Here it is on a hand-made chain of 3000 functions (the
+# cell prints the start of the error's message).
 
 # %%
 def hand_chain(length):
@@ -478,16 +477,18 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # %% [markdown]
 # ## Watch the heap at work
 #
-# `visualize.animate_backward(y)` runs the backward itself and copies what
-# the engine holds just before each step: the function running now
-# (yellow), those done (greyed), those waiting on the heap (dashed outline,
-# listed beside the graph in the order they will pop), and each gradient as
-# it arrives, is held and is freed. Step through the first example with
-# *next*: at step 2, `_ * 2 -> h` waits on the heap while `_ * _ -> hh`
-# runs, the wait the pre-order walk skipped. (The player is HTML and
-# JavaScript: it shows in JupyterLab once the cell has run and in the book;
-# `.save(path)` writes it as one file that opens offline. Its last line,
-# the bytes held, is chapter 07's subject.)
+# `visualize.animate_backward(y)` runs the backward and shows, before each
+# step, the function running (yellow), those done (grey), those waiting on
+# the heap (dashed, listed in the order they will pop), and each gradient
+# as it arrives and is freed. Step through the first example with *next*:
+# at step 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the wait the
+# pre-order walk skipped. (The player is HTML and JavaScript: it shows in
+# JupyterLab once the cell has run; `.save(path)` writes one file that
+# opens offline.) Its last line counts bytes, of the gradients alive and of
+# the arrays kept for backward: 8, one float64 number, at every step. Before
+# step 2 both `h` and `hh` hold a gradient, but it is one array: `_ + _`
+# hands its incoming gradient on unchanged to both inputs, and the player
+# counts an array once. The one array kept is `h`'s, which `_ * _` needs.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
@@ -501,14 +502,22 @@ player = visualize.animate_backward(y, rankdir="LR")
 print(player.table())
 assert player.frames[1]["heap"] == [["_ * 2 -> h", 0]]
 assert float(x.grad) == 26.0
+assert all(f["grad_bytes"] == f["kept_bytes"] == x.array.nbytes == 8
+           for f in player.frames)
+alive_at_step_2 = [state for _, state in player.frames[1]["grads"].values()
+                   if state != "freed"]
+assert len(alive_at_step_2) == 2     # h's and hh's: one array, 8 bytes
 player
 
 # %% [markdown]
 # ## Now build it: Task 7
 #
-# Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap, and
-# let your loop take its functions from it (Task 7). Then watch your own engine:
-# `visualize.order_table(visualize.record_backward(y))` and
+# Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap,
+# and let your loop take its functions from it (Task 7). `Candidates` is our
+# `heap_backward`'s heap as a class: the engine keeps the same list as
+# `run.heap`, its `push` is `_push` and its `pop` is the
+# `heapq.heappop(run.heap)[2]` of `_walk_reference`. Then watch your own
+# engine: `visualize.order_table(visualize.record_backward(y))` and
 # `visualize.animate_backward(y)` draw a `mychain` graph too.
 
 # %% [markdown]

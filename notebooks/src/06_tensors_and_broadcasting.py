@@ -115,10 +115,10 @@ for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
 # %% [markdown]
 # ### The picture
 #
-# Left to right: a bias of shape `(1, 4)` is broadcast to `(3, 4)` in
-# forward; in backward a gradient of shape `(3, 4)` arrives and the array
-# `sum_to` folds it back to `(1, 4)`. Each column of the result is the sum of that
-# column of the gradient.
+# Left to right: a bias of shape `(1, 4)` is broadcast to `(3, 4)` in forward;
+# in backward a gradient of shape `(3, 4)` arrives and the array `sum_to` folds
+# it back to `(1, 4)`. Each column of the result is the sum of that column of
+# the gradient.
 
 # %%
 bias = np.array([[1.0, 2.0, 3.0, 4.0]])
@@ -181,8 +181,9 @@ assert np.isclose(left, right)
 # Here is a bias addition whose backward hands back the gradient of the
 # output unchanged, shape `(3, 4)`, for the bias of shape `(4,)`. minichain
 # checks every gradient against its variable's shape and stops with a
-# `ValueError` that names the function with the bug. The cell catches the
-# error and prints its message.
+# `ValueError` that names the function with the bug: this is
+# `_check_gradient` in the backward step chapter 05 printed. The cell
+# catches the error and prints its message.
 
 # %%
 class ForgetfulAddBias(mc.FunctionNode):
@@ -205,8 +206,10 @@ print(shape_error)
 assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 
 # %% [markdown]
-# (The message's last line says `data` for the variable's array, in
-# Chainer's words.) The fix sums `b`'s gradient down to `b`'s shape with
+# The first line names the class, then its label in brackets: a function
+# with no `label` of its own is labelled by its class name, hence the
+# repetition. The last line says `data` for the variable's array, in
+# Chainer's words. The fix sums `b`'s gradient down to `b`'s shape with
 # `F.sum_to`. Inside
 # `backward` there is no `b`, but the function's `inputs` remember each
 # input's shape even when its array is not kept (`BroadcastTo.backward`,
@@ -283,23 +286,21 @@ print("HandMatMul's gradients equal minichain's:",
 assert np.allclose(xh.grad, xv.grad) and np.allclose(wh.grad, wv.grad)
 
 # %% [markdown]
-# minichain's `F.matmul` states the same rule at the top of its module
-# (its first lines are printed below, with `a` and `b` for our `x` and
-# `W`). Its `MatMul.backward` is longer than ours because of two
-# things our version leaves out. Flags `transa` and `transb` multiply by a
-# transposed matrix without building the transpose. And matrix products
-# broadcast like any NumPy operation: `x` of shape `(B, N, D)` times `W` of
-# shape `(D, H)` is `B` products with the same `W`, so `W`'s gradient is
-# the sum of the `B` products' gradients, and each gradient ends with
-# `sum_to` back to its operand's shape. That is this chapter's rule once
-# more; the cell checks it on a batch of 4.
+# minichain's `MatMul.backward`, printed below with `a` and `b` for our `x`
+# and `W`, is longer than ours because of three things our version leaves
+# out. `if 0 in indexes` computes only the gradients the engine asks for
+# (chapter 03's `target_input_indexes`). Flags `transa` and `transb`
+# multiply by a transposed matrix without building the transpose. And
+# matrix products broadcast like any NumPy operation: `x` of shape
+# `(B, N, D)` times `W` of shape `(D, H)` is `B` products with the same
+# `W`, so `W`'s gradient is the sum of the `B` products' gradients, and
+# each gradient ends with `sum_to` back to its operand's shape. That is
+# this chapter's rule once more; the cell checks it on a batch of 4.
 
 # %%
 import minichain.functions.math.matmul as matmul_module
 
-rule = "\n\n".join(matmul_module.__doc__.split("\n\n")[:3])
-print(rule, end="\n\n")
-assert "ga = gy @ b.T" in rule and "gb = a.T @ gy" in rule
+print(inspect.getsource(matmul_module.MatMul.backward))
 xb = mc.Variable(rng.standard_normal((4, N, D)))
 wb = mc.Variable(w_data)
 gyb = rng.standard_normal((4, N, H))
@@ -322,11 +323,12 @@ print("check_backward passed for matmul")
 # %% [markdown]
 # ### Which way round `W` is stored
 #
-# This chapter writes `x @ W` with `W: (D, H)`, inputs by outputs, the
-# natural shape for the product. Chainer's `F.linear(x, W, b)` and its
-# `L.Linear` link, which later chapters use, store the weight the other way
-# round, `(out, in) = (H, D)`, and compute `x @ W.T + b`. Same numbers, and
-# the gradient comes back transposed, with the shape of that `W`:
+# This chapter writes `x @ W` with `W: (D, H)`, inputs by outputs, the natural
+# shape for the product. minichain's `F.linear(x, W, b)`, like Chainer's,
+# stores the weight the other way round, `(out, in) = (H, D)`, and computes
+# `x @ W.T + b`; so does the layer `mc.links.Linear` of chapter 12, which owns
+# its `W` and `b`. Same numbers, and the gradient comes back transposed, with
+# the shape of that `W`:
 
 # %%
 w_linear = mc.Variable(w_data.T.copy())          # (H, D): F.linear's layout

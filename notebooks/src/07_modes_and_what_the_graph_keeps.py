@@ -27,13 +27,12 @@ MiB = 2 ** 20
 # %% [markdown]
 # ## By hand: a switch that turns recording off
 #
-# Recording the graph happens in one place, the `apply` of chapter 02's
-# hand-made engine: it is where a function node remembers its inputs and
-# writes itself into its outputs' `creator` slots. A global flag can guard
-# those lines; a context manager sets the flag for the length of a `with`
-# block and puts the old value back afterwards, even if the block raises.
-# `HandVariable` is chapters 03–05's, unchanged; `apply` is chapter 05's
-# with the recording moved under an `if`.
+# Recording the graph happens in one place, the hand-made `apply`: it is
+# where a function node remembers its inputs and writes itself into its
+# outputs' `creator` slots. A global flag can guard those lines, and a
+# context manager sets the flag for a `with` block and puts the old value
+# back afterwards, even if the block raises. `HandVariable` is chapter 03's
+# and `apply` chapter 02's, with the recording moved under an `if`.
 
 # %%
 hand_config = {"enable_backprop": True}
@@ -49,7 +48,7 @@ def hand_using_config(name, value):
         hand_config[name] = old
 
 
-class HandVariable:                                 # as in chapters 03-05
+class HandVariable:                                 # as in chapter 03
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
@@ -58,7 +57,7 @@ class HandVariable:                                 # as in chapters 03-05
         self.grad = None
 
 
-class HandFunctionNode:
+class HandFunctionNode:                             # as in chapter 02
     def apply(self, inputs):
         arrays = self.forward(tuple(x.array for x in inputs))
         outputs = tuple(HandVariable(a) for a in arrays)
@@ -92,36 +91,35 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # ## The real modes
 #
 # minichain's switch is `mc.config.enable_backprop`, and the real `apply`
-# reads it where ours reads its flag. The cell prints `apply` as the
-# chapters build it, `FunctionNode._apply_reference` (by default minichain
-# runs a fast path derived from it and proven equal to it, chapter 13).
-# Against our `HandFunctionNode.apply`:
+# reads it where ours reads its flag. The cell prints the readable version,
+# `FunctionNode._apply_reference` (by default a fast path derived from it
+# runs; a test compares the graphs both build, chapter 13). Against our
+# `HandFunctionNode.apply`:
 #
-# - `_check_arguments`: a node is applied once (`self._applied` below
-#   marks it), to a tuple (chapter 02); `_as_input` turns a bare array
-#   into a Variable that needs no gradient (a constant, below).
-# - `_forward_with_hooks(in_data)`: our `self.forward(...)` on the inputs'
-#   arrays, with function hooks around it (chapter 08). `_check_inputs`
-#   and `_check_outputs` check devices, types and, in debug mode, NaNs
-#   (chapter 08 teaches type checks and debug mode).
-# - `ys = ...`: our `HandVariable(a)` for each output array; an output
-#   computed from constants only needs no gradient (below).
-# - `if config.enable_backprop:` is our `if`, and it guards the same lines:
-#   the rank, the inputs, the outputs, and each output's creator
-#   (`set_creator_node`, our `y.creator = self`). Two differences are this
-#   chapter's last sections: the function holds its inputs' *nodes* and its
-#   outputs only weakly, and `_retain_data` keeps just the arrays its
-#   backward asked for. (`lazy_grad_sum` is a Chainer setting copied onto
-#   the node; it changes no number in minichain.)
+# - `_check_arguments`: a node is applied once (`self._applied` marks it),
+#   to a tuple (chapter 02); `_as_input` turns a bare array into a Variable
+#   that needs no gradient (a constant, below).
+# - `_check_inputs` checks devices and types, and in debug mode remembers
+#   the line that called `apply`; `_forward_with_hooks` is our
+#   `self.forward(...)`, with function hooks around it; `_check_outputs`
+#   checks that forward returned a tuple of arrays, and in debug mode that
+#   none holds a NaN (chapter 08 teaches hooks, type checks, debug mode).
+# - `ys = ...`: our `HandVariable(a)` for each output array; it needs a
+#   gradient (`requires_grad`) only if some input does (constants, below).
+# - `if config.enable_backprop:` is our `if`, guarding the same lines: the
+#   rank (`default=0`: a function with no Variable inputs gets rank 0), the
+#   inputs, the outputs and each output's creator (`set_creator_node`, our
+#   `y.creator = self`). Two differences are this chapter's last sections:
+#   the function holds its inputs' *nodes* and its outputs only weakly, and
+#   `_retain_data` keeps just the arrays its backward asked for.
+#   `lazy_grad_sum` is Chainer's flag, noted for its users; minichain
+#   ignores it.
 #
-# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`. The
-# end of the real `using_config`, printed last, is our `hand_using_config`:
-# set the value, `yield`, put the old value back in `finally`. The lines
-# before it find that old value. Each thread has its own view of the
-# configuration (so one thread evaluating a model does not switch off
-# recording in another), so the old value is this thread's own setting, or
-# the marker `_MISSING` if it had none; then `finally` removes the thread's
-# setting and the global default shows through again.
+# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`, and
+# the end of `using_config`, printed last, is our `hand_using_config`. Each
+# thread has its own view of the configuration, so the old value is this
+# thread's own; `_MISSING` marks that it had none, and then `finally`
+# removes the thread's setting so the global default shows through.
 
 # %%
 print(inspect.getsource(mc.FunctionNode._apply_reference))
@@ -133,8 +131,8 @@ print("    ...  # using_config: the old value is found, then")
 print("\n".join(lines[first:]))
 
 # %% [markdown]
-# The same three calls with the real thing: outside, inside, after. (A
-# minichain Variable's `creator_node` is our `creator` slot.)
+# The same three calls with the real thing (`creator_node` is our
+# `creator`):
 
 # %%
 x = mc.Variable(np.array([0.5]), name="x")
@@ -165,11 +163,9 @@ assert x.grad is None
 
 # %% [markdown]
 # `force_backprop_mode()` switches recording back on inside a
-# `no_backprop_mode()` block. A typical use: an evaluation loop that runs
-# without a graph, except for one quantity it must differentiate (here the
-# gradient of the output with respect to the *input*, as in a saliency map).
-# `mc.grad([y], [x])` returns the gradient of `y` with respect to `x` without
-# touching `x.grad`; chapter 03 introduced it.
+# `no_backprop_mode()` block: for example, an evaluation loop without a
+# graph, except for the one quantity it differentiates (here with respect
+# to the input, with chapter 03's `mc.grad`).
 
 # %%
 with mc.no_backprop_mode():
@@ -185,12 +181,10 @@ assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
 # %% [markdown]
 # ## Constants: `requires_grad=False`
 #
-# A mode switches recording off for a whole block. A Variable can also say
-# for itself that it needs no gradient: `mc.Variable(array,
-# requires_grad=False)` is a *constant*, such as a batch of inputs, a
-# target or a fixed mask (PyTorch's default for a tensor). Backward
-# computes no gradient for it. An output computed from constants only
-# needs none either: its `requires_grad` is False.
+# A Variable can also say for itself that it needs no gradient:
+# `mc.Variable(array, requires_grad=False)` is a *constant*, such as a batch
+# of inputs or a target (PyTorch's default for a tensor). Backward computes
+# no gradient for it, nor for an output computed from constants only.
 
 # %%
 w = mc.Variable(np.array([2.0, 3.0]), name="w")
@@ -201,10 +195,9 @@ print("w.grad =", w.grad, "  batch.grad =", batch.grad)
 assert batch.grad is None and np.array_equal(w.grad, batch.array)
 
 # %% [markdown]
-# A NumPy array handed straight to a function is wrapped in exactly such a
-# constant. So a graph that starts from a bare array has nothing to
-# differentiate: even with `retain_grad=True` (next section) no gradient is
-# computed anywhere in it. To get gradients, start from a Variable.
+# A NumPy array handed straight to a function becomes such a constant, so
+# a graph that starts from a bare array has nothing to differentiate: even
+# with `retain_grad=True` (next section) no gradient is computed in it.
 
 # %%
 h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
@@ -216,18 +209,16 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 
 # %% [markdown]
 # Unlike `no_backprop_mode`, `requires_grad=False` does not stop the
-# recording: as in Chainer, the functions are still recorded (the last line
-# above) and still keep their arrays (the next section shows where). PyTorch
-# records nothing for tensors that need no gradient. To save the memory, use
-# the mode.
+# recording: as in Chainer (not PyTorch), the functions are still recorded
+# (the last line above) and keep their arrays. To save memory, use the
+# mode.
 
 # %% [markdown]
 # ## `retain_grad`: gradients of the middle
 #
-# Backward computes a gradient for every variable on the way, but keeps only
-# the leaves' (`x.grad`). The gradients of intermediate variables are
-# dropped as soon as they have been passed on, which keeps backward's own
-# memory small. Ask for them with `retain_grad=True`.
+# Backward keeps only the leaves' gradients; those of the middle are
+# dropped once passed on (chapter 05). `backward(retain_grad=True)` keeps
+# them all, where PyTorch asks tensor by tensor with `h.retain_grad()`.
 
 # %%
 def forward(x):
@@ -251,18 +242,16 @@ assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
 # %% [markdown]
 # ## What the graph keeps, and what it lets go
 #
-# Our hand-made function node holds its input and output `HandVariable`s
-# themselves, so every array of the graph lives as long as the graph. The
-# real graph does not hold the Variables you hold. It is made of small
-# **VariableNode** records, one per Variable (`x.node`): a node knows its
-# Variable's name, shape, dtype, rank and `creator_node`, and a function's
-# `inputs` are these nodes (the line `self.inputs = ...` of
-# `_apply_reference` above). A node points back to its Variable only
-# through a *weak reference* (Python's `weakref`: a reference that does not
-# keep its object alive), and a function's `outputs` are weak references to
-# their nodes (the next line). A node holds an array only when a function
-# asked for it with `retain_inputs` or `retain_outputs` (chapter 03;
-# `_retain_data` above): its `data` is then set, otherwise it is None.
+# Our hand-made function node holds its input and output `HandVariable`s,
+# so every array of the graph lives as long as the graph. The real graph
+# is made of small **VariableNode** records, one per Variable (`x.node`,
+# chapter 02): a node knows its Variable's name, shape, dtype, rank and
+# `creator_node`, and a function's `inputs` are these nodes. A node points
+# back to its Variable only through a *weak reference* (Python's `weakref`,
+# which does not keep its object alive), and a function's `outputs` are
+# weak references to their nodes. A node holds an array, its `data`, only
+# when a function asked for it with `retain_inputs` or `retain_outputs`
+# (chapter 03); otherwise `data` is None.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0]), name="x")
@@ -284,11 +273,9 @@ print("sin of a constant keeps that constant's array:",
 assert h.creator_node.inputs[0].data is not None
 
 # %% [markdown]
-# So every array a node does not keep goes as soon as the user lets go of
-# its Variable. `tanh` keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2`
-# keeps nothing (its derivative is the constant 2); `sum` keeps nothing (its
-# backward only needs the input's shape). A weak reference to each array
-# shows which ones survive after we drop our Variables:
+# So an array no node keeps goes as soon as you drop its Variable. `tanh`
+# keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` and `sum` keep
+# nothing. Weak references to the arrays show which survive:
 
 # %%
 x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
@@ -312,18 +299,15 @@ print("x.grad[:4] =", x.grad[:4], " (2 · (1 - tanh(2)²) each)")
 assert np.allclose(x.grad, 2 * (1 - np.tanh(2.0) ** 2))
 
 # %% [markdown]
-# Backward did not free `b`'s array: like Chainer, minichain keeps what the
-# graph retains after a backward, so a second backward through the same
-# graph works. PyTorch differs here: its `loss.backward()` frees the saved
-# tensors unless called with `retain_graph=True`.
+# Backward did not free `b`'s array either, so a second backward works
+# (PyTorch frees it unless `retain_graph=True`).
 
 # %%
 print("array of b after backward:", "freed" if alive["b"]() is None else "held")
 assert alive["b"]() is not None
 
 # %% [markdown]
-# And when the last Variable of a graph goes, the whole graph goes with it,
-# retained arrays included: nothing else points at the function nodes.
+# When the last Variable of a graph goes, the whole graph goes with it:
 
 # %%
 del loss
@@ -331,9 +315,11 @@ print("array of b after `del loss`:", "freed" if alive["b"]() is None else "held
 assert alive["b"]() is None
 
 # %% [markdown]
-# The graph picture marks the nodes holding an array with a red outline and
-# says how many bytes each keeps. In `y = exp(sin(x) · 2)`: `sin` keeps its
-# input `x`, `exp` keeps its output `y`, and `_ * 2` keeps nothing.
+# The graph picture outlines in red the variables whose array is kept, with
+# the bytes. In `y = exp(sin(x) · 2)`, `sin` keeps its input `x`, `exp` its
+# output `y`, and `_ * 2` nothing. (The text drawing names the unnamed
+# variables `v1`, `v2`, numbered from the output backwards, as in chapter
+# 01.)
 
 # %%
 x = mc.Variable(np.ones((50, 20), dtype=np.float32), name="x")
@@ -346,19 +332,19 @@ to_digraph(y, rankdir="LR")
 # ## Counting the bytes by hand, then measuring them
 #
 # By hand: walk the graph from the output, collect every array a node holds
-# (an array held twice counts once) and add up their sizes.
+# (once each) and add up their sizes.
 
 # %%
 def kept_bytes(y):
     """Bytes of the arrays the graph behind ``y`` keeps for backward."""
-    arrays, seen, stack = {}, set(), [y.node]
+    arrays, visited, stack = {}, set(), [y.node]
     while stack:
         node = stack.pop()
         if node.data is not None:
             arrays[id(node.data)] = node.data.nbytes
         creator = node.creator_node
-        if creator is not None and creator not in seen:
-            seen.add(creator)
+        if creator is not None and creator not in visited:
+            visited.add(creator)
             stack.extend(creator.inputs)
     return sum(arrays.values())
 
@@ -368,17 +354,11 @@ print("kept by the graph of y:", kept_bytes(y), "bytes =", 2 * x.array.nbytes,
 assert kept_bytes(y) == 2 * x.array.nbytes
 
 # %% [markdown]
-# `mc.memory.measure()` measures instead of counting: NumPy reports every
-# array it allocates to Python's `tracemalloc`, and the block's figures are
-# relative to the moment it starts: `final` is what the block left alive,
-# `peak` the most it held at once. (It follows each function through a
-# *function hook*, chapter 08's subject. Python objects made in the block
-# count too, a few hundred bytes per function, so we print tenths of a
-# MiB.)
-#
-# A chain of `tanh`s on a 1 MiB input: with a graph, every output is kept
-# for backward; without one, each intermediate array is freed as soon as the
-# next is computed.
+# `mc.memory.measure()` measures instead: NumPy reports its allocations to
+# Python's `tracemalloc`, and `final` is what the block left alive, `peak`
+# the most it held at once (a few hundred bytes of Python objects per
+# function count too, so we print tenths of a MiB). A chain of `tanh`s on a
+# 1 MiB input, with and without a graph:
 
 # %%
 x = mc.Variable(np.ones((256, 1024), dtype=np.float32), name="x")  # 1 MiB
@@ -407,50 +387,18 @@ assert abs(with_graph.final - 4 * MiB) < 16 * 1024
 assert abs(without.final - 1 * MiB) < 16 * 1024
 
 # %% [markdown]
-# The measurement agrees with the count: four outputs of 1 MiB kept with
-# the graph (the last one is also the result), one without. The peak
-# without a graph is 2 MiB: an input and an output exist together for a
-# moment. Over depths 1 to 8 the difference grows linearly:
-
-# %%
-depths = range(1, 9)
-held = {"with a graph": [], "no_backprop_mode": []}
-for depth in depths:
-    with mc.memory.measure() as m:
-        y = tanh_chain(x, depth)
-    held["with a graph"].append(m.final / MiB)
-    del y
-    with mc.no_backprop_mode(), mc.memory.measure() as m:
-        y = tanh_chain(x, depth)
-    held["no_backprop_mode"].append(m.final / MiB)
-    del y
-for label, values in held.items():
-    print(f"MiB held after the forward, {label:16s}:", np.round(values, 1))
-
-fig, ax = plt.subplots(figsize=(6, 3.3))
-for (label, values), marker in zip(held.items(), "os"):
-    ax.plot(list(depths), values, marker + "-", label=label)
-ax.set_xlabel("number of tanh functions in the chain")
-ax.set_ylabel("MiB held after forward")
-ax.set_title("What a forward leaves alive (1 MiB per activation)")
-ax.legend()
-plt.show()
-
-# %% [markdown]
+# The measurement agrees with the count: the four outputs kept with the
+# graph (the last is also the result), one without; the peak without is an
+# input and an output together.
+#
 # ## The bytes during a backward, step by step
 #
-# Chapter 05's player, `visualize.animate_backward`, also counts, on the
-# last line of each step, the bytes of the gradient arrays alive at that
-# moment and of the arrays kept for backward. On chapter 05's example,
-# `y = h + h·h` with `h = 2x`, both stay at one float64 number while
-# everything else changes, and the steps say why. At step 2 two variables
-# have a gradient, the one `h` holds and the one arriving at `hh`, but they
-# are one array: `_ + _` hands its incoming gradient to both its inputs
-# unchanged (the reason chapter 04 gave for never adding in place). At step
-# 3 `h`'s complete gradient, 13, is a new array, and the gradients already
-# used are gone; at the end only `x.grad` is left. The bytes kept are `h`'s
-# array, which `_ * _` keeps because the derivative of a product needs the
-# other factor.
+# Chapter 05's player printed, on chapter 05's example (`y = h + h·h`,
+# `h = 2x`), 8 bytes of gradients and 8 kept at every step. At step 2 two
+# variables have a gradient, `h` and `hh`, but it is one array: `_ + _` hands
+# its incoming gradient to both inputs unchanged (chapter 04's reason never to
+# add in place). At step 3 `h`'s complete gradient, 13, is a new array and the
+# used ones are gone. The 8 bytes kept are `h`'s array, which `_ * _` needs.
 
 # %%
 def chapter_05_example():
@@ -474,6 +422,9 @@ held_at_step_2 = [name for name, (text, state) in player.frames[1]["grads"].item
                   if state in ("held", "arriving")]
 print("gradients held or arriving at step 2:", len(held_at_step_2),
       "  bytes of one float64:", one_float)
+print("the gradient arriving at step 3 (h's, complete):",
+      *[text for text, state in player.frames[2]["grads"].values()
+        if state == "arriving"])
 assert len(held_at_step_2) == 2
 assert ["13.", "arriving"] in player.frames[2]["grads"].values()
 assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
@@ -482,14 +433,9 @@ assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 # %% [markdown]
 # ## Over a whole step: forward, then backward
 #
-# `measure` also records a timeline: the bytes held after each step of each
-# function. We measure a training-like step on the 4-deep chain, with a
-# second `measure` block around its forward pass alone, so that each entry
-# is known to belong to one pass or the other. The step climbs during
-# forward (each `tanh` adds its kept output), climbs further during
-# backward (the graph is alive until `loss` is dropped, and the gradients
-# in flight come on top: the one a step receives and the one it produces),
-# and ends with only the gradient `x.grad` left.
+# `measure` also records the bytes held after each function's step. One
+# training-like step on the 4-deep chain (an inner `measure` around the
+# forward tells the two passes apart):
 
 # %%
 x.cleargrad()
@@ -509,6 +455,13 @@ print(f"after the step {'':20s} {step.final / MiB:4.1f} MiB (x.grad)")
 # Python objects the step makes: the printed tenths hold on every machine.
 assert all(abs(nbytes - round(nbytes / MiB) * MiB) < 16 * 1024 for *_, nbytes in rows)
 assert abs(step.final - x.grad.nbytes) < 16 * 1024
+levels = [round(n / MiB) for phase, _, n in rows if phase == "backward"]
+assert levels[:3] == [4, 4, 4] and max(levels) == 6 and levels[-1] == 6
+
+spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
+print("a seed spread as Sum's backward spreads it: shape", spread.shape,
+      " strides", spread.array.strides)
+assert spread.array.strides == (0, 0) and spread.array.base is not None
 
 # %%
 from matplotlib.patches import Patch
@@ -526,15 +479,15 @@ ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
-# The backward pass has entries named `forward:…`: functions that a
-# backward step applied to compute its gradient. `Sum`'s backward applies
-# `Reshape` and `BroadcastTo` to spread the incoming gradient over the
-# summed shape; each `Tanh`'s backward applies `TanhGrad`. An entry is
-# written when its step *ends*, so each of these helpers is listed just
-# before the backward step that applied it. The gradients of the middle
-# live only briefly: each is dropped once its function's backward has used
-# it, unless `retain_grad=True` asks to keep them. Chapter 10 cuts the climb
-# of the forward with `forget`.
+# Forward climbs by 1 MiB per `tanh` output kept. In backward, the entries
+# named `forward:…` are functions a backward step applied: `Sum`'s backward
+# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
+# `TanhGrad`. The spread seed is a view of one number (strides `(0, 0)`, the
+# last line: every element reads the same 4 bytes), so the first `TanhGrad`
+# adds its 1 MiB result (5 MiB); from the second on, the gradient a step
+# receives and the one it produces are 1 MiB each (6 MiB), the received one
+# dropped once used. The graph stays until `loss` goes; then only `x.grad` is
+# left. Chapter 10 cuts the climb of the forward with `forget`.
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10
@@ -542,8 +495,10 @@ plt.show()
 # Write `retain_gradients` in `mychain/backprop.py`, which your loop calls when
 # `retain_grad=True` (Task 9), and `no_backprop_mode` and `force_backprop_mode`
 # in `mychain/configuration.py`, with `apply` recording nothing while
-# `config.enable_backprop` is False (Task 10). Task 4's checks already measured
-# what your graph keeps: only retained arrays may stay alive.
+# `config.enable_backprop` is False (Task 10). `retain_gradients` is the
+# engine's `_retain_output_grads` of chapter 05's step, and your `apply` is
+# `_apply_reference` above. Task 4 (chapter 03) already checked what this
+# chapter explained: only retained arrays stay alive.
 
 # %% [markdown]
 # ## Exercises
@@ -580,8 +535,9 @@ ch07.check_2(answer_2)
 # **3.** Write `h_grad(x)` that, for a NumPy array `x`, builds
 # `h = F.sin(x)` and `loss = F.sum(h * h)`, runs `loss.backward()` and
 # returns `h.grad`, the gradient minichain computed for `h` (not a formula
-# of yours). Mind what a function makes of a bare NumPy array. Assign the
-# function to `answer_3`.
+# of yours). Two traps: a plain `backward()` leaves `h.grad` None (the
+# `retain_grad` section), and a function makes a bare NumPy array a
+# constant. Assign the function to `answer_3`.
 
 # %%
 # def h_grad(x):
