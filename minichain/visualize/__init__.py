@@ -11,6 +11,8 @@ One idea per module:
 - ``memory_plot``: bytes held over a forward and backward, plain vs forget.
 - ``animate``: backward step by step, as an HTML player (graph, gradients,
   heap, bytes held), recorded by a hook from what the engine did.
+- ``player``: that player's HTML, every frame drawn in advance, so that it
+  steps even where JupyterLab runs no script (an untrusted notebook).
 - ``record``: the order an engine really ran its backwards, for an engine
   with no hooks (a learner's own).
 - ``engine_api``: how the pictures reach the graph of any engine with

@@ -36,16 +36,17 @@ and shows what it can see: the gradients handed to the running function
 (*used*: the engine's own table is not visible), and the heap only when the
 engine exposes it (``current_heap()``).
 
-The player is plain HTML, CSS and JavaScript in one piece: no network, no
-widget server. Its ids come from a hash of its content and nodes are named
-by ``build_computational_graph``'s counters (``v0``, ``f1``), so the same code
+The player is one piece of HTML with every frame drawn in advance (see
+``minichain.visualize.player``): it steps in a notebook JupyterLab does not
+trust (links, no script), and gets a slider and a play button where scripts
+run (the book, a saved page). No network, no widget server. Its ids come
+from a hash of its content and nodes are named by
+``build_computational_graph``'s counters (``v0``, ``f1``), so the same code
 gives the same file.
 """
 
 import collections
-import hashlib
 import html
-import json
 import re
 import weakref
 
@@ -55,6 +56,7 @@ from minichain.variable import Variable
 from minichain.visualize import dot as _dot
 from minichain.visualize import engine_api
 from minichain.visualize import graphviz_render as _render
+from minichain.visualize import player as _player
 from minichain.visualize import record as _record
 from minichain.visualize.engine_api import display_name
 
@@ -63,7 +65,7 @@ GRAD_PREFIX = "grad: "
 
 # ----- the entry point ----------------------------------------------------------
 def animate_backward(y, *, retain_grad=False, enable_double_backprop=False,
-                     rankdir="TB", max_functions=200):
+                     rankdir="TB", max_functions=50):
     """Run ``y.backward()`` and record one frame per backward step.
 
     Args:
@@ -71,8 +73,9 @@ def animate_backward(y, *, retain_grad=False, enable_double_backprop=False,
         retain_grad, enable_double_backprop: passed to ``y.backward``.
         rankdir: the graph's direction, ``'TB'`` or ``'LR'`` (Graphviz's).
         max_functions: refuse graphs with more functions than this, before
-            running anything: a player of thousands of steps is too big a
-            page to read (or to save).
+            running anything. The player carries one picture of the whole
+            graph per step, so its size grows with the square of the graph:
+            about 0.3 MB for 10 functions, 5.5 MB for 50, 21 MB for 100.
 
     Returns:
         BackwardAnimation: shows itself in Jupyter; ``.save(path)`` writes
@@ -157,22 +160,10 @@ class BackwardAnimation:
         return "\n".join(lines)
 
     def html(self):
-        """The player as an HTML fragment (style, markup and script)."""
-        data = {"frames": self.frames, "titles": self.graph_titles,
-                "heap_shown": self.heap_shown}
-        payload = json.dumps(data, sort_keys=True)
-        digest = hashlib.sha1((payload + "".join(self._svgs)).encode(
-            "utf-8")).hexdigest()[:12]
-        player_id = "mc-player-" + digest
-        graphs = "".join(
-            '<div class="mc-graph" data-graph="{}">{}</div>'.format(i, svg)
-            for i, svg in enumerate(self._svgs))
-        return _PLAYER_HTML.format(
-            id=player_id, css=_PLAYER_CSS, graphs=graphs,
-            last=len(self.frames) - 1, count=len(self.frames),
-            last_state="used" if self.watched else "freed",
-            data=payload.replace("</", "<\\/"),
-            script=_PLAYER_JS.replace("PLAYER_ID", player_id))
+        """The player as an HTML fragment (``minichain.visualize.player``):
+        it plays in JupyterLab without trust, and better where scripts run."""
+        return _player.render(self.frames, self._svgs, self.heap_shown,
+                              self.watched, GRAD_PREFIX)
 
     def _repr_html_(self):
         return self.html()
@@ -532,160 +523,3 @@ def _collect(arrays, value):
     value = _array_of(value)
     if hasattr(value, "nbytes"):
         arrays[id(value)] = value
-
-
-# ----- the player: markup, style and script -------------------------------------
-_PLAYER_HTML = """<div class="mc-player" id="{id}">
-<style>{css}</style>
-<div class="mc-controls">
-<button type="button" class="mc-prev" title="previous frame">&#9664; prev</button>
-<button type="button" class="mc-play" title="play or pause">&#9654; play</button>
-<button type="button" class="mc-next" title="next frame">next &#9654;</button>
-<input type="range" class="mc-slider" min="0" max="{last}" value="0" step="1">
-<span class="mc-counter">frame 1 / {count}</span>
-</div>
-<div class="mc-caption"></div>
-<div class="mc-body">
-<div class="mc-graphs">{graphs}</div>
-<div class="mc-side">
-<div class="mc-title">heap (pops from the top)</div>
-<ol class="mc-heap"></ol>
-<div class="mc-title">bytes held</div>
-<div class="mc-bytes"></div>
-<div class="mc-legend"><span class="mc-key mc-key-running">running</span>
-<span class="mc-key mc-key-waiting">on the heap</span>
-<span class="mc-key mc-key-done">done</span><br>
-gradients: <span class="mc-grad-arriving">arriving</span>,
-<span class="mc-grad-held">held</span>,
-<span class="mc-grad-freed">{last_state}</span></div>
-</div>
-</div>
-<script type="application/json" class="mc-data">{data}</script>
-<script>{script}</script>
-</div>"""
-
-_PLAYER_CSS = """
-.mc-player { font-family: Helvetica, Arial, sans-serif; font-size: 13px;
-  border: 1px solid #ccc; padding: 8px; margin: 4px 0; }
-.mc-player .mc-controls { display: flex; gap: 6px; align-items: center; }
-.mc-player .mc-slider { flex: 1; max-width: 320px; }
-.mc-player .mc-caption { font-weight: bold; margin: 6px 0; }
-.mc-player .mc-body { display: flex; gap: 12px; align-items: flex-start; }
-.mc-player .mc-graphs { flex: 1; overflow: auto; }
-.mc-player .mc-graphs svg { max-width: 100%; max-height: 520px; width: auto;
-  height: auto; }
-.mc-player .mc-side { width: 240px; flex: none; }
-.mc-player .mc-title { font-weight: bold; margin-top: 6px; }
-.mc-player .mc-heap { margin: 2px 0; padding-left: 22px; min-height: 1em; }
-.mc-player .mc-heap li.mc-empty { list-style: none; margin-left: -22px; }
-.mc-player .mc-legend { margin-top: 10px; color: #555; line-height: 1.8; }
-.mc-player .mc-key { padding: 1px 4px; border: 2px solid #999; }
-.mc-player .mc-key-running { background: #F4D03F; border-color: #C0392B; }
-.mc-player .mc-key-waiting { border: 2px dashed #D35400; }
-.mc-player .mc-key-done { opacity: 0.4; background: #ddd; }
-.mc-player g.node.mc-running polygon { fill: #F4D03F; stroke: #C0392B;
-  stroke-width: 3px; }
-.mc-player g.node.mc-waiting polygon { stroke: #D35400; stroke-width: 2.5px;
-  stroke-dasharray: 5 3; }
-.mc-player g.node.mc-done { opacity: 0.35; }
-.mc-player g.node.mc-arriving ellipse { fill: #F9E79F; }
-.mc-player g.node.mc-held ellipse { fill: #ABEBC6; }
-.mc-player .mc-grad-arriving { background: #F9E79F; }
-.mc-player .mc-grad-held { background: #ABEBC6; }
-.mc-player .mc-grad-freed { color: #999; }
-.mc-player text.mc-gradline-freed { fill: #999; }
-"""
-
-_PLAYER_JS = """(function () {
-  // This script's own player: found from the script itself, so the same
-  // animation shown twice on a page drives two players, not one.
-  var script = document.currentScript;
-  var root = (script && script.closest && script.closest(".mc-player")) ||
-    document.getElementById("PLAYER_ID");
-  var data = JSON.parse(root.querySelector(".mc-data").textContent);
-  var frames = data.frames, timer = null, current = 0;
-  var slider = root.querySelector(".mc-slider");
-  var playButton = root.querySelector(".mc-play");
-  var graphs = Array.prototype.slice.call(root.querySelectorAll(".mc-graph"));
-  // Each graph's SVG nodes by their DOT id (the <title> Graphviz writes).
-  var nodes = graphs.map(function (graph) {
-    var byId = {};
-    graph.querySelectorAll("g.node").forEach(function (g) {
-      var title = g.querySelector("title");
-      if (title) { byId[title.textContent] = g; }
-    });
-    return byId;
-  });
-  // Colours and gradient lines of one graph's nodes for ``frame``
-  // (null: a hidden graph, cleared).
-  function paint(byId, frame) {
-    Object.keys(byId).forEach(function (id) {
-      var g = byId[id], texts = g.querySelectorAll("text");
-      var grad = frame ? frame.grads[id] : undefined;
-      g.classList.toggle("mc-running", !!frame && id === frame.running);
-      g.classList.toggle("mc-done", !!frame && frame.done.indexOf(id) >= 0);
-      g.classList.toggle("mc-waiting", !!frame && frame.waiting.indexOf(id) >= 0);
-      g.classList.toggle("mc-arriving", !!grad && grad[1] === "arriving");
-      g.classList.toggle("mc-held", !!grad && grad[1] === "held");
-      if (g.getAttribute("data-gradline") === null) {
-        var last = texts[texts.length - 1];
-        g.setAttribute("data-gradline", last && last.textContent === "" ? "1" : "0");
-      }
-      if (g.getAttribute("data-gradline") === "1") {
-        var line = texts[texts.length - 1];
-        var gone = !!grad && (grad[1] === "freed" || grad[1] === "used");
-        line.textContent = grad ? "GRAD_PREFIX" + grad[0] +
-          (gone ? " (" + grad[1] + ")" : "") : "";
-        line.classList.toggle("mc-gradline-freed", gone);
-      }
-    });
-  }
-  function show(i) {
-    current = Math.max(0, Math.min(frames.length - 1, i));
-    var frame = frames[current];
-    root.setAttribute("data-frame", current);
-    slider.value = current;
-    root.querySelector(".mc-counter").textContent =
-      "frame " + (current + 1) + " / " + frames.length;
-    root.querySelector(".mc-caption").textContent = frame.caption;
-    graphs.forEach(function (graph, k) {
-      graph.style.display = (k === frame.graph) ? "" : "none";
-    });
-    nodes.forEach(function (byId, k) {
-      paint(byId, k === frame.graph ? frame : null);
-    });
-    var heap = root.querySelector(".mc-heap");
-    heap.innerHTML = "";
-    frame.heap.forEach(function (entry) {
-      var item = document.createElement("li");
-      item.textContent = entry[0] + " (rank " + entry[1] + ")";
-      heap.appendChild(item);
-    });
-    if (!frame.heap.length) {
-      heap.innerHTML = data.heap_shown === false ?
-        '<li class="mc-empty">(not exposed by this engine)</li>' :
-        '<li class="mc-empty">(empty)</li>';
-    }
-    root.querySelector(".mc-bytes").textContent = frame.grad_bytes +
-      " B in gradients, " + frame.kept_bytes + " B kept for backward";
-  }
-  function stop() {
-    if (timer !== null) { clearInterval(timer); timer = null; }
-    playButton.innerHTML = "&#9654; play";
-  }
-  function play() {
-    if (timer !== null) { stop(); return; }
-    if (current === frames.length - 1) { show(0); }
-    playButton.innerHTML = "&#10074;&#10074; pause";
-    timer = setInterval(function () {
-      if (current >= frames.length - 1) { stop(); } else { show(current + 1); }
-    }, 900);
-  }
-  root.querySelector(".mc-prev").addEventListener("click", function () {
-    stop(); show(current - 1); });
-  root.querySelector(".mc-next").addEventListener("click", function () {
-    stop(); show(current + 1); });
-  playButton.addEventListener("click", play);
-  slider.addEventListener("input", function () { stop(); show(+slider.value); });
-  show(0);
-})();""".replace("GRAD_PREFIX", GRAD_PREFIX)

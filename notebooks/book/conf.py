@@ -10,8 +10,12 @@ can be copied or zipped as it is; docs/book.md says why these tools.
 Sphinx reads from one folder, so the build first gathers its sources in
 ``_build/book-sources/``: the chapter notebooks, ``index.md`` (this
 folder's) and the two pages of ``docs/`` listed in ``DOCS``. That
-gathering, and the course map on the index page, are the
-only things written here; the rest is configuration.
+gathering, the course map on the index page, and each chapter's download
+(a zip that runs with only minichain installed, ``chapter_zip.py``, which
+the page's download button gives) are the only things written here; the
+rest is configuration, with ``_static/`` (inline code that wraps, searched
+words highlighted on the page a result opens) and ``search_scorer.js``
+(a page whose title holds the searched words ranks first).
 """
 
 import pathlib
@@ -27,7 +31,12 @@ DOCS = [NOTEBOOKS.parent / "docs" / name
         for name in ("build-your-own-engine.md", "teaching.md")]
 
 sys.path.insert(0, str(NOTEBOOKS))
+sys.path.insert(0, str(HERE))
+import chapter_zip  # noqa: E402  (beside this file)
 import course_map  # noqa: E402  (notebooks/course_map.py, beside the chapters)
+
+# Where the chapters' zips go in the built site.
+ZIPS = "_chapters"
 
 project = "minichain: the course"
 html_title = project
@@ -38,7 +47,11 @@ extensions = [
     "myst_nb",
     # MathJax 3, served from the book's own _static/mathjax/ (no CDN).
     "sphinx-mathjax-offline",
+    # A button that copies a code cell (its JavaScript is in the book).
+    "sphinx_copybutton",
 ]
+# Copy buttons on the code, not on what it printed.
+copybutton_selector = "div.highlight:not(.cell_output div.highlight) pre"
 
 # The notebooks are executed by `make notebooks` and committed with their
 # outputs; the book shows them as they are.
@@ -71,6 +84,11 @@ html_show_sphinx = False
 # Search runs in the page on searchindex.js. Its summaries would fetch each
 # result page, which browsers refuse for file:// pages; titles only.
 html_show_search_summary = False
+# Ranking: a page whose title holds the searched words first (the file says how).
+html_search_scorer = str(HERE / "search_scorer.js")
+html_static_path = [str(HERE / "_static")]
+html_css_files = ["course.css"]
+html_js_files = ["course.js"]
 
 
 def gather_sources(app):
@@ -95,5 +113,35 @@ def gather_sources(app):
             stale.unlink()
 
 
+def write_chapter_zips(app, exception):
+    """Each chapter as a zip that runs on its own, in the site's ``ZIPS``."""
+    if exception is None and app.builder.format == "html":
+        for notebook in sorted(NOTEBOOKS.glob(CHAPTERS)):
+            chapter_zip.pack(notebook, pathlib.Path(app.outdir) / ZIPS)
+
+
+def download_the_zip(app, pagename, templatename, context, doctree):
+    """On a chapter's page, the theme's download menu gives the chapter's zip
+    (it gave the bare notebook, which a browser shows as JSON and which does
+    not run outside the repository) and, as before, the page as PDF."""
+    if not (NOTEBOOKS / (pagename + ".ipynb")).is_file():
+        return
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"] = [{
+                "type": "link",
+                "url": context["pathto"]("{}/{}.zip".format(ZIPS, pagename), 1),
+                "text": ".zip",
+                "tooltip": "Download this chapter to run: the notebook and "
+                           "its exercise checks (needs only minichain)",
+                "icon": "fas fa-file-zipper",
+                "label": "download-chapter-button",
+            }] + [b for b in group["buttons"]
+                  if b.get("label") == "download-pdf-button"]
+
+
 def setup(app):
     app.connect("builder-inited", gather_sources)
+    app.connect("build-finished", write_chapter_zips)
+    # After the theme's own (priority 501), which makes the menu.
+    app.connect("html-page-context", download_the_zip, priority=600)

@@ -5,10 +5,12 @@ The site is built once per session by ``make book`` itself, into a temporary
 folder, from the chapters in notebooks/. Every page is then checked for what
 a reader would notice: formulas rendered (no TeX source left in the text),
 pictures shown, backward players that step forward and back, the sidebar and
-previous/next links, search, and nothing requested from elsewhere and no
-error in the console. Which chapters have formulas, pictures or players is
-read from the notebooks and the built pages, never listed here, so chapters
-can change without touching these tests.
+previous/next links, search (ranking and highlighting), copy buttons, each
+chapter's download (a zip), pages and players at 390 and 1366 px, and
+nothing requested from elsewhere and no error in the console. Which chapters
+have formulas, pictures or players is read from the notebooks and the built
+pages, never listed here, so chapters can change without touching these
+tests.
 """
 
 import pathlib
@@ -16,6 +18,7 @@ import re
 import runpy
 import subprocess
 import sys
+import zipfile
 
 import nbformat
 import pytest
@@ -121,18 +124,19 @@ def open_page(page, book, name):
 
 
 def step_players(page):
-    """Every backward player on the page goes one frame forward and back."""
+    """Every backward player on the page goes one frame forward and back
+    (with its controls bar: scripts run in the book)."""
     players = page.locator(".mc-player")
     for index in range(players.count()):
         player = players.nth(index)
-        caption = player.locator(".mc-caption")
+        caption = player.locator(".mc-frame:visible .mc-caption")
         expect(player).to_have_attribute("data-frame", "0")
         first = caption.text_content()
         assert int(player.locator(".mc-slider").get_attribute("max")) >= 1
-        player.locator(".mc-next").click()
+        player.locator(".mc-controls .mc-next").click()
         expect(player).to_have_attribute("data-frame", "1")
         expect(caption).not_to_have_text(first)
-        player.locator(".mc-prev").click()
+        player.locator(".mc-controls .mc-prev").click()
         expect(player).to_have_attribute("data-frame", "0")
         expect(caption).to_have_text(first)
     return players.count()
@@ -215,19 +219,139 @@ def test_next_and_previous_walk_through_the_course(book, page):
         expect(page).to_have_url(re.compile(re.escape(name + ".html")))
 
 
-def test_search_finds_the_forget_chapter(book, page, watch):
-    forget = next(c for c in CHAPTERS if "forget" in c.slug)
-    seen = watch(page)
+def search(page, book, words):
+    """Search the book from its index page as a reader does; returns the
+    result links' hrefs, best first."""
     page.goto((book / "index.html").as_uri())
     page.keyboard.press("Control+k")  # the theme's search shortcut
-    page.keyboard.type("forget")
+    page.keyboard.type(words)
     page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(r"search\.html\?q=forget"))
+    expect(page).to_have_url(re.compile(r"search\.html\?q=" + re.escape(words)))
     # Sphinx fills the list page by page; its summary line says when it is done.
     expect(page.locator("p.search-summary")).to_contain_text(
         "Search finished", timeout=30_000
     )
-    results = page.locator("ul.search li a")
-    hrefs = [link.get_attribute("href") for link in results.all()]
-    assert any(href.startswith(forget.slug + ".html") for href in hrefs), hrefs
+    return [link.get_attribute("href")
+            for link in page.locator("ul.search li a").all()]
+
+
+def test_search_ranks_the_page_titled_with_the_word_first_and_highlights_it(
+        book, page, watch):
+    forget = next(c for c in CHAPTERS if "forget" in c.title.lower())
+    seen = watch(page)
+    hrefs = search(page, book, "forget")
+    # Other chapters mention it in a heading or in their text: this one
+    # has it in its title, so it comes first.
+    assert len(hrefs) > 1
+    assert hrefs[0].startswith(forget.slug + ".html"), hrefs
+    page.locator("ul.search li a").first.click()
+    expect(page).to_have_url(re.compile(re.escape(forget.slug + ".html")))
+    marked = page.locator("main span.highlighted")
+    expect(marked.first).to_be_attached()
+    assert {text.lower() for text in marked.all_text_contents()} == {"forget"}
+    # The page was scrolled to the first one in sight.
+    expect(page.locator("article span.highlighted:visible").first
+           ).to_be_in_viewport()
     assert seen.outside() == [] and seen.errors == []
+
+
+def test_a_heading_match_ranks_above_a_mention_in_the_text(book, page):
+    """Sphinx's own points, kept by the book's scorer: a page with the word
+    in a heading before one with the word only in a paragraph."""
+    hrefs = search(page, book, "forget")
+    scores = page.locator("ul.search li a").evaluate_all(
+        "links => links.map((a) => +a.dataset.score)")
+    assert scores == sorted(scores, reverse=True)
+    assert len(set(scores)) >= 3, (hrefs, scores)  # title, heading, text
+
+
+def code_cells(name):
+    notebook = nbformat.read(str(ROOT / "notebooks" / (name + ".ipynb")),
+                             as_version=4)
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def test_each_code_cell_has_a_copy_button_that_copies_its_code(
+        book, browser):
+    name = CHAPTERS[0].slug
+    context = browser.new_context(permissions=["clipboard-read",
+                                               "clipboard-write"])
+    page = context.new_page()
+    page.goto((book / (name + ".html")).as_uri())
+    cells = code_cells(name)
+    inputs = page.locator("div.cell_input")
+    expect(inputs).to_have_count(len(cells))
+    expect(page.locator("div.cell_input button.copybtn")).to_have_count(
+        len(cells))
+    expect(page.locator("div.cell_output button.copybtn")).to_have_count(0)
+    for index in (0, len(cells) - 1):
+        inputs.nth(index).hover()
+        inputs.nth(index).locator("button.copybtn").click()
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied.strip() == cells[index].strip()
+    context.close()
+
+
+def test_a_chapters_download_is_its_zip(book, page):
+    """The download menu of a chapter gives the zip that runs on its own
+    (tests/test_chapter_download.py runs them), holding this notebook."""
+    for chapter in CHAPTERS:
+        page.goto((book / (chapter.slug + ".html")).as_uri())
+        link = page.locator("a.btn[href$='.zip']")
+        expect(link).to_have_count(1)
+        target = (book / link.get_attribute("href")).resolve()
+        assert target.is_file(), target
+        with zipfile.ZipFile(target) as archive:
+            inside = archive.read("{0}/notebooks/{0}.ipynb".format(
+                chapter.slug))
+        assert inside == (ROOT / "notebooks" / chapter.notebook).read_bytes()
+        # The bare notebook, which a browser shows as JSON, is not offered.
+        expect(page.locator("a.btn[href$='.ipynb']")).to_have_count(0)
+
+
+# The smallest label on each backward player's shown picture, in px: its
+# font size in the SVG's units times the picture's scale on the screen.
+SMALLEST_LABELS = """() => Array.from(document.querySelectorAll(".mc-player"))
+  .map((root) => {
+    const img = Array.from(root.querySelectorAll("img.mc-picture"))
+      .filter((i) => i.offsetParent !== null)[0];
+    const svg = new DOMParser().parseFromString(
+      atob(img.getAttribute("src").split(",")[1]), "image/svg+xml");
+    const width = +svg.documentElement.getAttribute("viewBox").split(/\\s+/)[2];
+    const scale = img.getBoundingClientRect().width / width;
+    const sizes = Array.from(svg.querySelectorAll("text"))
+      .map((t) => +t.getAttribute("font-size"));
+    return Math.min(...sizes) * scale;
+  })"""
+
+PAGE_WIDTH = """() => [document.documentElement.scrollWidth,
+                       document.documentElement.clientWidth]"""
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_pages_do_not_scroll_sideways_and_player_labels_stay_legible(
+        book, browser, width):
+    """On a phone (390 px) and a laptop (1366 px): no page is wider than the
+    window, and each player's labels are at least 10 px high on every frame
+    (the graph scrolls in its own box rather than shrink)."""
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    players = 0
+    for name in PAGES:
+        open_page(page, book, name)
+        scroll_width, client_width = page.evaluate(PAGE_WIDTH)
+        assert scroll_width <= client_width, (name, width, scroll_width)
+        roots = page.locator(".mc-player")
+        for index in range(roots.count()):
+            players += 1
+            root = roots.nth(index)
+            last = int(root.locator(".mc-slider").get_attribute("max"))
+            for frame in range(last + 1):
+                root.locator(".mc-slider").evaluate(
+                    "(s, i) => { s.value = i; s.dispatchEvent("
+                    "new Event('input')); }", frame)
+                smallest = page.evaluate(SMALLEST_LABELS)[index]
+                assert smallest >= 10, (name, width, frame, smallest)
+                scroll_width, client_width = page.evaluate(PAGE_WIDTH)
+                assert scroll_width <= client_width, (name, width, frame)
+    assert players > 0
+    page.close()

@@ -5,6 +5,7 @@ here the recorded frames are checked against an independent witness, the
 BackwardOrderHook, and against the gradients themselves.
 """
 
+import base64
 import re
 import weakref
 
@@ -156,12 +157,17 @@ def test_the_recorder_keeps_no_graph_alive():
 
 def test_save_writes_one_offline_page(tmp_path):
     _, loss = forget_net()
-    path = mc.visualize.animate_backward(loss).save(tmp_path / "player.html")
+    animation = mc.visualize.animate_backward(loss)
+    path = animation.save(tmp_path / "player.html")
     page = path.read_text(encoding="utf-8")
-    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 2
+    assert page.startswith("<!DOCTYPE html>")
+    # One picture per frame, each an SVG inside the page itself.
+    pictures = re.findall(r'<img class="mc-picture" src="([^"]*)"', page)
+    assert len(pictures) == len(animation.frames)
+    assert all(src.startswith("data:image/svg+xml;base64,") for src in pictures)
     assert "<button" in page and 'type="range"' in page
-    # Nothing fetched: no src/href/url()/@import pointing anywhere.
-    assert not re.search(r"""(src|href)\s*=\s*["'][a-z]+:""", page)
+    # Nothing fetched: no src/href/url()/@import pointing anywhere but data:.
+    assert not re.search(r"""(src|href)\s*=\s*["'](?!data:)[a-z]+:""", page)
     assert "@import" not in page and "url(" not in page
     assert "<?xml" not in page  # no XML prolog inside HTML
 
@@ -172,7 +178,11 @@ def test_same_code_gives_the_same_page():
         _, loss = forget_net()
         pages.append(mc.visualize.animate_backward(loss).html())
     assert pages[0] == pages[1]
-    assert "0x" not in pages[0]  # no addresses
+    # No addresses, in the page or in the pictures it carries.
+    pictures = [base64.b64decode(src).decode("utf-8") for src in re.findall(
+        r'src="data:image/svg\+xml;base64,([^"]*)"', pages[0])]
+    assert pictures and not any("0x" in text for text in pictures)
+    assert "0x" not in re.sub(r'src="data:[^"]*"', "", pages[0])
 
 
 def test_repr_and_table_are_text():
@@ -206,3 +216,19 @@ def test_bad_arguments_are_named():
         y = y * 2.0
     with pytest.raises(ValueError, match="7 functions, more than max_functions=4"):
         animate.animate_backward(F.sum(y) * 1.0, max_functions=4)
+
+
+def test_the_default_limit_keeps_the_page_to_a_few_megabytes():
+    """One picture per step: the page grows with the square of the graph,
+    so the default ``max_functions`` stops where it gets heavy."""
+    def chain(n):
+        y = mc.Variable(numpy.ones(3, numpy.float32), name="x")
+        for _ in range(n):
+            y = F.tanh(y)
+        return F.sum(y)  # n + 1 functions
+
+    limit = animate.animate_backward.__kwdefaults__["max_functions"]
+    page = mc.visualize.animate_backward(chain(limit - 1)).html()
+    assert len(page) < 8 * 2 ** 20
+    with pytest.raises(ValueError, match="more than max_functions"):
+        mc.visualize.animate_backward(chain(limit))
