@@ -108,8 +108,10 @@ install: $(STAMP) $(ENV)/$(LAB_SETTINGS) ## the maintainer's environment: minich
 install-lab: $(LAB_STAMP) $(LAB_ENV)/$(LAB_SETTINGS) ## the learner's environment, .venv-lab: minichain, JupyterLab and a kernel only ([learner] extra, pinned), JupyterLab's settings and Graphviz's dot
 	$(call link_dot,$(LAB_BIN))
 
-# A notebook's HTML output with scripts (the backward players of chapters 05
-# and 10) runs on open only in a notebook JupyterLab trusts. `jupyter trust`
+# A notebook's HTML output runs its scripts on open only in a notebook
+# JupyterLab trusts: the backward players of chapters 05 and 10 step without
+# them (next/prev links), and with them gain a play button and a slider.
+# `jupyter trust`
 # records each notebook's signature; the notary's settings (one file for the
 # server, one for `jupyter trust`, in $(LAB_ENV)/etc/jupyter/) keep its
 # database and secret in the lab environment, so a fresh home folder sees
@@ -122,7 +124,7 @@ $(NOTARY_CONFIGS): | $(LAB_STAMP)
 	mkdir -p $(NOTARY)
 	echo '{"NotebookNotary": {"db_file": "$(NOTARY)/nbsignatures.db", "secret_file": "$(NOTARY)/notebook_secret"}}' > $@
 
-trust-notebooks: install-lab $(NOTARY_CONFIGS) ## sign the course's notebooks as trusted in the learner's environment (their players run on open)
+trust-notebooks: install-lab $(NOTARY_CONFIGS) ## sign the course's notebooks as trusted in the learner's environment (the players' play button and slider)
 	$(LAB_RUN) $(LAB_PY) -m jupyter trust notebooks/*.ipynb
 
 lab: install-lab trust-notebooks ## open the course in JupyterLab, from the learner's environment (.venv-lab: no teacher's or maintainer's tools)

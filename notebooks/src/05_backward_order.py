@@ -482,9 +482,10 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # the heap (dashed, listed in the order they will pop), and each gradient
 # as it arrives and is freed. Step through the first example with *next*:
 # at step 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the wait the
-# pre-order walk skipped. (The player is HTML and JavaScript: it shows in
-# JupyterLab once the cell has run; `.save(path)` writes one file that
-# opens offline.) Its last line counts bytes, of the gradients alive and of
+# pre-order walk skipped. (The player steps in JupyterLab as soon as the
+# chapter opens, with *next*/*prev* under each frame, or a play button and
+# a slider where scripts run; `.save(path)` writes one file that opens
+# offline.) Its last line counts bytes, of the gradients alive and of
 # the arrays kept for backward: 8, one float64 number, at every step. Before
 # step 2 both `h` and `hh` hold a gradient, but it is one array: `_ + _`
 # hands its incoming gradient on unchanged to both inputs, and the player
