@@ -110,10 +110,9 @@ print("at 10^6 elements, both minichain paths within 2x NumPy's time:", near_num
 assert near_numpy
 
 # %% [markdown]
-# Each path adds a cost per op that hardly depends on the size, while the
-# arithmetic grows with it: on small arrays that cost is everything, by 10⁶
-# elements the arithmetic dominates. The fast path is for the left of the
-# plot.
+# Each path adds a cost per op that hardly depends on the size: on small
+# arrays that cost is everything; by 10⁶ elements the arithmetic
+# dominates. The fast path is for the left of the plot.
 #
 # ## Where the time goes
 #
@@ -200,7 +199,7 @@ from minichain.functions.math.basic_math import AddConstant, MulConstant
 
 print(overhead.source_diff(
     overhead.excerpt(backprop._step_reference, "gxs = _backward_on_variables"),
-    overhead.excerpt(backprop._walk, "if (arrays and not", "gxs = func.backward_arrays")))
+    overhead.excerpt(backprop._walk, "if (arrays and not", "func.backward_arrays(")))
 print(inspect.getsource(MulConstant.backward))
 print(inspect.getsource(MulConstant.backward_arrays))
 
@@ -275,13 +274,15 @@ print(overhead.source_diff(
 
 # %% [markdown]
 # `_walk` writes its step inline, and so how it hands on each input's
-# gradient `gx`: it checks `gx` in full only if it looks wrong at a glance,
-# puts a first gradient for the input's node `x` into the table (`grads`)
-# without a call, and pushes `x`'s creator onto the heap itself:
+# gradient `gx`: it checks `gx` in full only if it looks wrong at a glance
+# (or in debug mode), puts a first gradient for the input's node `x` into
+# the table (`grads`) without a call, and pushes `x`'s creator onto the
+# heap itself, once per pass (`pushed`):
 
 # %%
 print(overhead.source_diff(
-    overhead.excerpt(backprop._step_reference, "_check_gradient(run, func, i", "_push(run"),
+    overhead.excerpt(backprop._step_reference, "_check_gradient(run, func, i",
+                     "_push(run"),
     overhead.excerpt(backprop._walk, "if (type(gx) is not _ndarray", "heapq.heappush")))
 
 # %% [markdown]
@@ -442,7 +443,7 @@ print("rows per block:", linear_module._ROWS_PER_BLOCK)
 
 # %% [markdown]
 # One step of an MLP 784-512-512-10 that accumulates a batch of 256 in two
-# halves, three ways, each traced whole from no gradients at all, so every
+# halves, three ways, each traced from no gradients at all, so every
 # gradient buffer counts:
 
 # %%
