@@ -111,6 +111,22 @@ def test_per_op_runs_the_same_number_of_ops_on_every_size():
     assert lengths == [(10, 200)] * 2 + [(10**6, 200)] * 2  # check, then timed
 
 
+def test_slowdown_divides_by_the_baseline_s_time_in_the_same_turn(monkeypatch):
+    # seconds in call order: the gradient checks (base, slow), then turns
+    # 0 (base, slow), 1 (slow, base), 2 (base, slow); turn 1 is a busy one
+    seconds = iter([1.0, 1.0, 1.0, 2.0, 8.0, 4.0, 1.0, 1.5, 1.0, 1.0])
+
+    def chain(x, ops):
+        return next(seconds), 0.0, numpy.full(x.shape, overhead.exact_gradient(ops))
+
+    monkeypatch.setattr(overhead, "frameworks",
+                        lambda: {"base": chain, "slow": chain})
+    # turn by turn 2/1, 8/4, 1.5/1: the median, 2; the fastest times give 1.5
+    assert overhead.slowdown(10, ["slow"], baseline="base", reps=3) == {"slow": 2.0}
+    with pytest.raises(ValueError, match="slowdown: expected"):
+        overhead.slowdown(10, ["slow"], baseline="base", reps=0)
+
+
 def test_per_call_times_one_call_of_each():
     calls = {"a": 0, "b": 0}
 

@@ -24,6 +24,7 @@ import gc
 import importlib.util
 import inspect
 import pathlib
+import statistics
 import textwrap
 import time
 import tracemalloc
@@ -55,10 +56,16 @@ def interleaved(variants, reps=7):
     100 000, so otherwise a variant that makes many objects would pay for
     the size of the program around it, not for its own.
     """
+    return {name: _least(values) for name, values
+            in _take_turns(variants, reps, "interleaved").items()}
+
+
+def _take_turns(variants, reps, caller):
+    """Every result of each variant, repetition by repetition, in turns."""
     names = list(variants)
     if not names or reps < 1:
-        raise ValueError("interleaved: expected at least one variant and one "
-                         "repetition, got {} and {}".format(len(names), reps))
+        raise ValueError("{}: expected at least one variant and one "
+                         "repetition, got {} and {}".format(caller, len(names), reps))
     results = {name: [] for name in names}
     gc.collect()
     gc.freeze()
@@ -69,7 +76,7 @@ def interleaved(variants, reps=7):
                 results[name].append(variants[name]())
     finally:
         gc.unfreeze()
-    return {name: _least(values) for name, values in results.items()}
+    return results
 
 
 def _least(values):
@@ -179,15 +186,43 @@ def per_op(size, chains=None, reps=7, ops=200):
     """
     chains = frameworks() if chains is None else chains
     x = start_array(size)
-    for name, chain in chains.items():
-        got = numpy.asarray(chain(x, ops)[2], dtype=numpy.float64)
-        if not numpy.allclose(got, exact_gradient(ops), rtol=1e-3):
-            raise AssertionError("per_op: {} gives a wrong gradient on {} "
-                                 "elements".format(name, size))
+    _check_gradients(chains, x, ops, "per_op")
     runs = {name: (lambda chain=chain: chain(x, ops)[:2])
             for name, chain in chains.items()}
     return {name: (forward / ops, backward / ops) for name, (forward, backward)
             in interleaved(runs, reps).items()}
+
+
+def _check_gradients(chains, x, ops, caller):
+    """Run each chain once (a warm-up) and check its gradient."""
+    for name, chain in chains.items():
+        got = numpy.asarray(chain(x, ops)[2], dtype=numpy.float64)
+        if not numpy.allclose(got, exact_gradient(ops), rtol=1e-3):
+            raise AssertionError("{}: {} gives a wrong gradient on {} "
+                                 "elements".format(caller, name, x.size))
+
+
+def slowdown(size, names, baseline="NumPy", reps=9, ops=200):
+    """Each of ``names``' chains against ``baseline``'s: the median, over
+    repetitions, of its forward + backward time over the baseline's time in
+    the same repetition (the chains taking turns; gradients checked).
+
+    Paired, not each chain's fastest time: on a busy machine a chain of
+    large arrays, bound by memory traffic, can take twice as long from one
+    second to the next, for many repetitions on end, so the fastest times
+    of two chains may come from different weather. Two chains run back to
+    back share it.
+    """
+    found = frameworks()
+    chains = {name: found[name] for name in (baseline, *names)}
+    x = start_array(size)
+    _check_gradients(chains, x, ops, "slowdown")
+    runs = {name: (lambda chain=chain: sum(chain(x, ops)[:2]))
+            for name, chain in chains.items()}
+    times = _take_turns(runs, reps, "slowdown")
+    return {name: statistics.median(t / b for t, b in zip(times[name],
+                                                          times[baseline]))
+            for name in names}
 
 
 def per_call(variants, number=2000, reps=15):

@@ -9,8 +9,8 @@
 # result.
 #
 # Times vary with the machine, so they are drawn or printed with their
-# unit, and every claim about them is asserted with a wide margin.
-# Gradients are compared exactly; call counts and bytes with stated bounds.
+# unit; each claim about them is printed with its margin ("more than 1.2x
+# faster") and asserted in its cell. Gradients are compared exactly.
 
 # %%
 import contextlib
@@ -54,11 +54,10 @@ print("same gradient on both paths, bit for bit:", same)
 assert same
 
 # %% [markdown]
-# One program checks little. The *differential test*,
-# `tests/test_reference_path.py`, runs 600 random programs (diamonds,
-# `f(x, x)`, broadcasting, grad of grad, hooks) on both paths and compares
-# values, gradients, the order of backward, hook events and what the graph
-# keeps.
+# The *differential test*, `tests/test_reference_path.py`, runs hundreds
+# of random programs (diamonds, `f(x, x)`, broadcasting, grad of grad,
+# hooks) on both paths and compares values, gradients, backward's order,
+# hook events and what the graph keeps.
 #
 # ## The two paths, timed
 #
@@ -81,9 +80,8 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 # %% [markdown]
 # On ten numbers most of minichain's time is bookkeeping, and the reference
 # path keeps more books: its gradients are Variables, so each backward
-# step applies functions, as a forward does. The same chain from 10 to 10⁶
-# elements (PyTorch joins the plot where installed; the course does not
-# install it):
+# step applies functions. The same chain from 10 to 10⁶
+# elements (if you have PyTorch installed, the plot adds its line):
 
 # %%
 SIZES = [10**k for k in range(1, 7)]
@@ -105,21 +103,22 @@ left.set_title(f"{N} ops, y * c and y + c in turn, fastest of 9")
 fig.tight_layout()
 plt.show()
 
-largest = sweep[10**6]
-near_numpy = all(sum(largest[name]) < 2 * sum(largest["NumPy"])
-                 for name in ("minichain", "minichain, reference path"))
+# time / NumPy's time, turn by turn: large arrays' times swing with the load
+slower = overhead.slowdown(10**6, ("minichain", "minichain, reference path"))
+near_numpy = all(ratio < 2 for ratio in slower.values())
 print("at 10^6 elements, both minichain paths within 2x NumPy's time:", near_numpy)
 assert near_numpy
 
 # %% [markdown]
-# Each path adds a cost per op that hardly depends on the size, while the
-# arithmetic grows with it: on small arrays that cost is everything, by 10⁶
-# elements the arithmetic dominates. The fast path is for the left of the
-# plot: small layers, long chains of elementwise ops.
+# Each path adds a cost per op that hardly depends on the size: on small
+# arrays that cost is everything; by 10⁶ elements the arithmetic
+# dominates. The fast path is for the left of the plot.
 #
 # ## Where the time goes
 #
-# In pure Python an op costs its calls, its lines and its objects.
+# In pure Python an op costs mostly its function calls and the work in
+# them. (Its objects cost too: each one it leaves alive is one more for the
+# garbage collector to walk; exercise 3 counts them.)
 # `overhead.calls_per_op` runs `cProfile` and counts the calls into
 # minichain's own files, per op (the operator `y * c` itself aside):
 
@@ -152,14 +151,19 @@ assert set(fast_forward.values()) == {1.0} and len(fast_forward) == 4
 assert fast_backward == {"backward_arrays (basic_math.py)": 1.0}
 
 # %% [markdown]
+# Forward, the fast path makes four calls per op: the function's
+# constructor, `apply`, `forward` and `_make_output`. Backward it makes
+# one, `backward_arrays`: the loop, `_walk`, does each step inline, so the
+# step itself costs no call. The reference path makes several times as
+# many each way.
+#
 # ## Only on the fast path
 #
 # The fast path is `FunctionNode.apply` and `backprop._walk`; the
 # reference, `_apply_reference` and `_walk_reference`. All that differs
 # between them is in three shortcuts, each shown as a diff (`-` the
-# reference's lines, `+` the fast path's instead) and timed with it and
-# without it, in turn (a time printed in two cells may differ; only times
-# measured in turn are compared).
+# reference's lines, `+` the fast path's) and timed with and without it,
+# in turn (only times measured in turn are compared).
 
 # %%
 x10 = overhead.start_array(10)
@@ -183,22 +187,19 @@ buys = {}                                  # shortcut -> time without / with
 # ### 1. `backward_arrays`: a backward on bare arrays
 #
 # `backward` is written with Variables, so that it can be differentiated
-# itself (chapter 11). A function may also give `backward_arrays`, the same
-# formula on arrays. The fast loop calls it when no graph of the backward
-# is recorded (`arrays`: gradients travel as bare arrays) and no hook
-# watches. A class with its own `backward_accumulate` (Linear, below;
-# `_DEFAULT_ACCUMULATE` is the one every class inherits) takes the general
-# way, `_call_backward`, which ends in the reference's
-# `_backward_on_variables`. `run` holds the pass's state, `targets` the
-# indexes of the inputs that need a gradient; `grad_outputs` is the fast
-# loop's `gys`:
+# itself (chapter 11); `backward_arrays`, where a function gives one, is
+# the same formula on arrays. The fast loop calls it when gradients travel
+# as bare arrays (`arrays`: no graph of the backward is recorded), no hook
+# watches, and the class keeps the default `backward_accumulate` (Linear
+# does not: shortcut 7). `targets` are the inputs that need a gradient;
+# `gys`, named `grad_outputs` in the fast loop, their incoming gradients:
 
 # %%
 from minichain.functions.math.basic_math import AddConstant, MulConstant
 
 print(overhead.source_diff(
     overhead.excerpt(backprop._step_reference, "gxs = _backward_on_variables"),
-    overhead.excerpt(backprop._walk, "if (arrays and not", "gxs = _call_backward")))
+    overhead.excerpt(backprop._walk, "if (arrays and not", "func.backward_arrays(")))
 print(inspect.getsource(MulConstant.backward))
 print(inspect.getsource(MulConstant.backward_arrays))
 
@@ -218,8 +219,8 @@ def no_backward_arrays():
 on, off = overhead.with_and_without(per_op_time(1), no_backward_arrays)
 print("backward per op: with backward_arrays", as_time(on), " without", as_time(off))
 same = np.array_equal(plain_grad, grad_without(no_backward_arrays))
-print("faster:", on < off, "  same gradient, bit for bit:", same)
-assert on < off and same
+print("more than 1.2x faster:", off > 1.2 * on, "  same gradient, bit for bit:", same)
+assert off > 1.2 * on and same
 buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
@@ -228,13 +229,10 @@ buys["1. backward_arrays (backward)"] = off / on
 # The reference wraps each output in `Variable(...)`, the public
 # constructor, which checks its argument. The fast `apply` has already
 # checked what `forward` returned, so for a single array it calls
-# `_make_output`, which fills the Variable's and its node's fields
-# directly (`creator`, `out_rank`: the node's place in the graph; `_node`:
-# the slot behind `.node`; `output_refs`: the weak references to the
-# outputs' nodes that the function keeps; `_wrap_outputs`: the general
-# way, for several outputs).
-# `overhead.per_call` times each constructor alone, 2 000 calls at a
-# time, in turns:
+# `_make_output`, which sets the fields of the Variable and its node
+# (`creator` and `out_rank`: its place in the graph) unchecked.
+# `overhead.per_call` times each constructor, 2 000 calls at a time, in
+# turns:
 
 # %%
 from minichain.variable import _make_output
@@ -242,7 +240,7 @@ from minichain.variable import _make_output
 print(overhead.source_diff(
     overhead.excerpt(mc.FunctionNode._apply_reference, "ys = tuple([Variable("),
     overhead.excerpt(mc.FunctionNode.apply, "if len(outputs) == 1 and type(outputs",
-                     "self, outputs, requires_grad, creator")))
+                     "var = _make_output(")))
 
 
 def fields(var):
@@ -256,31 +254,44 @@ t = overhead.per_call({"cheap": lambda: _make_output(x10, True),
 print("one output: _make_output", as_time(t["cheap"]),
       " Variable(...)", as_time(t["public"]))
 same = fields(_make_output(x10, True)) == fields(mc.Variable(x10, requires_grad=True))
-print("faster:", t["cheap"] < t["public"], "  same fields:", same)
-assert t["cheap"] < t["public"] and same
+print("more than 1.2x faster:", t["public"] > 1.2 * t["cheap"], "  same fields:", same)
+assert t["public"] > 1.2 * t["cheap"] and same
 buys["2. _make_output (one output)"] = t["public"] / t["cheap"]
 
 # %% [markdown]
 # ### 3. The common case written out
 #
 # `apply` runs once per op, so its most common case, one Variable in, is
-# written out; any other mix goes through `_gather_inputs`, which does
-# what the reference's two lines do (`_data` is the slot behind
-# `.array`); it also reads the thread's settings once.
-# `_walk` writes its step inline, spells out one input and a first
-# gradient, and checks a gradient in full only if it looks wrong at a
-# glance. Timed whole, each reference function swapped in: the forward
-# with `_apply_reference` for `apply` (so the constructor's part counts
-# too), the backward with `_walk_reference` for `_walk`, `backward_arrays`
-# off in both:
+# written out: it reads the input's array and node straight from their
+# slots (`_data` and `_node`, behind `.array` and `.node`); any other mix
+# goes the general way, which does what the reference's two lines do:
 
 # %%
 print(overhead.source_diff(
     overhead.excerpt(mc.FunctionNode._apply_reference, "xs = [_as_input", "in_data ="),
     overhead.excerpt(mc.FunctionNode.apply, "if len(inputs) == 1 and type(inputs[0])",
-                     "_gather_inputs(self, inputs))")))
+                     "in_data, input_nodes = (inputs[0]._data")))
 
+# %% [markdown]
+# `_walk` writes its step inline, and so how it hands on each input's
+# gradient `gx`: it checks `gx` in full only if it looks wrong at a glance
+# (or in debug mode), puts a first gradient for the input's node `x` into
+# the table (`grads`) without a call, and pushes `x`'s creator onto the
+# heap itself, once per pass (`pushed`):
 
+# %%
+print(overhead.source_diff(
+    overhead.excerpt(backprop._step_reference, "_check_gradient(run, func, i",
+                     "_push(run"),
+    overhead.excerpt(backprop._walk, "if (type(gx) is not _ndarray", "heapq.heappush")))
+
+# %% [markdown]
+# Each is timed with the reference function swapped in: `_apply_reference`
+# for `apply`, so this time includes shortcut 2, and `_walk_reference` for
+# `_walk`, `backward_arrays` off on both sides. Gradients are checked on the
+# chain and on the chapter's first program (`tanh(x) * x`: two inputs):
+
+# %%
 def reference_apply():
     return overhead.replaced(mc.FunctionNode, "apply", mc.FunctionNode._apply_reference)
 
@@ -289,32 +300,39 @@ def reference_loop():
     return overhead.replaced(backprop, "_walk", backprop._walk_reference)
 
 
-for phase, fast_one, switch, around in (
-        (0, "apply", reference_apply, contextlib.nullcontext),
-        (1, "_walk", reference_loop, no_backward_arrays)):
+def same_gradients(switch):
+    """The chain's and the two-input program's gradients, unchanged?"""
+    with switch():
+        two_inputs = gradient(False)
+    return (np.array_equal(plain_grad, grad_without(switch))
+            and np.array_equal(gradient(False), two_inputs))
+
+
+for phase, label, switch, around in (
+        (0, "apply (forward, includes 2)", reference_apply, contextlib.nullcontext),
+        (1, "_walk (backward)", reference_loop, no_backward_arrays)):
     with around():
         on, off = overhead.with_and_without(per_op_time(phase), switch)
-        same = np.array_equal(plain_grad, grad_without(switch))
-    print(f"{('forward', 'backward')[phase]} per op: {fast_one}", as_time(on),
-          " reference", as_time(off), "  faster:", on < off, "  same gradient:", same)
-    assert on < off and same
-    buys[f"3. {fast_one} written out ({('forward', 'backward')[phase]})"] = off / on
+        same = same_gradients(switch)
+    print(f"per op: {label}", as_time(on), " reference", as_time(off))
+    print("  more than 1.2x faster:", off > 1.2 * on, "  same gradients:", same)
+    assert off > 1.2 * on and same
+    buys[f"3. {label}"] = off / on
 
 # %% [markdown]
 # ## Economies both paths share
 #
-# The rest live in code both paths call, or change what you can see (a
-# Parameter's `.grad`), so the reference runs them too.
+# The rest live in code both paths call, or change what you can see, so
+# the reference runs them too.
 #
 # ### 4. The type check's light pass
 #
-# `check_type_forward` states what a function accepts, in conditions that
-# print themselves when they fail (chapter 08).
-# `type_check.invoke_check`, which both paths call, first runs the check
-# on the arrays themselves (`_PlainTuple` is a tuple of them), where each
-# condition is a plain `True` or `False`. Only if that fails does it run
-# it again on type descriptions (`get_types`), which can word the error.
-# "Descriptions only" skips the first run:
+# `check_type_forward` states what a function accepts (chapter 08).
+# `type_check.invoke_check` first runs it on the arrays themselves
+# (`_PlainTuple` is a tuple of them), where each condition is a plain
+# `True` or `False`; only if that fails does it run it again on type
+# descriptions (`get_types`), which can word the error. "Descriptions
+# only" skips the first run:
 
 # %%
 import time
@@ -360,20 +378,20 @@ on, off = overhead.with_and_without(per_op_time(0, product_chain), no_light_pass
 print("forward per op of y * w: light pass", as_time(on),
       " descriptions only", as_time(off))
 same = refusal(contextlib.nullcontext) == refusal(no_light_pass)
-print("faster:", on < off, "  same message for shapes (2, 3) * (3, 2):", same)
-assert on < off and same
+print("more than 1.2x faster:", off > 1.2 * on,
+      "  same message for shapes (2, 3) * (3, 2):", same)
+assert off > 1.2 * on and same
 buys["4. light pass (forward of y * w)"] = off / on
 
 # %% [markdown]
 # ### 5. Each gradient leaves the table as soon as it is used
 #
 # Both loops take a function's incoming gradients *out* of the table of
-# gradients waiting (`run.grads`, node → gradient): the function runs
-# after every function that adds to them, so nothing reads them again, and
-# on a chain only a couple are alive at once. `retain_grad=True` keeps each
-# on its Variable instead. The peak of a backward through 64 ops of 64 KiB
-# arrays, traced by `overhead.whole_step_peak`, which is not a hook (see
-# the hook section below):
+# gradients waiting (`run.grads`): the function runs after every function
+# that adds to them, so nothing reads them again, and on a chain only a
+# couple are alive at once. `retain_grad=True` keeps each instead. The peak
+# of a backward through 64 ops of 64 KiB arrays, traced by
+# `overhead.whole_step_peak` (not a hook: see below):
 
 # %%
 print("\n".join(overhead.excerpt(backprop._step_reference, "gys = tuple(")))
@@ -404,11 +422,11 @@ savings = {"5. dropped gradients (backward)": keeping / dropping}
 #
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
 # Parameter *owns*: the engine made it; assign `.grad` yourself and the
-# Parameter gives it up. Backward adds into an owned buffer in place,
-# elsewhere into a new array (the in-place section says why). You can see
-# it, `p.grad` stays one array, so both paths do it. `cleargrads()`
-# (chapter 12) sets every `.grad` to `None`, like
-# `zero_grad(set_to_none=True)`.
+# Parameter gives it up. Backward adds into an owned buffer in place
+# (`old`: the gradient so far), elsewhere into a new array (the in-place
+# section says why). Because you can observe it (`p.grad` stays the same
+# array object across backward calls), the reference path must do it too.
+# `cleargrads()` (chapter 12) sets every `.grad` to `None`.
 #
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
 # into it 64 output rows at a time, so the whole weight gradient never
@@ -418,12 +436,14 @@ savings = {"5. dropped gradients (backward)": keeping / dropping}
 # %%
 from minichain.functions.connection import linear as linear_module
 
+print("\n".join(overhead.excerpt(backprop._add_to_leaf, "elif _owns_buffer",
+                                 "old._data +=")), end="\n\n")
 print(inspect.getsource(linear_module._add_weight_gradient))
 print("rows per block:", linear_module._ROWS_PER_BLOCK)
 
 # %% [markdown]
 # One step of an MLP 784-512-512-10 that accumulates a batch of 256 in two
-# halves, three ways, each traced whole from no gradients at all, so every
+# halves, three ways, each traced from no gradients at all, so every
 # gradient buffer counts:
 
 # %%
@@ -455,18 +475,26 @@ for way, (clear, switch) in WAYS.items():
 for way, peak in peaks.items():
     print(f"peak of the step, {way:21s} {peak / 2**20:5.1f} MiB")
 one_weight = model.l1.W.array.nbytes
-assert (peaks["zerograds, fused"] + one_weight / 2 < peaks["zerograds, not fused"]
-        < peaks["cleargrads"])
+all_params = sum(p.array.nbytes for p in model.params())
+extra = (peaks["cleargrads"] - peaks["zerograds, not fused"]) / all_params
+print(f"cleargrads' extra, in copies of all the parameters: {extra:.1f}")
+assert peaks["zerograds, fused"] + one_weight / 2 < peaks["zerograds, not fused"]
+assert 0.9 < extra < 1.1
 savings["6. owned buffer (step)"] = peaks["cleargrads"] / peaks["zerograds, not fused"]
 savings["7. fused Linear (step)"] = peaks["zerograds, not fused"] / peaks["zerograds, fused"]
 
 # %% [markdown]
+# Without an owned buffer, the second half's backward makes each gradient
+# anew, old plus new, and the pass keeps every old one until it ends, so
+# that a backward that fails halfway can put each `.grad` back: at the
+# peak, one extra copy of every parameter.
+#
 # The owned buffer changes no bit: in place or not, it is the same float
 # addition. Fused or not, each entry of `gW` is the same sum over the
-# batch, but BLAS may pick another kernel for 64 rows than for 512, and
-# add in another order, which rounds differently. The check allows 16
-# float32 epsilons (`eps`) of the largest entry; whether the bits agree
-# depends on the CPU:
+# batch, but BLAS (the library of matrix routines NumPy calls for `@`)
+# may pick another kernel for 64 rows than for 512, adding in another
+# order, which rounds differently. The check allows 16 float32 epsilons
+# (`eps`) of the largest entry:
 
 # %%
 eps = np.finfo(np.float32).eps
@@ -481,14 +509,17 @@ assert owned_same and worst <= 16
 # %% [markdown]
 # ### 8. The constant as a 0-d array
 #
-# Given a NumPy scalar, NumPy 2 converts it into an array on every call;
-# given a 0-d array, it has nothing to convert. NumPy alone, on 10 float32
-# numbers:
+# Given a NumPy scalar, NumPy (2.0 or later, the course's floor) converts
+# it into an array on every call; given a 0-d array, it has nothing to
+# convert. NumPy alone, on 10 float32 numbers. This is the chapter's
+# thinnest gain, a fraction of one NumPy call, so its cell asserts only
+# that the 0-d array is faster, fastest of 41 turns of 2 000 calls:
 
 # %%
 scalar = np.float32(overhead.MUL_C)
 zero_d = np.asarray(scalar)
-t = overhead.per_call({"0-d": lambda: x10 * zero_d, "scalar": lambda: x10 * scalar})
+t = overhead.per_call({"0-d": lambda: x10 * zero_d, "scalar": lambda: x10 * scalar},
+                      reps=41)
 print("x * c: c a 0-d array", as_time(t["0-d"]), " c a scalar", as_time(t["scalar"]))
 same = np.array_equal(x10 * zero_d, x10 * scalar) and (x10 * zero_d).dtype == np.float32
 print("faster:", t["0-d"] < t["scalar"], "  same numbers and dtype:", same)
@@ -497,10 +528,10 @@ buys["8. 0-d constant (x * c, NumPy)"] = t["scalar"] / t["0-d"]
 
 # %% [markdown]
 # So the operator `y * c` casts the number to the Variable's dtype, makes
-# it a 0-d array (`_constant`), and keeps it in `last` for as long as the
-# same number comes back (`one_input` is `MulConstant` for `*`). It runs
-# before `apply`, so both paths get it.
-# Every node the operator makes shares that array, so it is read-only:
+# it a 0-d array (`_constant`) and keeps it in `last` while the same number
+# comes back (a cache not timed here; `one_input` is `MulConstant` for
+# `*`). It runs before `apply`, on both paths. Every node the operator
+# makes shares that array, so it is read-only:
 
 # %%
 import minichain.functions.math.basic_math as basic_math
@@ -513,13 +544,10 @@ print("\n".join(overhead.excerpt(basic_math._constant, "array = numpy.asarray",
 # %% [markdown]
 # ### What each one buys
 #
-# Each bar is the ratio of two times measured in turn above, or
-# of two peaks (memory), each asserted.
+# Each bar is the ratio of two times measured in turn above, or of two
+# peaks (memory), each asserted in its cell.
 
 # %%
-robust = min(buys.values()) > 1.2
-print("every shortcut timed above is more than 1.2x faster:", robust)
-assert robust
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 2.8))
 for ax, ratios, what in ((left, buys, "time"), (right, savings, "peak memory")):
     bars = ax.barh(list(ratios), list(ratios.values()))
@@ -570,7 +598,7 @@ assert watched == on_reference and watched.count("TanhGrad") == 4
 # %% [markdown]
 # `Sum`'s backward has no array version, so it applies `Reshape` and
 # `BroadcastTo` on every path. Under a hook, the fast path does what the
-# reference path always does.
+# reference always does.
 #
 # ## Why a shortcut stays right: reusing an array in place
 #
@@ -610,36 +638,27 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # a residual connection. So no backward may write into its incoming
 # gradient (the contract of `backward_arrays`), and the engine writes in
 # place only into a Parameter's owned buffer; `tests/test_shared_gradients.py`
-# checks this on random programs full of pass-throughs and repeated inputs.
+# checks this on random programs.
 #
 # ## Leaving Python
 #
 # All of the above trims the interpreter's work per op; faster engines
-# leave it. PyTorch's graph nodes and backward loop are C++;
-# Chainer late in its life put ChainerX, a C++ array and graph library,
-# behind its Python API. *Tracing* goes further: run the Python once,
-# record the operations, compile the record. `torch.compile` captures a
-# function as a graph, derives its backward ahead of time and fuses
-# elementwise kernels; `jax.jit` traces a function into a program XLA
-# compiles. The per-op cost is paid once per trace; the price is that
-# control flow depending on values must be traced again or written in the
-# compiler's terms.
+# leave it. PyTorch's graph and backward loop are C++ (Chainer's late
+# ChainerX too). `torch.compile` and `jax.jit` *trace* a function once
+# into a graph and compile it, paying the per-op cost once per trace; the
+# price is that control flow depending on values must be traced again.
 #
 # ## Summary
 #
-# - The reference path is the engine as you built it; the fast path is the
-#   same steps with shortcuts; the differential test checks that they
-#   agree.
+# - The fast path is the reference path's steps with shortcuts; the
+#   differential test checks that they agree.
 # - On small arrays an op costs its bookkeeping; on large ones the
-#   arithmetic dominates, and both paths come within 2× of NumPy.
-# - Three shortcuts are the whole difference between the paths:
-#   `backward_arrays`, the cheap output constructor, the common case
-#   written out. Each changes no bit, and costs a second version of code
-#   that the differential test keeps equal to the first.
-# - Five economies run on both: the light pass (same message when a check
-#   fails), dropped gradients (nothing reads them again), the owned buffer
-#   (the Parameter's own), fused `Linear` (within a stated float32 bound)
-#   and the 0-d constant (same numbers).
+#   arithmetic dominates.
+# - Three shortcuts are the whole difference: `backward_arrays`, the cheap
+#   constructor, the common case written out. Each changes no bit.
+# - Five economies run on both paths: the light pass, dropped gradients,
+#   the owned buffer, fused `Linear` (within a float32 bound) and the 0-d
+#   constant.
 
 # %% [markdown]
 # ## Exercises
