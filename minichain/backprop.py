@@ -28,11 +28,11 @@ Two rules keep every gradient right:
 
 import heapq
 import threading
-import weakref
 
 import numpy
 
 from minichain import backend
+from minichain import backward_undo
 from minichain import function_hook
 from minichain.configuration import config, using_config
 from minichain.function_node import FunctionNode, _check_nan
@@ -62,7 +62,8 @@ class _Pass:
     gradients stay in the table to be returned.
     """
 
-    def __init__(self, seeds, starts, retain_grad, loss_scale, input_nodes):
+    def __init__(self, seeds, starts, retain_grad, loss_scale, input_nodes,
+                 depends):
         self.heap, self.pushed = [], set()
         self.hooks = function_hook.get_function_hooks()  # a live dict
         self.recording = bool(config.enable_backprop)
@@ -74,8 +75,7 @@ class _Pass:
         # backward() gives a leaf its gradient on .grad; grad() returns them
         self.into_leaves = input_nodes is None
         self.grads = {} if input_nodes is None else _KeepingTable(self.keep)
-        self.depends = None if input_nodes is None else _depends_on_inputs(
-            [node for node, _ in seeds], self.keep)  # grad(): what to walk
+        self.depends = depends  # grad(): the nodes on a way to an input
         # id of an array -> the node whose Variable has it (the caller's
         # gradients to begin with), see _own
         self.handed_out = {id(g._data): n for n, g in list(seeds) + starts}
@@ -103,23 +103,23 @@ class _KeepingTable(dict):
 
 
 def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
-         input_nodes=None, starts=()):
+         input_nodes=None, starts=(), depends=None):
     """Run one pass from ``seeds`` = [(output node, gradient Variable)].
 
-    Under ``grad()``, ``input_nodes`` are the inputs asked for and ``starts``
-    their gradients before the walk.
+    Under ``grad()``, ``input_nodes`` are the inputs asked for, ``starts``
+    their gradients before the walk, and ``depends`` the nodes from which
+    one of them can be reached (only those are walked).
 
-    The outermost pass of a thread keeps the undo log: every leaf gradient
-    the pass (or a pass inside it, as ``F.forget``'s backward runs) changes
-    is noted first, and put back if the pass fails, so a failed backward
-    changes no ``.grad`` (except a Parameter's own buffer, see ``_note_in_place``).
+    The outermost pass of a thread keeps the undo log (``backward_undo``),
+    so a failed backward changes no ``.grad`` (but a Parameter's own buffer).
     """
     passes = _passes()
     outermost = not passes
     if outermost:
-        _local.undo, _local.in_place = {}, []  # see _remember, _note_in_place
+        backward_undo.begin()
     with using_config("enable_backprop", enable_double_backprop):
-        run = _Pass(seeds, list(starts), retain_grad, loss_scale, input_nodes)
+        run = _Pass(seeds, list(starts), retain_grad, loss_scale, input_nodes,
+                    depends)
         passes.append(run)
         try:
             add = _add_gradient_reference if run.reference else _add_gradient
@@ -133,14 +133,13 @@ def _run(seeds, enable_double_backprop, retain_grad, loss_scale,
             if run.func is not None and run.func.stack is not None:
                 _attach_stack(error, run.func)  # its forward ran in debug mode
             if outermost:
-                _note_in_place(error, _local.in_place)
-                _undo(_local.undo)
+                backward_undo.roll_back(error)
             raise
         finally:
             passes.pop()
             run.func = None  # the pass is returned: it holds no function
             if outermost:
-                _local.undo = _local.in_place = None
+                backward_undo.end()
     return run
 
 
@@ -429,13 +428,13 @@ def _add_to_leaf(run, node, gx):
 
 def _set_leaf(run, var, g):
     """Give leaf ``var`` the gradient ``g`` (noting the old one for undo)."""
-    _remember(var)
+    backward_undo.remember(var)
     if g is not var._grad_var:
         if isinstance(var, Parameter):
             var._grad_owned = False
         g = _own(run, g, var._node)
     elif isinstance(var, Parameter) and var._grad_owned:
-        _local.in_place.append(var)
+        backward_undo.added_in_place(var)
     var._grad_var, var._loss_scale = g, run.loss_scale
 
 
@@ -490,45 +489,6 @@ def _passes():
         return _local.passes
 
 
-def _remember(var):
-    """Note a leaf's gradient before a pass first changes it (see ``_run``).
-
-    The Variable is held weakly: ``forget``'s inputs are temporaries whose
-    gradients must be freed as soon as they are used, not at the end.
-    """
-    undo = _local.undo
-    entry = undo.get(id(var))
-    if entry is None or entry[0]() is not var:
-        undo[id(var)] = (weakref.ref(var), var._grad_var, var._loss_scale,
-                         getattr(var, "_grad_owned", None))
-
-
-def _undo(undo):
-    for ref, grad_var, loss_scale, owned in undo.values():
-        var = ref()
-        if var is not None:
-            var._grad_var, var._loss_scale = grad_var, loss_scale
-            if owned is not None:
-                var._grad_owned = owned
-
-
-def _note_in_place(error, written):
-    """Say which Parameters a failed pass had already added into.
-
-    A Parameter that owns its buffer (``zerograd()``) is added to in place,
-    for memory's sake, so a failed pass cannot put its old value back; the
-    error names those Parameters so the learner knows to clear them.
-    """
-    params = {id(p): p for p in written}.values()
-    names = [p.name or "<unnamed {}>".format(p.node.label) for p in params]
-    if names:
-        error.args = (str(error.args[0] if error.args else "") + (
-            "\n\nThe backward failed after adding into the gradient buffer "
-            "of these Parameters in place: {}. Their .grad may hold part of "
-            "this pass's sum: call cleargrads() (or zerograds()) before the "
-            "next step.".format(", ".join(names))),) + error.args[1:]
-
-
 # ----- checks --------------------------------------------------------------------
 def _check_gradient(run, func, index, gx):
     """Raise, naming ``func`` (and in debug mode the line that applied it),
@@ -561,29 +521,6 @@ def _attach_stack(error, func):
     message = "{}\n{}\nStacktrace of the function is below:\n{}".format(
         error.args[0] if error.args else "", "-" * 60, text)
     error.args = (message,) + tuple(error.args[1:])
-
-
-def _depends_on_inputs(output_nodes, input_nodes):
-    """Nodes behind ``output_nodes`` from which some input can be reached.
-
-    ``grad`` walks only this part of the graph. Computed with an explicit
-    stack (post-order), so deep graphs need no recursion.
-    """
-    result, done = set(input_nodes), set()
-    stack = [(node, False) for node in output_nodes]
-    while stack:
-        node, expanded = stack.pop()
-        creator = node.creator_node
-        if node in done:
-            continue
-        if expanded or creator is None or creator.inputs is None:
-            done.add(node)
-            if expanded and any(n in result for n in creator.inputs):
-                result.add(node)
-        else:
-            stack.append((node, True))
-            stack.extend([(p, False) for p in creator.inputs if p not in done])
-    return result
 
 
 def _as_variable(g):

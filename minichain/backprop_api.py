@@ -112,8 +112,9 @@ def grad(outputs, inputs, grad_outputs=None, grad_inputs=None, set_grad=False,
         if gx is not None:
             starts.append((x._node, _checked_gradient("grad_inputs", i, x, gx)))
     nodes = [x._node for x in inputs]
+    depends = _depends_on_inputs([node for node, _ in seeds], nodes)
     run = backprop._run(seeds, enable_double_backprop, retain_grad,
-                        loss_scale, nodes, starts)
+                        loss_scale, nodes, starts, depends)
     results = [run.finish(run.grads.get(node), node) for node in nodes]
     if set_grad:
         for x, g in zip(inputs, results):
@@ -184,3 +185,26 @@ def _check_variable(function, argument, index, value):
 
 def _as_grad_variable(g):
     return g if g is None or isinstance(g, Variable) else Variable(g)
+
+
+def _depends_on_inputs(output_nodes, input_nodes):
+    """Nodes behind ``output_nodes`` from which some input can be reached.
+
+    ``grad`` walks only this part of the graph. Computed with an explicit
+    stack (post-order), so deep graphs need no recursion.
+    """
+    result, done = set(input_nodes), set()
+    stack = [(node, False) for node in output_nodes]
+    while stack:
+        node, expanded = stack.pop()
+        creator = node.creator_node
+        if node in done:
+            continue
+        if expanded or creator is None or creator.inputs is None:
+            done.add(node)
+            if expanded and any(n in result for n in creator.inputs):
+                result.add(node)
+        else:
+            stack.append((node, True))
+            stack.extend([(p, False) for p in creator.inputs if p not in done])
+    return result
