@@ -79,33 +79,15 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # %% [markdown]
 # ## A first graph
 #
-# What did `backward` walk? The graph that the formula recorded. In text,
-# each arrow points from a value to what it was computed from, the way
-# backward follows them. In a function's name, `_` stands for an operand:
-# `_ ** 2` squares its input. `x` feeds two functions, so its row forks
-# (`x <-+`, one branch per function). `_ + _` has two inputs: it is drawn
-# once, tagged `[1]`, and the row of its other input ends at `[1]`, the same
-# node. A variable without a name is drawn by its graph id, `v1`, `v2`, …,
-# numbered from the output backwards.
-
-# %%
-drawing = visualize.draw(y)
-print(drawing)
-assert drawing.count("_ + _ [1]") == 1 and drawing.count("[1]") == 2
-assert "x <-+" in drawing and "v2 <--- [1]" in drawing
-
-# %% [markdown]
-# The same graph as a picture, beside the text. Both put `x` on the left and
-# `y` on the right, but the arrowheads differ: the text's point back, towards
-# what a value was computed from; the picture's point forward, the way the
-# computation ran, from an input into a function and from a function to its
-# output. Every picture in the course points forward.
+# What did `backward` walk? The graph that the formula recorded, drawn as a
+# picture and, beside it, as text:
 
 # %%
 import html
 
 from IPython.display import HTML
 
+drawing = visualize.draw(y)
 picture = visualize.to_digraph(y, show_values=True, show_grads=True,
                                rankdir="LR")
 svg = visualize.to_svg(picture)
@@ -114,16 +96,15 @@ HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
 
 # %% [markdown]
 # In the picture, variables are ellipses (name, shape, dtype, value and
-# gradient) and functions are boxes. Three things to notice:
+# gradient), functions are boxes, and the arrows point forward, the way the
+# computation ran. The text's arrows point back, from a value to what it was
+# computed from, the way backward follows them (`_` stands for an operand,
+# `[1]` marks the function that two rows reach, `v1` and `v2` are the
+# unnamed variables).
 #
-# - Only `x` shows a gradient. Backward starts from the *seed*, the
-#   gradient 1 of `y` with respect to itself, and by default keeps only the
-#   leaves' gradients (chapter 04 keeps the others too).
-# - Each box shows the function's *rank*, its depth in the graph; backward
-#   uses ranks to pick an order (chapters 02 and 05).
-# - A red border marks an array kept for backward: `_ ** 2` keeps `x`,
-#   since its derivative `2x` needs it. `v1` and `v2` show no value: nothing
-#   needs them any more, so minichain has freed them (chapter 07).
+# Only `x` shows a gradient. Backward starts from the *seed*, the gradient 1
+# of `y` with respect to itself, and by default keeps only the leaves'
+# gradients (chapter 04 keeps the others too).
 #
 # ## Who made what: `creator_node`
 #
@@ -133,7 +114,7 @@ HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
 # function's `label` is the name the drawings show.
 
 # %%
-print("y was made by:", y.creator_node.label, " rank", y.creator_node.rank)
+print("y was made by:", y.creator_node.label)
 print("x was made by:", x.creator_node)
 print("y.grad:", y.grad)
 assert y.creator_node.label == "_ + _" and x.creator_node is None
@@ -146,21 +127,13 @@ assert len(y.creator_node.inputs) == 2 and y.grad is None
 #
 # | PyTorch | minichain |
 # | --- | --- |
-# | a tensor with `requires_grad=True` | `mc.Variable(array)`, its array in `.array` |
-# | `requires_grad=False` | the same keyword: `mc.Variable(array, requires_grad=False)` |
-# | `x.grad`, a tensor | `x.grad`, a NumPy array; `x.grad_var` wraps it in a Variable, the form in which a function's backward gets gradients (chapter 02) |
 # | `y.grad_fn` | `y.creator_node` (None for a leaf) |
-# | a `torch.autograd.Function` subclass, used through its static `apply` | a `mc.FunctionNode` subclass: one new instance per use, applied once (chapter 02) |
-# | `ctx.save_for_backward(...)` | `self.retain_inputs(...)`, `self.retain_outputs(...)` (chapter 03) |
-# | `torch.autograd.grad` | `mc.grad` (chapter 03) |
-# | `torch.autograd.gradcheck` | `mc.gradient_check.check_backward` (chapter 03) |
-# | `create_graph=True` | `enable_double_backprop=True` (chapters 09 and 11) |
-# | `x.grad = None` | `x.cleargrad()` |
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
+# | `x.grad = None` | `x.cleargrad()` |
 # | the graph is freed by `backward()` unless `retain_graph=True` | the graph is kept: `backward()` can run again |
-# | `t.retain_grad()`, for one non-leaf `t` | `y.backward(retain_grad=True)`, for every non-leaf at once (chapter 07) |
-# | `t.to("cuda")`, a copy | `x.to_gpu()`, in place (chapter 09) |
-# | topological order of the backward | *rank* (chapters 02 and 05; DeZero, the engine of the book *Deep Learning from Scratch 3*, calls it *generation*) |
+# | `create_graph=True` | `enable_double_backprop=True` (chapters 09 and 11) |
+#
+# More pairs come in the chapters, where each idea comes up.
 #
 # Three rows, checked: a second `backward()` on the same graph runs and, as
 # in PyTorch, *adds* to the leaf's gradient; `cleargrad()` sets it back to

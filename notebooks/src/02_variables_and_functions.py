@@ -110,48 +110,9 @@ print(hand_draw(y_hand))
 # ## The real thing: a FunctionNode of our own
 #
 # In minichain the same `f` is a subclass of `mc.FunctionNode` with a
-# `forward` on arrays. `apply`, which `FunctionNode` provides, does what our
-# hand-made `apply` did and returns a tuple of output Variables.
-#
-# The chapters print the engine's *reference path*: each engine function
-# written to be read, step by step as the chapters build it. What runs by
-# default is a faster version of the same steps (chapter 13 shows it), and
-# tests check that both give the same graphs and the same gradients. Inside
-# `with mc.reference_mode():` the engine runs exactly the printed code.
-# Here is `apply` on that path:
-
-# %%
-source = inspect.getsource(mc.FunctionNode._apply_reference)
-print(source)
-assert "self.inputs = " in source and "set_creator_node(self)" in source
-
-# %% [markdown]
-# Line by line, against our hand-made `apply`:
-#
-# - `_check_arguments`: `inputs` must be a tuple, and this instance must
-#   not have been applied before (the last section says why).
-# - `_as_input`: an input may be a plain array; it becomes a Variable that
-#   needs no gradient.
-# - `in_data` and `_forward_with_hooks`: our `self.forward(...)` on the
-#   input arrays; around it run the *hooks* that watch functions
-#   (chapter 08).
-# - `_check_inputs`, `_check_outputs`: checks of what goes in and comes
-#   out (devices, types, a tuple of arrays; chapter 08). `self._applied`
-#   marks the instance used.
-# - `requires_grad` and `ys`: the output Variables; they need a gradient if
-#   any input does (chapter 07).
-# - `if config.enable_backprop`: recording can be switched off
-#   (`no_backprop_mode`, chapter 07); then nothing below runs.
-# - `self.rank = ...`: our rank line.
-# - `self.inputs = ...`: our `self.inputs = inputs`, but it keeps each
-#   input's `node`, a small record of the Variable (next section).
-# - `self.outputs = ...`: the graph holds its outputs weakly
-#   (`weakref.ref`), so dropping `y` frees its array (chapter 07 shows why);
-#   ours holds them strongly.
-# - `set_creator_node(self)`: our `y.creator = self` and
-#   `y.rank = self.rank + 1`.
-# - `_retain_data`: keeps the arrays that backward will need (chapter 03).
-# - `lazy_grad_sum`: a Chainer setting, noted and ignored.
+# `forward` on arrays. `apply`, which `FunctionNode` provides, does the
+# steps of our hand-made `apply`, plus checks, and returns a tuple of output
+# Variables; chapter 07 prints it line by line.
 #
 # `minichain.visualize.draw` walks the real graph and prints its arrows; it
 # shows each FunctionNode by its `label` (the class name, unless the class
@@ -175,16 +136,12 @@ assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
 # %% [markdown]
 # The links are there, as in our hand-made version: `y.creator_node` (our
 # `creator`) is the FunctionNode, and the FunctionNode knows its inputs;
-# `x`, a leaf, has none. One difference, for later: the FunctionNode's
-# `inputs` are not the Variables themselves but their nodes, small records
-# that know each one's name, shape and creator (*VariableNodes*; chapter 07
-# shows what that saves in memory). Ours keeps the Variables, which is
-# simpler.
+# `x`, a leaf, has none.
 
 # %%
 f = y.creator_node
 print("y.creator_node:", type(f).__name__, "labelled", f.label)
-print("its inputs:    ", [node.name for node in f.inputs])
+print("its inputs:    ", [v.name for v in f.inputs])
 print("x.creator_node:", x.creator_node)
 assert isinstance(f, MyIdentity) and f.inputs[0].name == "x"
 assert x.creator_node is None
@@ -205,8 +162,8 @@ assert x.creator_node is None
 # - `apply(inputs)` runs forward, links the node into the graph, and
 #   returns a tuple of output Variables.
 #
-# Our `HandFunctionNode` has the same `forward` and `apply`; it gains
-# `backward` in chapter 03. Here is minichain's own identity, printed from
+# Our `HandFunctionNode` has the same `forward` and `apply`; a hand-made
+# `backward` comes below. Here is minichain's own identity, printed from
 # the package, with `identity`, the lowercase function that applies it and
 # returns the single output rather than a tuple. Its `backward` shortens the
 # first argument's name to `indexes`, as Chainer's functions do; the engine
@@ -226,9 +183,10 @@ assert list(inspect.signature(identity_module.IdentityNode.backward).parameters)
 
 # %% [markdown]
 # Writing a FunctionNode with a backward takes a few more lines. `Twice`
-# doubles its input; its backward doubles the incoming gradient `gy`.
-# Chapter 03 explains how backward runs; here we run it once (through
-# `F.sum`, since `y` has three elements: chapter 01's rule).
+# computes `y = 2x`, so by the chain rule the gradient of its input is the
+# incoming gradient times `dy/dx = 2`: its backward returns `2 * gy`. Here
+# minichain runs it once (through `F.sum`, since `y` has three elements:
+# chapter 01's rule).
 
 # %%
 class Twice(mc.FunctionNode):
@@ -253,6 +211,29 @@ print(draw(y))
 F.sum(y).backward()
 print("x.grad =", x.grad)
 assert np.array_equal(x.grad, [2.0, 2.0, 2.0])
+
+# %% [markdown]
+# The same step by hand: a hand-made `Twice` gets the one-line backward,
+# and we run it once ourselves. The seed is the gradient that `F.sum` hands
+# each element of `y`, a 1; backward turns `y`'s gradient into `x`'s.
+# Chapter 03 runs such steps over a whole graph.
+
+# %%
+class HandTwice(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return 2 * x,
+
+    def backward(self, gy):      # the chain rule, one step: dy/dx = 2
+        return 2 * gy
+
+
+x_hand = HandVariable(np.array([1.0, 2.0, 3.0]))
+y_hand, = HandTwice().apply((x_hand,))
+y_hand.grad = np.ones(3)                            # the seed
+x_hand.grad = y_hand.creator.backward(y_hand.grad)  # y.grad -> x.grad
+print("by hand: x.grad =", x_hand.grad)
+assert np.array_equal(x_hand.grad, x.grad)
 
 # %% [markdown]
 # The drawing grows one arrow per FunctionNode. Every node also has a
