@@ -371,7 +371,7 @@ print("check_backward passed")
 # and the engine's `_walk_reference` of chapter 05), then `retain_inputs`,
 # `retain_outputs` and the `get_retained_*` methods (Task 4). Task 4 also
 # checks that an array no function retained is freed once you drop its
-# Variable: your `apply` (Task 2) links the VariableNodes of chapter 02, not
+# Variable: your `apply` (Task 2) links small node records (VariableNodes), not
 # the Variables themselves, and chapter 07 shows what that frees.
 # `make conformance` judges every task written so far.
 

@@ -227,8 +227,8 @@ assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
 #
 # Our hand-made function node holds its input and output `HandVariable`s,
 # so every array of the graph lives as long as the graph. The real graph
-# is made of small **VariableNode** records, one per Variable (`x.node`,
-# chapter 02): a node knows its Variable's name, shape, dtype, rank and
+# is made of small **VariableNode** records, one per Variable (`x.node`):
+# a node knows its Variable's name, shape, dtype, rank and
 # `creator_node`, and a function's `inputs` are these nodes. A node points
 # back to its Variable only through a *weak reference* (Python's `weakref`,
 # which does not keep its object alive), and a function's `outputs` are
