@@ -175,8 +175,12 @@ assert "(removed)" in log.getvalue()
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated. A small two-layer network gives them something to record: 512
-# points of 32 features, a hidden layer of 512 units (so its activation is
+# allocated. Mind what they watch: with a hook registered, backward always
+# applies functions on Variables (the section above), so a hook times and
+# weighs that program, not the bare-array shortcut the engine may take when
+# nothing watches. They get a real two-layer network rather than a toy
+# expression, so that the sizes are those of real activations: 512 points
+# of 32 features, a hidden layer of 512 units (so its activation is
 # 512 × 512 float32 values, 1 MiB) and 4 classes. `F.linear(x, W)` is
 # `x Wᵀ`, `F.relu` is `max(x, 0)`, and `F.softmax_cross_entropy(scores, t)`
 # is PyTorch's `F.cross_entropy`: the mean over the points of `-log` of the
@@ -218,7 +222,8 @@ for name, record in timer.summary().items():
 # gradients: `h`'s, `W2`'s and `W1`'s; `x` is an array, it needs none), and
 # the backward of `SoftmaxCrossEntropy` applies `Softmax`, `_ - _`, two
 # `_ * _` and `_ * 0.001953125`, which is `1/512`: the loss is a mean over
-# 512 points. Those calls exist only while a hook watches.
+# 512 points. Those nested calls exist only while a hook watches: unwatched,
+# the engine may compute the same gradients on bare arrays instead.
 
 # %%
 with StepPrinter():
@@ -505,6 +510,15 @@ print("debug mode more than twice as slow per call:", slowdown > 2)
 assert slowdown > 2
 
 # %% [markdown]
+# ## If you know PyTorch
+#
+# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at
+# one node's backward, like a FunctionHook added with `node.add_hook`.
+# `torch.autograd.detect_anomaly()` is debug mode: it records the line that
+# built each node and stops at a NaN gradient (debug mode checks forward
+# outputs too). `torch.profiler` does the work of `TimerHook` and, with
+# `profile_memory=True`, of `MemoryHook`.
+#
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,

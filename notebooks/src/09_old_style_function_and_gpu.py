@@ -7,6 +7,11 @@
 # again, and write function code that runs unchanged on NumPy (CPU) and CuPy
 # (GPU).
 #
+# This chapter is optional for a first reading: backprop is whole without
+# it. It is the course's old-style chapter; read it when you meet Chainer
+# v1-style code (a `Function` instance called on Variables) or want to run
+# on a GPU.
+#
 # minichain has two ways to write a differentiable function.
 #
 # - **FunctionNode** (every chapter so far; the *new style*): `forward` on
@@ -16,7 +21,9 @@
 # - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
 #   plain arrays. It is simpler to write, and the reference draws its
 #   examples with one, so minichain keeps it. Its price: a gradient made of
-#   bare arrays has no graph, so it cannot be differentiated twice.
+#   bare arrays has no graph, so it cannot be differentiated twice. In
+#   PyTorch it is a `torch.autograd.Function` whose backward is marked
+#   `@once_differentiable`.
 #
 # The second half of the chapter is about the device the arrays live on:
 # the same function code runs on NumPy (CPU) and CuPy (GPU); this notebook
@@ -356,8 +363,9 @@ print("check_backward passed")
 # can and otherwise leaves it on NumPy, so it runs either way; `x.xp`, the
 # array module of `x`'s array, says where the data went. It runs forward
 # and backward, brings the gradient back with `to_cpu`, and compares with a
-# run on NumPy: on a GPU this compares CuPy with NumPy; without one, both
-# runs are on NumPy.
+# run on NumPy. On a GPU this compares CuPy with NumPy. Without one, as on
+# the machine that printed the outputs below, nothing moves: `to_device` is
+# `np.asarray`, `x.xp` is NumPy, and both runs are the same NumPy run.
 
 # %%
 to_device = mc.backend.to_gpu if mc.backend.available else np.asarray
@@ -368,7 +376,7 @@ x = mc.Variable(to_device(x_cpu))
 loss = F.sum(softplus(x) * F.tanh(x))
 loss.backward()
 expected_module = mc.backend.cupy if mc.backend.available else np
-print("the data lives where we put it:", x.xp is expected_module)
+print("on CuPy if a GPU is available, else on NumPy:", x.xp is expected_module)
 grad_on_device = mc.backend.to_cpu(x.grad)
 
 x_ref = mc.Variable(x_cpu)
@@ -392,10 +400,8 @@ assert same
 #
 # ## If you know PyTorch
 #
-# An old-style Function is like a `torch.autograd.Function` whose backward
-# is marked `@once_differentiable`: it works on plain values, and its
-# gradient cannot be differentiated again (PyTorch raises an error where a
-# pass through it here gives `None`). `retain_inputs` and `retain_outputs`
+# Where a pass through an old-style gradient gives `None` here, PyTorch's
+# `@once_differentiable` raises an error. `retain_inputs` and `retain_outputs`
 # keep what `ctx.save_for_backward` keeps; `enable_double_backprop=True` is
 # `create_graph=True`; `x.to_gpu()` moves in place what `x.to("cuda")`
 # copies. A tensor carries its device, so PyTorch code needs no `xp`.
