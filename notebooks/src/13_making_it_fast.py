@@ -162,8 +162,8 @@ assert fast_backward == {"backward_arrays (basic_math.py)": 1.0}
 #
 # Writing into an existing array saves an allocation, and is right only if
 # **nobody else holds that array**. The trap, on
-# `sum(relu(x + relu(y)) * 3)` at `x = [1, 1]`, `y = [-1, 1]`, whose
-# gradient for `x` is `[3, 3]`: `Add` hands its incoming gradient to both
+# `sum(relu(x + relu(y)) * 3)` at `x = [1, 1]`, `y = [-1, 1]` (gradient
+# for `x`: `[3, 3]`): `Add` hands its incoming gradient to both
 # inputs, *the same array twice* (right, and cheap); then a "fast" ReLU
 # backward multiplies its mask into the array it received, in place:
 
@@ -212,11 +212,12 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 
 # %%
 print(inspect.getsource(overhead.with_and_without))
-x10 = overhead.start_array(10)
+x10 = overhead.start_array(10)             # the chain's 10 float32 inputs
 
 
 def per_op_time(phase, chain=overhead.minichain_chain):
-    """A function that times ``phase`` (0 forward, 1 backward) per op."""
+    """A function that times ``phase`` (0 forward, 1 backward) per op;
+    ``chain(x, n)`` returns forward seconds, backward seconds, gradient."""
     return lambda: chain(x10, N)[phase] / N
 
 
