@@ -81,7 +81,9 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 # On ten numbers most of minichain's time is bookkeeping, and the reference
 # path keeps more books: its gradients are Variables, so each backward
 # step applies functions. The same chain from 10 to 10⁶
-# elements (if you have PyTorch installed, the plot adds its line):
+# elements (if you have PyTorch installed, the plot adds its line);
+# `overhead.slowdown` then gives, at 10⁶, each path's time over NumPy's in
+# the same turn, the median over turns:
 
 # %%
 SIZES = [10**k for k in range(1, 7)]
@@ -103,7 +105,6 @@ left.set_title(f"{N} ops, y * c and y + c in turn, fastest of 9")
 fig.tight_layout()
 plt.show()
 
-# time / NumPy's time, turn by turn: large arrays' times swing with the load
 slower = overhead.slowdown(10**6, ("minichain", "minichain, reference path"))
 near_numpy = all(ratio < 2 for ratio in slower.values())
 print("at 10^6 elements, both minichain paths within 2x NumPy's time:", near_numpy)
@@ -157,20 +158,66 @@ assert fast_backward == {"backward_arrays (basic_math.py)": 1.0}
 # step itself costs no call. The reference path makes several times as
 # many each way.
 #
+# ## The rule every shortcut keeps: no writing into a shared array
+#
+# Writing into an existing array saves an allocation, and is right only if
+# **nobody else holds that array**. The trap, on
+# `sum(relu(x + relu(y)) * 3)` at `x = [1, 1]`, `y = [-1, 1]` (gradient
+# for `x`: `[3, 3]`): `Add` hands its incoming gradient to both
+# inputs, *the same array twice* (right, and cheap); then a "fast" ReLU
+# backward multiplies its mask into the array it received, in place:
+
+# %%
+def gradient_of_x(x, y, in_place):
+    """The backward of sum(relu(x + relu(y)) * 3), step by step."""
+    s = x + np.maximum(y, 0)
+    g_s = 3.0 * (s > 0)            # sum(· * 3), then the outer relu
+    g_x, g_relu_y = g_s, g_s       # Add: the same array to both inputs
+    if in_place:
+        g_relu_y *= y > 0          # the inner relu writes into that array
+    else:
+        g_relu_y = g_relu_y * (y > 0)   # a new array
+    return g_x
+
+
+x = mc.Variable(np.array([1.0, 1.0]))
+y = mc.Variable(np.array([-1.0, 1.0]))
+F.sum(F.relu(x + F.relu(y)) * 3.0).backward()
+print("in-place ReLU backward:", gradient_of_x(x.array, y.array, True))
+print("new-array backward    :", gradient_of_x(x.array, y.array, False))
+print("minichain             :", x.grad)
+assert np.array_equal(gradient_of_x(x.array, y.array, True), [0.0, 3.0])
+assert np.array_equal(gradient_of_x(x.array, y.array, False), [3.0, 3.0])
+assert np.array_equal(x.grad, [3.0, 3.0])
+
+# %% [markdown]
+# The inner ReLU zeroed the first entry of *the* array `Add` also handed to
+# `x`. Nothing failed; the number is just wrong, on a pattern as common as
+# a residual connection. So no backward may write into its incoming
+# gradient, and the engine writes in place only into a buffer it owns
+# (shortcut 6); `tests/test_shared_gradients.py` checks this on random
+# programs. Every shortcut below keeps this rule.
+#
 # ## Only on the fast path
 #
 # The fast path is `FunctionNode.apply` and `backprop._walk`; the
 # reference, `_apply_reference` and `_walk_reference`. All that differs
 # between them is in three shortcuts, each shown as a diff (`-` the
-# reference's lines, `+` the fast path's) and timed with and without it,
-# in turn (only times measured in turn are compared).
+# reference's lines, `+` the fast path's: `overhead.excerpt` cuts a
+# function's source from one line to another, `overhead.source_diff`
+# compares two cuts). Each is timed with and without it by
+# `with_and_without` (`interleaved` runs the two in turn and keeps each
+# one's fastest); `overhead.replaced(owner, name, value)` sets an attribute
+# for a block, then puts the old one back:
 
 # %%
-x10 = overhead.start_array(10)
+print(inspect.getsource(overhead.with_and_without))
+x10 = overhead.start_array(10)             # the chain's 10 float32 inputs
 
 
 def per_op_time(phase, chain=overhead.minichain_chain):
-    """A function that times ``phase`` (0 forward, 1 backward) per op."""
+    """A function that times ``phase`` (0 forward, 1 backward) per op;
+    ``chain(x, n)`` returns forward seconds, backward seconds, gradient."""
     return lambda: chain(x10, N)[phase] / N
 
 
@@ -188,11 +235,17 @@ buys = {}                                  # shortcut -> time without / with
 #
 # `backward` is written with Variables, so that it can be differentiated
 # itself (chapter 11); `backward_arrays`, where a function gives one, is
-# the same formula on arrays. The fast loop calls it when gradients travel
-# as bare arrays (`arrays`: no graph of the backward is recorded), no hook
-# watches, and the class keeps the default `backward_accumulate` (Linear
-# does not: shortcut 7). `targets` are the inputs that need a gradient;
-# `gys`, named `grad_outputs` in the fast loop, their incoming gradients:
+# the same formula on arrays. The fast loop calls it when
+#
+# - gradients travel as bare arrays (`arrays`: no graph of the backward is
+#   recorded);
+# - no hook watches;
+# - the class keeps the default `backward_accumulate`, the method that adds
+#   the input's gradient to the one already there (Linear has its own:
+#   shortcut 7).
+#
+# `targets` are the inputs that need a gradient; `gys`, named
+# `grad_outputs` in the fast loop, their incoming gradients:
 
 # %%
 from minichain.functions.math.basic_math import AddConstant, MulConstant
@@ -390,8 +443,10 @@ buys["4. light pass (forward of y * w)"] = off / on
 # gradients waiting (`run.grads`): the function runs after every function
 # that adds to them, so nothing reads them again, and on a chain only a
 # couple are alive at once. `retain_grad=True` keeps each instead. The peak
-# of a backward through 64 ops of 64 KiB arrays, traced by
-# `overhead.whole_step_peak` (not a hook: see below):
+# of a backward through 64 ops of 64 KiB arrays, by
+# `overhead.whole_step_peak`, which traces every allocation with
+# `tracemalloc` from before the step and returns its peak above what was
+# held before (not a hook: see below):
 
 # %%
 print("\n".join(overhead.excerpt(backprop._step_reference, "gys = tuple(")))
@@ -423,8 +478,8 @@ savings = {"5. dropped gradients (backward)": keeping / dropping}
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
 # Parameter *owns*: the engine made it; assign `.grad` yourself and the
 # Parameter gives it up. Backward adds into an owned buffer in place
-# (`old`: the gradient so far), elsewhere into a new array (the in-place
-# section says why). Because you can observe it (`p.grad` stays the same
+# (`old`: the gradient so far), elsewhere into a new array (the rule
+# above). Because you can observe it (`p.grad` stays the same
 # array object across backward calls), the reference path must do it too.
 # `cleargrads()` (chapter 12) sets every `.grad` to `None`.
 #
@@ -509,37 +564,21 @@ assert owned_same and worst <= 16
 # %% [markdown]
 # ### 8. The constant as a 0-d array
 #
-# Given a NumPy scalar, NumPy (2.0 or later, the course's floor) converts
-# it into an array on every call; given a 0-d array, it has nothing to
-# convert. NumPy alone, on 10 float32 numbers. This is the chapter's
-# thinnest gain, a fraction of one NumPy call, so its cell asserts only
-# that the 0-d array is faster, fastest of 41 turns of 2 000 calls:
+# The operator `y * c` makes the number a 0-d array of the Variable's dtype
+# once (`_constant`), shared read-only by every node: NumPy converts a
+# scalar into an array on every call, a 0-d array it uses as it is. A gain
+# of a fraction of one NumPy call, so only "faster" is asserted:
 
 # %%
 scalar = np.float32(overhead.MUL_C)
 zero_d = np.asarray(scalar)
 t = overhead.per_call({"0-d": lambda: x10 * zero_d, "scalar": lambda: x10 * scalar},
                       reps=41)
-print("x * c: c a 0-d array", as_time(t["0-d"]), " c a scalar", as_time(t["scalar"]))
 same = np.array_equal(x10 * zero_d, x10 * scalar) and (x10 * zero_d).dtype == np.float32
-print("faster:", t["0-d"] < t["scalar"], "  same numbers and dtype:", same)
+print("x * c, c a 0-d array, faster than c a scalar:", t["0-d"] < t["scalar"],
+      "  same numbers and dtype:", same)
 assert t["0-d"] < t["scalar"] and same
 buys["8. 0-d constant (x * c, NumPy)"] = t["scalar"] / t["0-d"]
-
-# %% [markdown]
-# So the operator `y * c` casts the number to the Variable's dtype, makes
-# it a 0-d array (`_constant`) and keeps it in `last` while the same number
-# comes back (a cache not timed here; `one_input` is `MulConstant` for
-# `*`). It runs before `apply`, on both paths. Every node the operator
-# makes shares that array, so it is read-only:
-
-# %%
-import minichain.functions.math.basic_math as basic_math
-
-print("\n".join(overhead.excerpt(basic_math._operator, "if type(value) is float",
-                                 "return one_input(constant)")))
-print("\n".join(overhead.excerpt(basic_math._constant, "array = numpy.asarray",
-                                 "return array")))
 
 # %% [markdown]
 # ### What each one buys
@@ -600,58 +639,19 @@ assert watched == on_reference and watched.count("TanhGrad") == 4
 # `BroadcastTo` on every path. Under a hook, the fast path does what the
 # reference always does.
 #
-# ## Why a shortcut stays right: reusing an array in place
-#
-# Writing into an existing array saves an allocation, and is right only if
-# **nobody else holds that array**. The trap, on
-# `sum(relu(x + relu(y)) * 3)` at `x = [1, 1]`, `y = [-1, 1]`, whose
-# gradient for `x` is `[3, 3]`: `Add` hands its incoming gradient to both
-# inputs, *the same array twice* (right, and cheap); then a "fast" ReLU
-# backward multiplies its mask into the array it received, in place:
-
-# %%
-def gradient_of_x(x, y, in_place):
-    """The backward of sum(relu(x + relu(y)) * 3), step by step."""
-    s = x + np.maximum(y, 0)
-    g_s = 3.0 * (s > 0)            # sum(· * 3), then the outer relu
-    g_x, g_relu_y = g_s, g_s       # Add: the same array to both inputs
-    if in_place:
-        g_relu_y *= y > 0          # the inner relu writes into that array
-    else:
-        g_relu_y = g_relu_y * (y > 0)   # a new array
-    return g_x
-
-
-x = mc.Variable(np.array([1.0, 1.0]))
-y = mc.Variable(np.array([-1.0, 1.0]))
-F.sum(F.relu(x + F.relu(y)) * 3.0).backward()
-print("in-place ReLU backward:", gradient_of_x(x.array, y.array, True))
-print("new-array backward    :", gradient_of_x(x.array, y.array, False))
-print("minichain             :", x.grad)
-assert np.array_equal(gradient_of_x(x.array, y.array, True), [0.0, 3.0])
-assert np.array_equal(gradient_of_x(x.array, y.array, False), [3.0, 3.0])
-assert np.array_equal(x.grad, [3.0, 3.0])
-
-# %% [markdown]
-# The inner ReLU zeroed the first entry of *the* array `Add` also handed to
-# `x`. Nothing failed; the number is just wrong, on a pattern as common as
-# a residual connection. So no backward may write into its incoming
-# gradient (the contract of `backward_arrays`), and the engine writes in
-# place only into a Parameter's owned buffer; `tests/test_shared_gradients.py`
-# checks this on random programs.
-#
 # ## Leaving Python
 #
 # All of the above trims the interpreter's work per op; faster engines
 # leave it. PyTorch's graph and backward loop are C++ (Chainer's late
 # ChainerX too). `torch.compile` and `jax.jit` *trace* a function once
-# into a graph and compile it, paying the per-op cost once per trace; the
-# price is that control flow depending on values must be traced again.
+# into a graph and compile it, paying the per-op cost once per trace.
 #
 # ## Summary
 #
 # - The fast path is the reference path's steps with shortcuts; the
 #   differential test checks that they agree.
+# - No backward writes into an array another holds; every shortcut keeps
+#   that rule.
 # - On small arrays an op costs its bookkeeping; on large ones the
 #   arithmetic dominates.
 # - Three shortcuts are the whole difference: `backward_arrays`, the cheap
