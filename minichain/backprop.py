@@ -72,8 +72,6 @@ class _Pass:
         self.debug = config.debug
         self.retain_grad, self.loss_scale = retain_grad, loss_scale
         self.keep = frozenset(input_nodes or ())
-        # backward() gives a leaf its gradient on .grad; grad() returns them
-        self.into_leaves = input_nodes is None
         self.grads = {} if input_nodes is None else _KeepingTable(self.keep)
         self.depends = depends  # grad(): the nodes on a way to an input
         # id of an array -> the node whose Variable has it (the caller's
@@ -82,6 +80,12 @@ class _Pass:
         self.given = dict(seeds)  # output node -> the gradient given for it
         self.old_style = {}  # id of an array -> old-style Function that made it
         self.func = None  # the function whose step runs (for its errors)
+
+    @property
+    def into_leaves(self):
+        """backward() gives a leaf its gradient on ``.grad``; grad() (which
+        has the nodes to walk, ``depends``) returns them instead."""
+        return self.depends is None
 
     def finish(self, g, node):
         """A table entry as a Variable of its own, to hand to the user."""

@@ -140,8 +140,7 @@ class FunctionNode(_FunctionBase):
         # ``__dict__``: reading that makes Python build a dict for every node.
         if view.type_check and self.check_type_forward is not _NO_TYPE_CHECK:
             if missing:  # a check of types expects arrays: say what came
-                raise TypeError("{}: inputs must be Variables or NumPy/CuPy "
-                                "arrays, got {}".format(self.label, type(None)))
+                _refuse_input(self, None)
             type_check.invoke_check(self, in_data)
 
         if view.function_hooks or (function_hook.local_hooks_in_use
@@ -217,9 +216,8 @@ class FunctionNode(_FunctionBase):
         if config.debug:
             self._record_stack(depth=3)  # from apply: apply, this, here
         if config.type_check and self.check_type_forward is not _NO_TYPE_CHECK:
-            if any(x is None for x in in_data):
-                raise TypeError("{}: inputs must be Variables or NumPy/CuPy "
-                                "arrays, got {}".format(self.label, type(None)))
+            if any(x is None for x in in_data):  # a check expects arrays
+                _refuse_input(self, None)
             type_check.invoke_check(self, in_data)
 
     def _forward_with_hooks(self, in_data):
@@ -465,9 +463,7 @@ def _as_input(function, x):
         return x
     if x is None or isinstance(x, backend.array_types):
         return Variable(x, requires_grad=False)
-    raise TypeError(
-        "{}: inputs must be Variables or NumPy/CuPy arrays, got {}".format(
-            function.label, type(x)))
+    _refuse_input(function, x)
 
 
 def _check_outputs(function, outputs):
@@ -526,6 +522,11 @@ def _wrap_input(function, x):
         return _make_output(x, False)  # the cheap constructor: x is checked
     if x is None:
         return Variable(None, requires_grad=False)
+    _refuse_input(function, x)
+
+
+def _refuse_input(function, x):
+    """Raise for an input ``apply`` cannot take, naming the function."""
     raise TypeError(
         "{}: inputs must be Variables or NumPy/CuPy arrays, got {}".format(
             function.label, type(x)))
