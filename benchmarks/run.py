@@ -25,7 +25,8 @@ BLAS thread):
 * ``revolve``: benchmarks/revolve_net.py (optimal checkpointing, L = 64
   and 256, time against the cost model);
 * ``gpu``: the MLP step and the forget net's memory on CuPy, when CuPy and
-  a GPU are there (otherwise reported as skipped).
+  a GPU are there (otherwise reported as skipped), with PyTorch's MLP step
+  on the same GPU when it has CUDA.
 
 Prints Markdown tables and writes ``bench-results/bench.json``.
 """
@@ -117,6 +118,7 @@ def gpu_rows(quick):
                device=cupy.cuda.runtime.getDeviceProperties(0)["name"]
                .decode())
     rows.append(mlp)
+    rows += torch_gpu_rows(quick, sync, mlp["device"])
     size = dict(harness.FORGET)
     ws, bs, x = harness.forget_data(size["width"], size["batch"],
                                     size["blocks"])
@@ -127,7 +129,7 @@ def gpu_rows(quick):
     for name, segment in (("plain", None), ("forget", size["segment"])):
         step(segment)  # warm-up
         sync()
-        with mc.memory.measure() as m:
+        with mc.memory.measure(device="gpu") as m:  # CuPy's pool
             step(segment)
             sync()
         peaks[name + "_mib"] = m.peak / MIB
@@ -142,15 +144,33 @@ def gpu_rows(quick):
     return rows
 
 
+def torch_gpu_rows(quick, sync, device):
+    """PyTorch's MLP step on the same GPU and data, if it has CUDA."""
+    try:
+        import torch
+    except ImportError:
+        return []
+    if not torch.cuda.is_available():
+        return []
+    import torch_peer
+    row = harness.mlp_figure(torch_peer.make_mlp_step,
+                             reps=5 if quick else 50, xp=mc.backend.cupy,
+                             sync=sync)
+    row.update(framework="PyTorch {} (GPU)".format(torch.__version__),
+               figure="mlp", device=device)
+    return [row]
+
+
 def gpu_table(rows):
     lines = []
     for r in rows:
         if "skipped" in r:
             lines.append(r["skipped"])
         elif r["figure"] == "mlp":
-            lines.append("MLP step on {}: {:.2f} ms, CuPy by hand {:.2f} ms, "
-                         "ratio {:.3f}".format(r["device"], r["ms"], r["np_ms"],
-                                               r["ratio"]))
+            lines.append("{}, MLP step on {}: {:.2f} ms, CuPy by hand "
+                         "{:.2f} ms, ratio {:.3f}".format(
+                             r["framework"], r["device"], r["ms"], r["np_ms"],
+                             r["ratio"]))
         else:
             lines.append("forget net on the GPU: plain {:.1f} MiB, forget "
                          "{:.1f} MiB, forget/bound {:.2f} ({})".format(

@@ -4,6 +4,7 @@ One intra-op thread, as for everyone. PyTorch allocates in C++, where
 tracemalloc cannot see, so its memory is read from RSS.
 """
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
@@ -34,19 +35,21 @@ deep_once = _timing.deep_once
 
 
 def make_mlp_step(params, x, t, lr=0.01):
+    """The MLP step; on CuPy arrays (``make bench``'s GPU section) on CUDA."""
+    device = "cpu" if isinstance(x, np.ndarray) else "cuda"
     layers = []
     for i in range(3):
         w, b = params[2 * i], params[2 * i + 1]
-        layer = torch.nn.Linear(w.shape[1], w.shape[0])
+        layer = torch.nn.Linear(w.shape[1], w.shape[0]).to(device)
         with torch.no_grad():
-            layer.weight.copy_(torch.from_numpy(w))
-            layer.bias.copy_(torch.from_numpy(b))
+            layer.weight.copy_(torch.as_tensor(w, device=device))
+            layer.bias.copy_(torch.as_tensor(b, device=device))
         layers.append(layer)
     l1, l2, l3 = layers
     params_list = [p for layer in layers for p in layer.parameters()]
     optimizer = torch.optim.SGD(params_list, lr=lr)
-    xt = torch.from_numpy(x)
-    tt = torch.from_numpy(t).long()
+    xt = torch.as_tensor(x, device=device)
+    tt = torch.as_tensor(t, device=device).long()
 
     def step():
         h = F.relu(l1(xt))
@@ -55,7 +58,7 @@ def make_mlp_step(params, x, t, lr=0.01):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        return float(loss)
+        return loss.item()
     return step
 
 

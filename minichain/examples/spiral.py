@@ -95,6 +95,8 @@ def train(n_epochs=100, batch_size=30, n_units=32, n_layers=2, alpha=0.01,
     x, t = mc.datasets.make_spiral(seed=seed) if data is None else data
     mc.random.seed(seed)
     model = MLP(n_units, int(t.max()) + 1, n_layers)
+    if mc.backend.get_array_module(x) is not numpy:  # CuPy data: a GPU model
+        model.to_gpu()
     optimizer = optimizer or mc.optimizers.Adam(alpha=alpha)
     optimizer.setup(model)
     batches = mc.datasets.SerialIterator((x, t), batch_size, seed=seed)

@@ -27,6 +27,8 @@ class Case:
         tol: optional per-dtype tolerances for both orders (see
             ``test_gradients.py``),
             ``{"float32": dict(atol=..., rtol=...), "float64": {...}}``.
+        random: draws random numbers (dropout): seeded, so its checks are
+            exact on one device, but CuPy's stream is not NumPy's.
     """
 
     name: str
@@ -37,6 +39,7 @@ class Case:
     double: bool = True
     covers: tuple = ()
     tol: dict = None
+    random: bool = False
 
     def __post_init__(self):
         if not self.covers:

@@ -37,5 +37,5 @@ CASES = [
          covers=("forget",)),
     Case("forget_nested", nested, uniform(-1, 1), covers=("forget",)),
     Case("forget_dropout", with_dropout, uniform(-1, 1), shapes=((4, 3),),
-         covers=("forget", "dropout")),
+         covers=("forget", "dropout"), random=True),
 ]

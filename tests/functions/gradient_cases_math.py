@@ -79,8 +79,8 @@ def batched_matrices(shape, dtype, rng):
 
 
 def constant_like(x, value):
-    """A constant array (no gradient) of ``x``'s shape and dtype."""
-    return numpy.full(x.shape, value, dtype=x.dtype)
+    """A constant array (no gradient) of ``x``'s shape, dtype and device."""
+    return x.xp.full(x.shape, value, dtype=x.dtype)
 
 
 CASES = [

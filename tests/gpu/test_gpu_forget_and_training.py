@@ -71,4 +71,4 @@ def test_spiral_training_reaches_95_percent_on_gpu():
     result = spiral.train(data=(gpu_device.cupy().asarray(x),
                                 gpu_device.cupy().asarray(t)),
                           progress=False)
-    assert result.final_accuracy >= 0.95
+    assert result.accuracy >= 0.95

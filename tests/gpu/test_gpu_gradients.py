@@ -46,6 +46,9 @@ def test_second_order_on_gpu(case, shape, dtype):
 @pytest.mark.parametrize("case, shape, dtype", cpu._params())
 def test_forward_matches_cpu(case, shape, dtype):
     import minichain as mc
+    if case.random:
+        pytest.skip("{} draws random numbers: CuPy's stream is not NumPy's, "
+                    "so the two devices keep different elements".format(case.name))
     inputs, _, _ = cpu._setup(case, shape, dtype)
     on_cpu = cpu._as_tuple(case.fn(*[mc.Variable(x.copy()) for x in inputs]))
     on_gpu = cpu._as_tuple(case.fn(*[mc.Variable(x) for x in

@@ -406,7 +406,10 @@ def _binary(x, value, two_input, one_input, reflected=False):
         raise TypeError("{}: {}".format(two_input().label, error)) from None
     if kind == "scalar":
         return one_input(other).apply((x,))[0]
-    if kind == "array" and other.ndim == 0 and one_input is not None:
+    if (kind == "array" and other.ndim == 0 and one_input is not None
+            and type(other) is numpy.ndarray):
+        # A 0-d NumPy array is a number; a 0-d CuPy array stays on the GPU
+        # as the second input (turning it into a number waits for the GPU).
         return one_input(other.dtype.type(other)).apply((x,))[0]
     pair = (other, x) if reflected else (x, other)
     return two_input().apply(pair)[0]
