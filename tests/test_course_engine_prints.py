@@ -159,3 +159,25 @@ def test_chapter_05_picture_writes_the_steps_of_its_table():
     assert written == table
     assert record.step_of(y.creator_node) == 1
     assert record.step_of(a.creator_node) == len(table) == 5
+
+
+def test_chapter_05_pushed_column_pushes_each_function_once_before_it_runs():
+    """Chapter 05's tables show what each step pushed: every function but the
+    first is pushed exactly once, by a step before the one that runs it, and
+    the pushes of a step are the creators of its inputs not pushed before."""
+    a, y = _chapter_05_bigger_graph()
+    record = visualize.record_backward(y)
+    lines = visualize.order_table(record, pushed=True).splitlines()
+    assert lines[0].split()[-1] == "pushed"
+    column = lines[0].index("pushed")
+    pushed = [line[column:].strip() for line in lines[1:]]
+    names = [step.name for step in record.steps]
+    seen = {names[0]}
+    for step, (name, row) in enumerate(zip(names, pushed)):
+        new = [] if row == "-" else row.split(", ")
+        assert name in seen and not seen & set(new), (step, row)
+        seen |= set(new)
+    assert seen == set(names)
+    assert pushed[0] == "sin -> c, _ * 3 -> d" and pushed[2] == "_ * 2 -> a"
+    assert visualize.order_table(record) == "\n".join(
+        line[:column].rstrip() for line in lines)

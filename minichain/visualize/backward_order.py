@@ -40,18 +40,38 @@ def order_rows(hook):
             for s in hook.steps]
 
 
-def order_table(hook):
+def order_table(hook, pushed=False):
     """The rows of :func:`order_rows` as aligned text (stable under nbval);
-    without the heap column when the engine does not expose its heap."""
+    without the heap column when the engine does not expose its heap.
+
+    ``pushed=True`` adds what each step pushed after its pop, so that a
+    heap left empty by the pop is not read as the end of the walk.
+    """
     steps = order_rows(hook)
     with_heap = all(heap is not None for _, _, _, heap in steps)
     rows = [("step", "function", "rank", "heap after the pop")]
     rows += [(str(a), b, str(c), d or "") for a, b, c, d in steps]
-    width = [max(len(row[i]) for row in rows) for i in range(3)]
-    return "\n".join("  ".join([row[0].rjust(width[0]), row[1].ljust(width[1]),
-                                row[2].rjust(width[2])] +
-                               ([row[3]] if with_heap else [])).rstrip()
+    if pushed and with_heap:
+        rows = [row + (then,) for row, then in
+                zip(rows, ["pushed"] + _pushed_per_step(hook.steps))]
+    width = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    if not with_heap:
+        width = width[:3]
+    return "\n".join("  ".join(cell.rjust(w) if i in (0, 2) else cell.ljust(w)
+                               for i, (cell, w) in enumerate(zip(row, width))
+                               ).rstrip()
                      for row in rows)
+
+
+def _pushed_per_step(steps):
+    """What each step pushed: the heap the next step found before its pop,
+    less the heap this step left after its own."""
+    pushed = []
+    for step, after in zip(steps, list(steps[1:]) + [None]):
+        before_next = [] if after is None else [after.name] + list(after.heap)
+        new = [name for name in before_next if name not in step.heap]
+        pushed.append(", ".join(new) or "-")
+    return pushed
 
 
 # ----- depth-first, for contrast ------------------------------------------------

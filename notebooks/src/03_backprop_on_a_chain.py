@@ -13,8 +13,9 @@
 # x <--- sin <--- a <--- square <--- b <--- exp <--- y
 # ```
 #
-# that is `y = exp(sin(x)²)`. The chain rule says the derivative of the whole
-# is the product of the derivatives of the parts:
+# (the arrows point the way backward walks) that is `y = exp(sin(x)²)`. The
+# chain rule says the derivative of the whole is the product of the
+# derivatives of the parts:
 #
 # $$\frac{dy}{dx} = \frac{dy}{db}\,\frac{db}{da}\,\frac{da}{dx}
 #   = e^{b}\cdot 2a\cdot\cos x.$$
@@ -87,9 +88,35 @@ assert abs(numeric - gx) < 1e-8
 # Its error falls like `h²`, the one-sided one's only like `h`
 # (*truncation*). And `h` cannot shrink forever: `f(x+h)` and `f(x-h)`
 # then share nearly all their digits, and dividing their difference by `h`
-# magnifies the rounding error of `f` like `1/h` (*round-off*). A finite
-# difference is therefore a check, not a way to train; backprop has no
-# truncation error, and nothing magnifies its rounding.
+# magnifies the rounding error of `f` like `1/h` (*round-off*). The cell
+# measures the error for `h = 1e-1 … 1e-12` (its median over 91 points): it
+# falls 100× per step, bottoms out at `h = 1e-5`, then grows about 10× per
+# step (the plot; only truncation errors are printed, as round-off differs
+# between CPUs). A finite difference is therefore a check, not a way to
+# train; backprop has no truncation error, and no `1/h` factor magnifies its
+# rounding.
+
+# %%
+steps = 10.0 ** -np.arange(1, 13)                 # h = 1e-1 ... 1e-12
+points = np.linspace(0.1, 1.0, 91)
+exact = chain(points) * 2 * np.sin(points) * np.cos(points)    # our gx
+errors = np.array([np.median(np.abs(
+    (chain(points + s) - chain(points - s)) / (2 * s) - exact)) for s in steps])
+for s, error in zip(steps[:4], errors[:4]):
+    print(f"h = {s:.0e}: error {error:.0e}   (truncation)")
+best = steps[np.argmin(errors)]
+print(f"smallest error at h = {best:.0e}; below, round-off makes it grow")
+assert np.all(errors[1:4] / errors[:3] < 0.02)    # ~h²: 100x per step
+assert np.isclose(best, 1e-5)
+assert np.all((errors[6:] / errors[5:-1] > 3) & (errors[6:] / errors[5:-1] < 30))
+
+fig, ax = plt.subplots(figsize=(5, 3))
+ax.loglog(steps, errors, "o-")
+ax.invert_xaxis()                                 # h shrinks to the right
+ax.set_xlabel("h")
+ax.set_ylabel("error of the central difference")
+fig.tight_layout()
+plt.show()
 
 # %% [markdown]
 # ## A hand-made engine for chains
@@ -179,9 +206,8 @@ assert np.isclose(xh.grad, gx)
 # ## The real backward
 #
 # In minichain the same chain is three function calls, and `y.backward()`
-# runs the loop. Naming the variables makes the drawing readable. Only the
-# leaf `x` is left with a gradient: those of `a` and `b` existed for a moment
-# and were freed as soon as the next function had used them, or a deep
+# runs the loop. Only the leaf `x` is left with a gradient: those of `a` and
+# `b` were freed as soon as the next function had used them, or a deep
 # network would hold one gradient per layer (chapter 07 shows how to keep
 # them).
 
@@ -200,10 +226,9 @@ print(f"x.grad = {float(xv.grad):.6f}   a.grad = {av.grad}   b.grad = {bv.grad}"
 assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 
 # %% [markdown]
-# Each function's backward sits right beside its forward. Here are the
-# `forward` and `backward` of `exp` and `sin` as the package defines them,
-# next to our hand-made `Exp` and `Sin`: the same `forward(inputs)` on a
-# tuple of arrays, the same `backward(target_input_indexes, grad_outputs)`
+# Here are the `forward` and `backward` of `exp` and `sin` as the package
+# defines them: the same `forward(inputs)` on a tuple of arrays as our `Exp`
+# and `Sin`, the same `backward(target_input_indexes, grad_outputs)`
 # returning a tuple (shortened to `indexes`, as chapter 02 noted). The lines
 # ours do not have:
 #
@@ -212,23 +237,23 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   `get_retained_outputs()` and `get_retained_inputs()` hand them to
 #   backward.
 # - `xp = backend.get_array_module(inputs[0])`: `xp` is NumPy, or CuPy when
-#   the array lives on a GPU (chapter 09), so one forward serves both
-#   (`backend` is `minichain.backend`).
-# - `force_array(...)`, from `minichain.utils.array`: NumPy gives a scalar,
-#   not an array, when a function of a 0-d array returns one number;
-#   `force_array` turns it back into a 0-d array, since forward must return
-#   arrays.
+#   the array lives on a GPU (chapter 09), so one forward serves both.
+# - `force_array(...)`: NumPy gives a scalar, not an array, when a function
+#   of a 0-d array returns one number; `force_array` makes it a 0-d array
+#   again, since forward must return arrays.
 # - backward works on Variables, not arrays: `grad_outputs[0] * y`
 #   multiplies two Variables and `cos(x)` is minichain's `F.cos`, defined
 #   further down the same module, so the computation of a gradient can
 #   itself be recorded as a graph and differentiated again (double
 #   backprop, chapter 11; exercise 2 below tries it on yours).
 #
-# The classes hold three more methods, taught where they matter: `label`
-# (the name drawings use), `check_type_forward` (chapter 08) and
-# `backward_arrays`, the same formula on bare arrays: a shortcut of the
-# fast path (chapter 13), taken only when no graph of the gradients is
-# recorded, so double backprop works by default.
+# By default `y.backward()` records no graph of the gradients
+# (`enable_double_backprop=False`, PyTorch's `create_graph=False`); set to
+# True, it records one, at a cost in nodes and time, so the gradients can be
+# differentiated again. The classes hold three more methods: `label` (the
+# name drawings use), `check_type_forward` (chapter 08) and
+# `backward_arrays`, the same formula on bare arrays, which the fast path
+# (chapter 13) takes when no graph of the gradients is recorded.
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -243,9 +268,8 @@ assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
 # %% [markdown]
 # ## Seeding: what backward computes when the output is an array
 #
-# So far the output was one number and backward started from `dy/dy = 1`.
-# When the output `y` holds `m` numbers and the input `x`
-# holds `n`, the derivative is a whole matrix, the *Jacobian* `J`, with
+# When the output `y` holds `m` numbers and the input `x` holds `n`, the
+# derivative is a whole matrix, the *Jacobian* `J`, with
 # `J[i, j] = ∂yᵢ/∂xⱼ`. Backward never builds it. It starts from an array `g`
 # of `y`'s shape, the **seed**, which you put in `y.grad`; each function
 # multiplies the gradient it receives by its own local Jacobian, and what
@@ -258,10 +282,9 @@ assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
 # `J`. That is each element's own derivative (the diagonal of `J`) only when
 # `J` is diagonal, that is, when `yᵢ` depends on `xᵢ` alone: an elementwise
 # function. A counter-example is `y = x · sum(x)` at `x = [1, 2, 3]`: each
-# `yᵢ` depends on every `xⱼ`. (In minichain it uses `x` twice, whose
-# gradients backward adds, chapter 04, and multiplies an array by a number
-# as NumPy does, chapter 06; here only its result matters.) Its Jacobian,
-# by central differences, one column per input element:
+# `yᵢ` depends on every `xⱼ` (how backward handles `x` used twice is
+# chapter 04's subject). Its Jacobian, by central differences, one column
+# per input element:
 
 # %%
 def times_sum(x):
@@ -269,9 +292,8 @@ def times_sum(x):
 
 
 x0 = np.array([1.0, 2.0, 3.0])
-step = 1e-6
-jacobian = np.stack([(times_sum(x0 + step * e) - times_sum(x0 - step * e))
-                     / (2 * step) for e in np.eye(3)], axis=1)
+jacobian = np.stack([(times_sum(x0 + h * e) - times_sum(x0 - h * e))
+                     / (2 * h) for e in np.eye(3)], axis=1)
 print("J =\n", jacobian)
 print("diagonal of J (each yᵢ by its own xᵢ):", np.diag(jacobian))
 print("onesᵀ J (column sums):              ", np.ones(3) @ jacobian)
@@ -302,14 +324,17 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 
 # %% [markdown]
 # `mc.grad(outputs, inputs, grad_outputs)`, PyTorch's `torch.autograd.grad`,
-# runs the same backward without reading or writing any `.grad`: it returns the
-# gradients of `inputs` as Variables, one per input (so the cell reads their
-# `.array`, where `x.grad` is already an array), and its `grad_outputs` are the
-# seeds, one per output. It is not as strict as `backward()`: a seed left out
-# is ones of the output's shape, **whatever that shape**, so on
-# `y = x · sum(x)` it quietly returns the column sums. A seed that is 1 at
-# position `i` and 0 elsewhere picks row `i` of `J`, the gradient of `yᵢ`
-# alone, so three calls rebuild the whole Jacobian.
+# runs the same backward without reading or writing any `.grad`: it returns
+# the gradients of `inputs` as Variables (the cell reads their `.array`), and
+# its `grad_outputs` are the seeds, one per output. It is not as strict as
+# `backward()` (nor as `torch.autograd.grad`, which refuses a non-scalar
+# output without `grad_outputs`): a seed left out is ones of the output's
+# shape, **whatever that shape**, so on `y = x · sum(x)` it quietly returns
+# the column sums. A seed that is 1 at position `i` and 0 elsewhere picks
+# row `i` of `J`, the gradient of `yᵢ` alone, so three calls rebuild the
+# whole Jacobian. They reuse the graph `yt.backward()` already walked:
+# unlike PyTorch (without `retain_graph=True`), backward keeps the graph,
+# so you can run it again (chapter 07 says what is freed and how to drop it).
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -355,8 +380,7 @@ plt.show()
 # `mc.gradient_check.check_backward` packs this comparison into one call: it
 # runs backward from the seed given as its third argument, takes a
 # numerical derivative along a random direction, and raises if the two
-# disagree. minichain's own tests run it on every function, and exercise 2
-# runs it on yours.
+# disagree; exercise 2 runs it on yours.
 
 # %%
 mc.gradient_check.check_backward(
@@ -367,12 +391,14 @@ print("check_backward passed")
 # ## Now build it: Tasks 3 and 4
 #
 # In `build_your_own/mychain/backprop.py`, write the backward loop `walk` (Task
-# 3; on a chain a plain list and `=` are enough; it is our `backward_chain`,
-# and the engine's `_walk_reference` of chapter 05), then `retain_inputs`,
-# `retain_outputs` and the `get_retained_*` methods (Task 4). Task 4 also
-# checks that an array no function retained is freed once you drop its
-# Variable: your `apply` (Task 2) links small node records (VariableNodes), not
-# the Variables themselves, and chapter 07 shows what that frees.
+# 3: it receives the output `y`, as our `backward_chain` does; on a chain a
+# plain list of the functions to visit, and `=` to store each gradient, are
+# enough; it becomes the engine's `_walk_reference` of chapter 05), then
+# `retain_inputs`, `retain_outputs` and the `get_retained_*` methods (Task
+# 4). Task 4 also checks that an array no function retained is freed once
+# you drop its Variable: your `apply` (Task 2) links each Variable's
+# VariableNode (the graph's small record of it: name, rank, creator, no
+# array), not the Variables themselves, and chapter 07 shows what that frees.
 # `make conformance` judges every task written so far.
 
 # %% [markdown]
@@ -400,12 +426,10 @@ ch03.check_1(answer_1)
 # calls `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
 # (`from minichain.utils.array import force_array`: a 0-d `x` gives a NumPy
 # scalar otherwise); backward takes `x` from `self.get_retained_inputs()`
-# and multiplies by the incoming gradient. The check calls backward
-# with random incoming gradients, on several shapes, in float32 and float64,
-# runs `mc.gradient_check.check_backward` on it, and differentiates the
-# gradient your backward returns once more (double backprop), by `x` and by
-# the incoming gradient `gy`: the second derivative `6x`, and the slope `3x²`
-# with respect to `gy`, only come out if backward computed with Variables.
+# and multiplies by the incoming gradient. The check tries random incoming
+# gradients on several shapes and dtypes, runs `check_backward`, and
+# differentiates your gradient once more, by `x` and by `gy` (`6x` and
+# `3x²`): that works only if backward computed with Variables.
 
 # %%
 # class Cube(mc.FunctionNode):

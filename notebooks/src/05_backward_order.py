@@ -83,7 +83,7 @@ class HandVariable:                                 # as in chapter 03
         self.grad = None
 
 
-class HandFunctionNode:                             # as in chapter 02
+class HandFunctionNode:                             # as in chapter 03
     def apply(self, inputs):
         arrays = self.forward(tuple(x.array for x in inputs))
         self.inputs = inputs
@@ -283,14 +283,15 @@ assert x_hand.grad == right
 #
 # minichain's `y.backward()` does the same. `visualize.record_backward(y)`
 # runs `y.backward()` and records, at each step, which function ran and what
-# was left waiting on the heap. (It watches the engine through a *function
-# hook*, an object the engine calls around each function it runs; chapter
-# 08 teaches hooks. Here we only read what it recorded.)
+# was left waiting on the heap once it was popped; the table adds what the
+# step then pushed. (It watches the engine through a *function hook*, an
+# object the engine calls around each function it runs; chapter 08 teaches
+# hooks. Here we only read what it recorded.)
 
 # %%
 record = visualize.record_backward(y)
 print("x.grad =", x.grad)
-print(visualize.order_table(record))
+print(visualize.order_table(record, pushed=True))
 assert x.grad == x_hand.grad and np.isclose(x.grad, numeric)
 assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
     make_example(3.0)[1])
@@ -300,35 +301,23 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # readable version, the engine's *reference path*: the loop
 # `_walk_reference`, one function's step `_step_reference`, and `_push`.
 # `run` is the state of one backward pass: its `heap`, its set `pushed`, and
-# `grads`, a table from each node to the gradient it has received so far.
-# Before the loop, `backward()` chooses the seed (your `y.grad`, or 1 for a
-# one-element output, or chapter 03's refusal), and `_run`, which is not
-# printed, puts it in the table and calls `_push` on `y`'s node: that puts
-# `y`'s creator on the heap. Line by line, against our `heap_backward` and
-# `run_backward`:
+# `grads`, a dict from each node to the gradient it has received so far.
+# Before the loop, `backward()` puts the seed in `run.grads` and pushes
+# `y`'s creator. Against our `heap_backward` and `run_backward`:
 #
-# - `while run.heap` and `heapq.heappop(run.heap)[2]`: our loop, on the
-#   same `(-rank, push count, function)` entries; `run.func` notes the
-#   function running, so that an error can name it.
-# - `if func.inputs is not None`: a safeguard. A function taken out of the
-#   graph after it was pushed (by `unchain()`, which cuts a graph short)
-#   has no inputs left, and is skipped.
-# - `gys = ... run.grads.pop(ref(), None) ...`: our
-#   `tuple(y.grad for y in f.outputs)`. `pop` drops each gradient of the
-#   middle once used (why chapter 03 found `a.grad` empty). `ref()`: the
-#   function holds its outputs weakly (chapter 02); an output nothing used
-#   gets `None`.
-# - `targets = _targets(...)`: our `range(len(f.inputs))`, less the inputs
-#   that need no gradient (constants, chapter 07); with none, the step ends.
-# - `_backward_on_variables`: `func.backward(targets, gys)` on Variables,
-#   as in chapter 03.
-# - the `for` loop: our `add_grad` and `push`, input by input, skipping an
-#   input whose gradient is `None`. `_add_gradient_reference` is chapter
-#   04's addition; `_push` is our `push`, with `len(run.pushed)` as our
-#   `next(counter)`, the tie-breaker (`node in run.grads` is a safeguard).
-# - `_retain_output_grads`, `_hooks_before`, `_check_gradient` and the last
-#   two lines: `retain_grad=True`, function hooks and the checks of a
-#   gradient's shape and dtype; chapters 06–08 fill these in.
+# - pop: `heapq.heappop(run.heap)[2]`, on the same
+#   `(-rank, push count, function)` entries as ours;
+# - backward: `gys = ... run.grads.pop(...)` is our
+#   `tuple(y.grad for y in f.outputs)` (`pop` frees each gradient of the
+#   middle once used: chapter 03's empty `a.grad`), and
+#   `_backward_on_variables` calls `func.backward(targets, gys)`;
+# - add and push: the `for` loop is our `add_grad` and `push`, input by
+#   input; `_add_gradient_reference` is chapter 04's addition, `_push` our
+#   `push`, with `len(run.pushed)` as our `next(counter)`.
+#
+# The other lines are safeguards (a function cut from the graph by
+# `unchain()`, inputs that need no gradient) and what chapters 06–08 add:
+# `retain_grad=True`, hooks, and checks of each gradient's shape and dtype.
 #
 # Inside `with mc.reference_mode():` (chapter 02) exactly this code runs;
 # the cell reruns our example that way, to the same gradient and order.
@@ -396,8 +385,9 @@ plt.show()
 #
 # Two branches of different lengths meet at the end: `a` goes through `exp`
 # and `sin` on one side and through `_ * 3` on the other. The table shows the
-# heap after each pop, and the picture writes the step on each function.
-# `_ * 3` and `exp` have the same rank; the one pushed first runs first.
+# heap after each pop and what each step pushed, and the picture writes the
+# step on each function. `_ * 3` and `exp` have the same rank; the one pushed
+# first runs first.
 
 # %%
 x = mc.Variable(np.array(0.5), name="x")
@@ -415,7 +405,7 @@ y.name = "y"
 record = visualize.record_backward(y)
 print(visualize.draw(y))
 print()
-print(visualize.order_table(record))
+print(visualize.order_table(record, pushed=True))
 
 # %%
 visualize.to_digraph(y, order=record, rankdir="LR")
@@ -427,7 +417,9 @@ visualize.to_digraph(y, order=record, rankdir="LR")
 # post-order sort, and the heap. Each is a reverse topological order, so
 # each gives the same gradients. Chainer and minichain use the heap: the
 # rank is computed in `apply` from the inputs alone, and the heap discovers
-# the graph from the output as it goes, with no first pass over it.
+# the graph from the output as it goes, with no first pass over it. (PyTorch
+# instead counts, in a first pass, how many consumers each function waits
+# for, and runs a function when its count reaches zero.)
 #
 # ## No recursion, however deep
 #
@@ -479,17 +471,17 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 #
 # `visualize.animate_backward(y)` runs the backward and shows, before each
 # step, the function running (yellow), those done (grey), those waiting on
-# the heap (dashed, listed in the order they will pop), and each gradient
-# as it arrives and is freed. Step through the first example with *next*:
-# at step 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the wait the
-# pre-order walk skipped. (The player steps in JupyterLab as soon as the
-# chapter opens, with *next*/*prev* under each frame, or a play button and
-# a slider where scripts run; `.save(path)` writes one file that opens
-# offline.) Its last line counts bytes, of the gradients alive and of
-# the arrays kept for backward: 8, one float64 number, at every step. Before
-# step 2 both `h` and `hh` hold a gradient, but it is one array: `_ + _`
-# hands its incoming gradient on unchanged to both inputs, and the player
-# counts an array once. The one array kept is `h`'s, which `_ * _` needs.
+# the heap (dashed, in the order they will pop), and each gradient as it
+# arrives and is freed. Step through the first example with *next*: at step
+# 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the wait the pre-order
+# walk skipped. (*next*/*prev* sit under each frame in JupyterLab;
+# `.save(path)` writes one file that opens offline.) Its last line counts
+# the bytes of the gradients alive and of the arrays kept for backward: 8
+# each, one float64 number (`_ + _` hands one gradient array to both `h`
+# and `hh`; the array kept is `h`'s, which `_ * _` needs). The 8 kept bytes
+# are still there when backward is done: the graph, and what it keeps,
+# stays after backward (PyTorch frees it unless `retain_graph=True`);
+# chapter 07 shows how to free it.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
