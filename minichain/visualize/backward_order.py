@@ -20,6 +20,7 @@ from minichain.configuration import no_backprop_mode
 from minichain.function_hooks.backward_order import (BackwardOrderHook,
                                                      display_name)
 from minichain.variable import Variable
+from minichain.visualize import engine_api
 
 
 # ----- the table ----------------------------------------------------------------
@@ -65,11 +66,20 @@ def order_table(hook, pushed=False):
 
 def _pushed_per_step(steps):
     """What each step pushed: the heap the next step found before its pop,
-    less the heap this step left after its own."""
+    less the heap this step left after its own; in push order (the order
+    of the function's inputs) while the graph is alive."""
     pushed = []
     for step, after in zip(steps, list(steps[1:]) + [None]):
         before_next = [] if after is None else [after.name] + list(after.heap)
         new = [name for name in before_next if name not in step.heap]
+        function = getattr(step, "function", None)
+        if function is not None:
+            creators = [engine_api.creator_of(entry)
+                        for entry in engine_api.inputs_of(function)]
+            order = [engine_api.display_name(c) for c in creators
+                     if c is not None]
+            new.sort(key=lambda name: order.index(name) if name in order
+                     else len(order))
         pushed.append(", ".join(new) or "-")
     return pushed
 

@@ -270,8 +270,8 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # drawn as text (the sum has two inputs, so it is drawn once, tagged `[1]`,
 # and the tag ends its second input's line, `c <--- [1]`: backward goes
 # from the sum to `c`) and as a picture after backward, with each
-# variable's value and gradient. A backward frees the gradients of
-# the variables in the middle as soon as they are used (chapter 03). To show
+# variable's value and gradient. A backward frees the gradients of the
+# variables in the middle as soon as they are used (chapter 03). To show
 # them, we use one option of `backward` ahead of chapter 07, which teaches
 # it: `y.backward(retain_grad=True)` leaves each variable in the middle
 # holding its gradient, as a leaf does. (PyTorch asks tensor by tensor,
