@@ -341,12 +341,11 @@ assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 # ## The two orders, drawn
 #
 # Step (left to right) against rank (bottom to top). On the left, the order
-# minichain's heap took on the example (recorded above): the
-# ranks only go down, and the function waiting on the heap (hollow) waits
-# until its turn. On the right, the hand-made pre-order engine: it jumps
-# down to rank 0 at once, and the red dot is the function that ran before
-# all its consumers had (its output's gradient then differed from the one it
-# ended with).
+# minichain's heap took on the example (recorded above): the ranks only go
+# down, and the function waiting on the heap (hollow) waits until its turn.
+# On the right, the hand-made pre-order engine: it jumps down to rank 0 at
+# once, and the red dot is the function that ran before all its consumers
+# had (its output's gradient then differed from the one it ended with).
 
 # %%
 x_pre, y_pre = make_example(3.0)
