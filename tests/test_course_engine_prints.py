@@ -49,6 +49,13 @@ FAST_NAMES = ("backward_arrays", "_DEFAULT_ACCUMULATE", "run.arrays",
               "run.depends", "_ndarray", "take(")
 
 
+# Chapter 13 prints the reference loop and the fast one whole, side by side,
+# and cuts excerpts of the fast path with ``overhead.excerpt``.
+PRINTED_FAST = [("backprop._walk_reference", backprop._walk_reference, 15),
+                ("backprop._step_reference", backprop._step_reference, 20),
+                ("backprop._walk", backprop._walk, 70)]
+
+
 def _chapter_source(chapter):
     path, = SOURCES.glob(chapter + "_*.py")
     return path.read_text()
@@ -159,3 +166,40 @@ def test_chapter_05_picture_writes_the_steps_of_its_table():
     assert written == table
     assert record.step_of(y.creator_node) == 1
     assert record.step_of(a.creator_node) == len(table) == 5
+
+
+def test_chapter_13_prints_both_loops_whole():
+    """Chapter 13 shows ``_walk`` whole beside the reference loop: short
+    enough to read in one go, so that the four steps can be found in it."""
+    source = _chapter_source("13")
+    for expression, function, limit in PRINTED_FAST:
+        assert f"inspect.getsource({expression})" in source, expression
+        lines = inspect.getsource(function).splitlines()
+        assert len(lines) <= limit, (
+            f"{expression} is {len(lines)} lines, more than the {limit} "
+            "chapter 13 can print whole")
+
+
+def _chapter_13_excerpts():
+    """Each ``overhead.excerpt(function, first[, last])`` chapter 13 makes."""
+    calls = [node for node in ast.walk(ast.parse(_chapter_source("13")))
+             if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute)
+             and node.func.attr == "excerpt"]
+    assert calls, "chapter 13 cuts no excerpt: update this test"
+    return [(ast.unparse(call.args[0]),
+             [ast.literal_eval(arg) for arg in call.args[1:]]) for call in calls]
+
+
+@pytest.mark.parametrize("function, anchors", _chapter_13_excerpts(),
+                         ids=lambda value: value if isinstance(value, str) else None)
+def test_chapter_13_excerpts_find_their_lines(function, anchors):
+    """An engine change that removes a line chapter 13 cuts from fails here,
+    not only when the notebook runs."""
+    from minichain.utils import overhead
+    first, *rest = function.split(".")
+    found = {"mc": mc, "backprop": backprop}[first]
+    for name in rest:
+        found = getattr(found, name)
+    lines = overhead.excerpt(found, *anchors)
+    assert 1 <= len(lines) <= 12, (function, anchors, lines)

@@ -1,4 +1,4 @@
-"""The memory figures chapters 08 and 12 print stay the same on every machine.
+"""The memory figures chapters 08, 12 and 13 print stay the same on every machine.
 
 The chapters print bytes rounded to a tenth (of a MiB, of an activation). The
 figures also count the Python objects of a step, a few hundred bytes to a few
@@ -7,6 +7,8 @@ two tenths could then print differently elsewhere. These checks rebuild the
 chapters' measurements and require every printed figure to sit well away from
 that middle, so the learner's cells need not carry the check.
 """
+
+import contextlib
 
 import numpy as np
 
@@ -59,3 +61,33 @@ def test_chapter_12_peaks_are_far_from_a_rounding_edge():
         assert _margin(memory[name], tenth) > 16 * 1024, name
     saved = memory["plain"] - memory["checkpointed"]
     assert _margin(saved, tenth) > 16 * 1024
+
+
+def _chapter_13_step_peaks():
+    """Chapter 13's MLP step, peaks of the four ways it prints in MiB."""
+    from minichain.functions.connection import linear as linear_module
+    from minichain.utils import overhead
+    rng = np.random.default_rng(0)
+    model = mc.links.MLP(512, 10)
+    x = rng.standard_normal((256, 784)).astype(np.float32)
+    t = rng.integers(0, 10, 256).astype(np.int32)
+
+    def peak(clear, fused):
+        def step():
+            getattr(model, clear)()
+            for half in (slice(0, 128), slice(128, 256)):
+                F.softmax_cross_entropy(model(x[half]), t[half]).backward()
+        with (contextlib.nullcontext() if fused else overhead.replaced(
+                linear_module.Linear, "backward_accumulate",
+                mc.FunctionNode.backward_accumulate)):
+            step()
+            model.cleargrads()
+            return overhead.whole_step_peak(step)
+    return {(clear, fused): peak(clear, fused)
+            for clear, fused in (("zerograds", False), ("cleargrads", False),
+                                 ("zerograds", True))}
+
+
+def test_chapter_13_peaks_are_far_from_a_rounding_edge():
+    for way, figure in _chapter_13_step_peaks().items():
+        assert _margin(figure, MiB / 10) > 8 * 1024, (way, figure / MiB)

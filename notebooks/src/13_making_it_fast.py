@@ -152,10 +152,11 @@ assert near_numpy
 #
 # ## The fast loop, whole
 #
-# First the reference step, as chapter 05 prints it (`_walk_reference` pops
-# the function of highest rank and calls it), then the fast loop, `_walk`:
+# First the reference loop and its step, as chapter 05 prints them, then
+# the fast loop, `_walk`:
 
 # %%
+print(inspect.getsource(backprop._walk_reference))
 print(inspect.getsource(backprop._step_reference))
 print(inspect.getsource(backprop._walk))
 
@@ -307,7 +308,8 @@ buys["2. _make_output (one output)"] = t["public"] / t["cheap"]
 #
 # `apply` runs once per op, so its commonest case, one Variable in, reads
 # the input's array and node straight from their slots (`_data`, `_node`);
-# any other mix does what the reference's two lines do:
+# any other mix goes through `_gather_inputs`, which does what the
+# reference's two lines do:
 
 # %%
 print(overhead.source_diff(
@@ -433,9 +435,9 @@ savings["4. owned buffer (step)"] = not_owned / owned
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
-# Given an owned buffer, `Linear` adds `gy.T @ x` into it 64 output rows at
-# a time, so the whole weight gradient never exists as a temporary (`xp` is
-# NumPy, or CuPy on a GPU):
+# Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
+# into it 64 output rows at a time, so the whole weight gradient never
+# exists as a temporary (`xp` is NumPy, or CuPy on a GPU):
 
 # %%
 print(inspect.getsource(linear_module._add_weight_gradient))
@@ -469,9 +471,8 @@ for ax, ratios, what in ((left, buys, "time"), (right, savings, "peak memory")):
     ax.bar_label(bars, [f" {r:.1f}×" for r in ratios.values()], fontsize=8)
     ax.axvline(1.0, color="0.3", linestyle=":")
     ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.set_xlim(0.8, 2.5 * max(ratios.values()))
-    ax.set_xlabel(f"{what} without it / with it (log scale)")
+    ax.set_xlim(0, 1.25 * max(ratios.values()))
+    ax.set_xlabel(f"{what} without it / with it")
 fig.tight_layout()
 plt.show()
 
