@@ -203,3 +203,19 @@ def test_chapter_13_excerpts_find_their_lines(function, anchors):
         found = getattr(found, name)
     lines = overhead.excerpt(found, *anchors)
     assert 1 <= len(lines) <= 12, (function, anchors, lines)
+
+
+# What chapter 13's text, read beside the printed ``_walk``, points at in it.
+WALK_NAMES_CITED = ("heapq.heappop(heap)", "take", "grads.pop",
+                    "backward_arrays", "_call_backward", "grads[x] = gx",
+                    "_add_gradient", "pushed", "_targets", "_ndarray",
+                    "grad_outputs = gxs = gx = None", "arrays")
+
+
+@pytest.mark.parametrize("name", WALK_NAMES_CITED)
+def test_chapter_13_reads_walk_by_names_it_holds(name):
+    """The four steps are named by the lines of ``_walk`` the chapter cites:
+    a change to the fast loop that drops one fails here, so the text is
+    updated with the code."""
+    assert f"`{name}`" in _chapter_source("13"), name
+    assert name in inspect.getsource(backprop._walk), name

@@ -165,9 +165,10 @@ print(inspect.getsource(backprop._walk))
 #
 # 1. **pop** the function of highest rank: `heapq.heappop(heap)`;
 # 2. **take** its outputs' gradients out of the table (`take` is
-#    `grads.pop`), one output written out;
+#    `grads.pop`), the one-output case written out;
 # 3. **run its backward**: `backward_arrays` when allowed (shortcut 1),
-#    else `_call_backward`, the reference's backward on Variables;
+#    else `_call_backward`, which settles the rarer cases and mostly runs
+#    the reference's `_backward_on_variables`;
 # 4. **add** each `gx` into its input's gradient (a first one goes in as
 #    `grads[x] = gx`, others through `_add_gradient`) and **push** the
 #    input's creator, once per pass (`pushed`).
@@ -207,7 +208,8 @@ buys = {}                                  # shortcut -> time without / with
 #
 # `backward` is written with Variables so that it can itself be
 # differentiated (chapter 11); `backward_arrays` is the same formula on
-# arrays, making no function and no Variable. For `y * c`:
+# arrays, making no function and no Variable. For `y * c` (the function
+# `MulConstant`):
 
 # %%
 from minichain.functions.math.basic_math import AddConstant, MulConstant
@@ -216,8 +218,8 @@ print(inspect.getsource(MulConstant.backward))
 print(inspect.getsource(MulConstant.backward_arrays))
 
 # %% [markdown]
-# (`force_array` turns the NumPy scalar that a 0-d array times a number
-# gives back into an array.) `_walk` calls it when gradients travel as
+# (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
+# an array again.) `_walk` calls `backward_arrays` when gradients travel as
 # arrays (`arrays`: no graph of the backward is recorded), no hook watches,
 # and the class adds gradients the default way (`backward_accumulate`;
 # Linear's own is shortcut 5). Switched off:
@@ -277,7 +279,8 @@ assert watched == applied_by_backward(reference=True)
 #
 # The reference wraps each output in `Variable(...)`, which checks its
 # argument. The fast `apply` has already checked what `forward` returned,
-# so for one array it calls `_make_output`, which sets the fields unchecked.
+# so for one array it calls `_make_output`, which sets the fields of the
+# Variable and its node directly.
 # `overhead.per_call` times each over 2 000 calls, in turns:
 
 # %%
