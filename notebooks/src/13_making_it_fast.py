@@ -8,9 +8,9 @@
 # at a time: the lines that differ, what they buy, and a check that they
 # change no result.
 #
-# Times vary by machine: they are printed with their unit, and each claim
-# about them has a wide margin ("more than 2x"), compares variants timed in
-# turn and is asserted in its cell (docs/meters.md says why).
+# Times vary by machine: each claim about them compares variants timed in
+# turn, with a wide margin ("more than 2x"), asserted in its cell
+# (docs/meters.md says why).
 
 # %%
 import contextlib
@@ -52,9 +52,8 @@ print("same gradient on both paths, bit for bit:", same)
 assert same
 
 # %% [markdown]
-# `tests/test_reference_path.py` does the same on hundreds of random
-# programs (diamonds, `f(x, x)`, broadcasting, grad of grad, hooks),
-# comparing values, gradients, the order functions run and hook events.
+# `tests/test_reference_path.py` compares the paths so on hundreds of
+# random programs: values, gradients, the order functions run, hook events.
 #
 # ## The rule every shortcut keeps: never write into a shared array
 #
@@ -222,7 +221,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
 # arrays (`arrays`: no graph of the backward is recorded), no hook watches,
 # and the class adds gradients the default way (`backward_accumulate`;
-# Linear's own is shortcut 5). Switched off:
+# Linear's own is shortcut 5). PyTorch, too, records no graph of the
+# backward unless you pass `create_graph=True`. Switched off:
 
 # %%
 @contextlib.contextmanager
@@ -411,8 +411,9 @@ savings = {}                               # shortcut -> peak without / with
 print("\n".join(overhead.excerpt(backprop._add_to_leaf, "if old is None", "old + gx")))
 
 # %% [markdown]
-# `cleargrads()` sets every `.grad` to `None`, so no buffer is owned.
-# Shortcut 5 is off on both sides:
+# PyTorch's `zero_grad(set_to_none=False)` keeps and adds into each `.grad`
+# the same way; `cleargrads()` sets every `.grad` to `None`, so no buffer
+# is owned. Shortcut 5 is off on both sides:
 
 # %%
 (owned, g_owned), (not_owned, g_not) = (step_peak("zerograds", unfused),
@@ -433,8 +434,8 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Without an owned buffer, the second half's backward makes each gradient
 # anew, and the pass keeps every old one until it ends (so that a backward
 # that fails halfway can put each `.grad` back): one extra copy of every
-# parameter at the peak. You can see the buffer (`p.grad` stays the same
-# array), so the reference path does it too.
+# parameter at the peak. As the buffer is visible (`p.grad` stays the same
+# array), the reference path keeps it too.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
@@ -457,10 +458,9 @@ assert fused + one_weight / 2 < not_fused and worst <= 16
 savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
-# Fused or not, each entry of `gW` is the same sum over the batch, but BLAS
-# (the library NumPy calls for `@`) may pick another kernel for 64 rows
-# than for 512 and add in another order, which rounds differently: hence
-# the check within 16 float32 epsilons (`eps`).
+# Fused or not, each entry of `gW` is the same sum, but BLAS (behind
+# NumPy's `@`) may add in another order for 64 rows than for 512, which
+# rounds differently: hence the check within 16 float32 epsilons.
 #
 # ### What each one buys
 #
@@ -492,7 +492,7 @@ plt.show()
 # - The fast path is the reference's four steps plus shortcuts; a
 #   differential test checks that they agree.
 # - No backward writes into an array another holds.
-# - On small arrays an op costs its bookkeeping; on large ones, arithmetic.
+# - On small arrays an op costs its bookkeeping, on large ones arithmetic.
 # - The fast path's own shortcuts, `backward_arrays`, the cheap constructor
 #   and the common case written out, change no bit.
 # - The owned buffer (no bit changed) and `Linear`'s blocks (within a
