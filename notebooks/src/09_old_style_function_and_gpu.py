@@ -21,8 +21,8 @@
 # plays the part of `ctx` (`self.retain_inputs` and `self.retain_outputs`
 # keep what `ctx.save_for_backward` keeps). Its array backward is a PyTorch
 # backward marked `@once_differentiable`, with the same price. A
-# FunctionNode is the Function without that decorator: a backward written
-# in differentiable operations. `enable_double_backprop=True` is
+# FunctionNode is one without that decorator, its backward written in
+# differentiable operations. `enable_double_backprop=True` is
 # `create_graph=True`.
 #
 # The second half runs the same function code on NumPy (CPU) and CuPy
@@ -99,7 +99,7 @@ assert np.allclose(x.grad, 2 * x.array)
 # FunctionNode that keeps every input with `retain_inputs` (chapter 03; the
 # old-style backward may read any of them), calls the function's `forward`,
 # and in backward unwraps the incoming gradients to arrays, calls the
-# function's `backward`, and wraps the results back into Variables.
+# function's `backward` and wraps the results into Variables.
 
 # %%
 class HandAdapter(mc.FunctionNode):
@@ -132,8 +132,9 @@ print("through HandAdapter:", grad_hand)
 # the Function keeps it as its `node`. The graph holds FunctionNodes only,
 # so `y.creator_node` (PyTorch's `grad_fn`, chapter 01) is the adapter,
 # `square.node`. For old-style code a Variable has one more attribute, new
-# in this chapter: `y.creator` gives back the Function you wrote. For a
-# FunctionNode's output the two are one object.
+# in this chapter: `y.creator` gives back the Function you wrote (chapter
+# 02's hand-made `creator` slot was the node). For a FunctionNode's output
+# the two are one object.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -185,12 +186,13 @@ assert "old style Function" in message and '"Square"' in message
 
 # %% [markdown]
 # The common case is not caught: a pass that only goes *through* the
-# gradient, such as `mc.grad` of `sum(gx)`. The old-style backward returned
-# `Variable(gx)`: a Variable with no creator. The pass starts at `F.sum`'s
-# output, which carries no mark; walking back, it stops at `gx` and never
-# reaches `x`. So `mc.grad` reports no gradient for `x`: `None`, which is
-# not zero, and no error (PyTorch's `@once_differentiable` raises one
-# here). Our `HandAdapter` and the real adapter agree on both gradients:
+# gradient, such as `mc.grad` of `sum(gx)`. The adapter wrapped the
+# old-style backward's array as `Variable(gx)`, a leaf. The pass starts at
+# `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
+# and never reaches `x`. So `mc.grad` reports no gradient for `x`: `None`,
+# which is not zero, and no error (PyTorch's `@once_differentiable` raises
+# one here). Our `HandAdapter` and the real adapter agree on both
+# gradients:
 
 # %%
 def first_and_second(make_output):
@@ -214,11 +216,10 @@ assert hand_second is None and real_second is None
 # ## What it keeps: every input, unless told otherwise
 #
 # Because the old-style backward gets the forward's inputs back, the
-# adapter keeps all of them by default, whether the backward reads them or
-# not (memory, chapter 07). A function that needs less says so in
-# `forward`: `self.retain_inputs(())` keeps no input;
-# `self.retain_outputs((0,))` keeps output 0, which backward reads as
-# `self.output_data`. `exp` needs only its output, since
+# adapter keeps all of them by default, read or not (memory, chapter 07).
+# A function that needs less says so in `forward`: `self.retain_inputs(())`
+# keeps no input; `self.retain_outputs((0,))` keeps output 0, which
+# backward reads as `self.output_data`. `exp` needs only its output, since
 # `d exp(x)/dx = exp(x)`:
 
 # %%
@@ -392,18 +393,18 @@ assert same
 # The package's GPU tests run every function's gradient check on CuPy
 # (`make test-gpu`, after `pip install -e '.[gpu]'`). Their first run, on
 # an NVIDIA H100, is in `docs/benchmarks.md`, section "2026-11-26: the
-# CuPy path's first run on a GPU": all passed, on both engine paths, and a
-# training step was timed against CuPy written by hand and against
-# PyTorch. At that size the step is bound by the host (Python, kernel
-# launches), not by the GPU.
+# CuPy path's first run on a GPU": all passed, on both engine paths
+# (chapter 05), and a training step was timed against CuPy written by hand
+# and against PyTorch; at that size the step is bound by the host (Python,
+# kernel launches), not by the GPU.
 #
 # Two rules keep code device-neutral. A module function applied to data
 # (`exp`, `zeros_like`) comes from `xp`; operators (`x ** 3`, `a @ b`),
 # array methods and dtypes (`numpy.float32`, shared by CuPy) need none. And
-# never mix devices in one call. Code for the CPU only, like your answers
-# below, may call NumPy directly. In PyTorch a tensor carries its device,
-# so code needs no `xp`; `x.to_gpu()` moves in place what `x.to("cuda")`
-# copies.
+# never mix devices in one call. Code for the CPU only may call NumPy
+# directly. In PyTorch a tensor carries its device,
+# so code needs no `xp`; `Variable.to_gpu()` moves in place what
+# `x.to("cuda")` copies.
 #
 # ## Exercises
 #
