@@ -14,7 +14,7 @@
 #   plain arrays. It is simpler to write, and Chainer's documentation draws
 #   its examples with one, so minichain keeps it. Its price: a gradient made
 #   of bare arrays has no graph behind it, so it cannot be differentiated
-#   again. That is the main lesson of this chapter.
+#   again. This is the chapter's main lesson.
 #
 # **If you know PyTorch.** An old-style Function is a
 # `torch.autograd.Function`: you write `forward` and `backward`, and `self`
@@ -25,8 +25,7 @@
 # differentiable operations. `enable_double_backprop=True` is
 # `create_graph=True`.
 #
-# The second half runs the same function code on NumPy (CPU) and CuPy
-# (GPU).
+# The second half runs the same code on NumPy (CPU) and CuPy (GPU).
 
 # %%
 import copy
@@ -238,7 +237,7 @@ class Exp(mc.Function):
 
 # %% [markdown]
 # As in chapter 07, a weak reference to each array shows what the graph
-# keeps once we let go of every Variable (the `loss` holds the graph):
+# keeps once every Variable is gone (the `loss` holds the graph):
 
 # %%
 x_square = mc.Variable(np.array([0.0, 1.0]))
@@ -360,8 +359,8 @@ print("check_backward passed")
 # `mc.backend.available` is True only when CuPy is installed *and* sees a
 # GPU. The next cell moves the data to the GPU if it can, runs forward and
 # backward, brings the gradient back with `to_cpu` and compares it with a
-# run on NumPy. It prints the same lines on either machine, but does
-# different work:
+# run on NumPy. It prints the same lines on either machine; the work
+# differs:
 #
 # - **Without a GPU**, as on the machine that printed these outputs:
 #   `to_device` is `np.asarray`, nothing moves, every `xp` is NumPy. Both
@@ -393,10 +392,10 @@ assert same
 # The package's GPU tests run every function's gradient check on CuPy
 # (`make test-gpu`, after `pip install -e '.[gpu]'`). Their first run, on
 # an NVIDIA H100, is in `docs/benchmarks.md`, section "2026-11-26: the
-# CuPy path's first run on a GPU": all passed, on both engine paths
-# (chapter 05), and a training step was timed against CuPy written by hand
-# and against PyTorch; at that size the step is bound by the host (Python,
-# kernel launches), not by the GPU.
+# CuPy path's first run on a GPU": once the bugs it found were fixed, they
+# passed on both engine paths (chapter 05), and a training step was timed
+# against CuPy by hand and against PyTorch; at that size the step is bound
+# by the host (Python, kernel launches), not by the GPU.
 #
 # Two rules keep code device-neutral. A module function applied to data
 # (`exp`, `zeros_like`) comes from `xp`; operators (`x ** 3`, `a @ b`),
