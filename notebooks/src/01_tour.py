@@ -1,21 +1,19 @@
 # %% [markdown]
 # # 01 · A tour of minichain
 #
-# Your first look at minichain: how to open and run the course, a first
-# gradient that `backward()` computes and you check by hand, the graph that
-# backward walked, drawn as text and as a picture, and minichain's names for
-# what you know from PyTorch.
+# Your first look at minichain: how to run the course, a first gradient,
+# the graph that backward walked (as text and as a picture), and
+# minichain's names for what you know from PyTorch.
 #
 # **minichain** is a small automatic-differentiation package in the style of
-# Chainer, written in plain Python on NumPy (and CuPy when there is a GPU).
-# It is *define-by-run*: you compute with it as with NumPy, and while you do,
-# it records a graph of what was computed from what. Calling `backward()`
-# walks that graph from the result back to the inputs and fills in the
-# gradients.
+# Chainer, in plain Python on NumPy (and CuPy on a GPU). It is
+# *define-by-run*, like PyTorch: while you compute with it as with NumPy, it
+# records a graph of what was computed from what; `backward()` walks that
+# graph from the result back to the inputs, filling in the gradients.
 #
-# This chapter is a tour. From chapter 02 on, each chapter takes one idea,
-# builds it by hand in a few lines, then prints minichain's own code for it
-# and checks with an `assert` that both agree.
+# From chapter 02 on, each chapter builds one idea by hand in a few lines,
+# then prints minichain's own code for it and checks with an `assert` that
+# both agree.
 #
 # ## Opening the course
 #
@@ -32,9 +30,8 @@
 # `docs/build-your-own-engine.md`); a chapter's "Now build it" says when a
 # task is ready and how to judge it (`make conformance`).
 #
-# Run each chapter top to bottom (*Run → Run All Cells*) in a fresh kernel;
-# it needs nothing from the others. Every chapter starts with the same
-# imports:
+# Run each chapter top to bottom (*Run → Run All Cells*); it needs nothing
+# from the others. Every chapter starts with these imports:
 
 # %%
 import numpy as np
@@ -89,16 +86,18 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 # Read the text from the right, the way backward goes: each `<---` points
 # from a value to what it was computed from (`_` stands for an operand).
 #
-# - Top row: `y` was computed by `_ + _`, tagged `[1]` because two rows
-#   reach it, from the unnamed variable `v1`, which `_ ** 2` computed
-#   from `x`.
+# - Top row: `y` was computed by `_ + _` from the unnamed variable `v1`,
+#   which `_ ** 2` computed from `x`; `[1]` tags a function two rows reach.
 # - Bottom row: the other operand of `[1]`, `v2`, was computed by `_ * 2`
 #   from `x`.
 # - Middle row: `x <-+` joins the rows: both start from the same `x`.
 #
 # The picture's arrows point the other way, forward, as the computation
-# ran; variables are ellipses (name, shape, dtype, value, gradient),
-# functions are boxes.
+# ran. Functions are boxes, with their rank (chapter 02). Variables are
+# ellipses: name, shape, dtype, value, gradient. `v1` and `v2` show no
+# value: once forward had used them nothing needed them, so they were
+# freed; `x`, outlined in red, is kept for backward, since `_ ** 2` needs
+# it to compute `2x` (chapter 07).
 #
 # Only `x` shows a gradient. Backward starts from the *seed*, the gradient 1
 # of `y` with respect to itself, and by default keeps only the leaves'
@@ -133,8 +132,8 @@ assert len(y.creator_node.inputs) == 2 and y.grad is None
 #
 # More pairs come in later chapters.
 #
-# Three rows, checked: a second `backward()` on the same graph runs and, as
-# in PyTorch, *adds* to the leaf's gradient; `cleargrad()` resets it to
+# Three rows, checked: a second `backward()` runs and, as in PyTorch,
+# *adds* to the leaf's gradient; `cleargrad()` resets it to
 # None; `no_backprop_mode` records nothing, so the result has no creator.
 
 # %%
@@ -152,10 +151,10 @@ assert z.creator_node is None and z.array == y.array
 # %% [markdown]
 # ## Arrays, not just numbers
 #
-# Variables hold NumPy arrays of any shape, and a gradient always has the
-# shape of its variable. One rule: `backward()` needs its seed. An output
-# with one element gets the seed 1; for any other, set `y.grad` first, or
-# reduce the output to one element, as `F.sum` does here. Each element of
+# Variables hold NumPy arrays of any shape, and a gradient has the shape of
+# its variable. As in PyTorch, `backward()` needs a seed: an output with one
+# element gets 1; for any other, set `y.grad` first, or reduce the output to
+# one element, as `F.sum` does here. Each element of
 # `x.grad` is then `tanh`'s derivative there, printed beside `1 - tanh²`:
 
 # %%
@@ -207,9 +206,8 @@ ch01.check_1(answer_1)
 
 # %% [markdown]
 # **2.** How many *functions* does the graph of `y = 2 * 3 * x + x * w`
-# hold, for two Variables `x` and `w`? Predict the number first, then build
-# the graph and count its functions (the boxes of
-# `visualize.to_digraph(y)`, or the functions in `visualize.draw(y)`).
+# hold, for two Variables `x` and `w`? Predict, then build the graph and
+# count (the boxes of `visualize.to_digraph(y)`).
 
 # %%
 answer_2 = None
