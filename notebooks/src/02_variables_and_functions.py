@@ -212,8 +212,8 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # are several inputs.) The print shows what each call receives.
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
-# of the loss with respect to `y`; for the loss `sum(y)` it is a one per
-# element. One call then turns `y.grad` into `x.grad`:
+# of the loss with respect to `y`; for the loss `sum(y)` that is a 1 for
+# each element. One call then turns `y.grad` into `x.grad`:
 
 # %%
 class HandTwice(HandFunctionNode):
