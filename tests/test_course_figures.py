@@ -1,4 +1,4 @@
-"""The memory figures chapters 08 and 12 print stay the same on every machine.
+"""The memory figures chapters 08, 12 and 14 print stay the same on every machine.
 
 The chapters print bytes rounded to a tenth (of a MiB, of an activation). The
 figures also count the Python objects of a step, a few hundred bytes to a few
@@ -7,6 +7,9 @@ two tenths could then print differently elsewhere. These checks rebuild the
 chapters' measurements and require every printed figure to sit well away from
 that middle, so the learner's cells need not carry the check.
 """
+
+import functools
+import gc
 
 import numpy as np
 
@@ -91,3 +94,37 @@ def test_chapter_01_picture_shows_what_its_text_says():
     for name in ("v1", "v2", "y"):
         assert not any(line.startswith(("grad", "kept"))
                        for line in variables[name])
+def _chapter_14_peaks():
+    """Chapter 14's net (24 blocks tanh(linear(h, W, b)), width 128, batch
+    512): the peak of one step for each variant it measures, in activations."""
+    L, width, batch = 24, 128, 512
+    rng = np.random.default_rng(1)
+    net = []
+    for _ in range(L):
+        W = mc.Parameter((rng.normal(size=(width, width)) / np.sqrt(width))
+                         .astype(np.float32))
+        b = mc.Parameter(np.zeros(width, dtype=np.float32))
+        W.zerograd()
+        b.zerograd()
+        net.append(lambda h, W=W, b=b: F.tanh(F.linear(h, W, b)))
+    x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32),
+                    requires_grad=False)
+    runs = {"plain": lambda: functools.reduce(lambda h, f: f(h), net, x),
+            "uniform": lambda: mc.checkpoint_sequential(net, 5, x)}
+    for M in (1, 2, 3, 4, 6, 8):
+        runs[M] = lambda M=M: mc.checkpoint_revolve(net, x, M)
+    for run in runs.values():
+        F.sum(run()).backward()  # first calls fill caches, as in the chapter
+    peaks = {}
+    for name, run in runs.items():
+        gc.collect()
+        with mc.memory.measure() as measured:
+            F.sum(run()).backward()
+        peaks[name] = measured.peak / (batch * width * 4)
+    return peaks
+
+
+def test_chapter_14_peaks_are_far_from_a_rounding_edge():
+    """Chapter 14 prints each peak rounded to whole activations."""
+    for name, peak in _chapter_14_peaks().items():
+        assert abs(peak % 1 - 0.5) > 0.1, (name, peak)

@@ -3,17 +3,17 @@
 #
 # Optional, advanced reading after chapter 10. PyTorch's
 # `torch.utils.checkpoint.checkpoint_sequential` is chapter 10's uniform
-# segments: you pick their number and each is recomputed once. This chapter
-# turns the question round: with room for `M` stored activations, which
-# schedule of recomputation makes the fewest block calls? You work small
-# cases by hand and run them, derive the recursion that solves them all,
-# and measure `mc.checkpoint_revolve` on a real net.
+# segments: you pick their number, and each but the last is recomputed
+# once. This chapter turns the question round: with room for `M` stored
+# activations, which schedule of recomputation makes the fewest block
+# calls? You work small cases by hand and run them, derive the recursion
+# that solves them all, and measure `mc.checkpoint_revolve` on a real net.
 #
 # Two simplifications, up front: **all blocks are equal** (same time per
 # call, same output size), and **time is counted in block calls**, a
 # qualitative model (it ignores backward's work, and that a call with a
-# graph is slower than one without): it ranks schedules, it does not
-# predict seconds.
+# graph is slower than one without): it compares schedules roughly and
+# does not predict seconds.
 #
 # On names: `mc.checkpoint_revolve` and `checkpoint.revolve_cost` are named
 # after Revolve (Griewank and Walther, ACM TOMS 26(1), 2000), but compute
@@ -39,8 +39,8 @@ from minichain.checkpoint import schedule_calls, split_into_segments
 # ## The game
 #
 # A chain $h_i = f_i(h_{i-1})$, $i = 1 \ldots L$, from $h_0$ = `x`, which the
-# caller holds. Backward through block `i` needs its graph, so the block
-# must have been run *with* its graph ("taped"). A *slot* holds one
+# caller holds. Backward through block `i` ("reversing" it) needs its
+# graph, so the block must have been run *with* its graph ("taped"). A *slot* holds one
 # activation: a stored checkpoint or a taped block's output. The moves, as
 # tuples (`i, j` means blocks `i+1 .. j`):
 #
