@@ -188,7 +188,7 @@ print("calls per block:", calls, " total:", sum(calls),
 #
 # Write `R(n, M)` for the fewest calls that reverse `n` blocks with `M`
 # slots, from a value that takes none (`x`, or a checkpoint already paid
-# for). The two walk-throughs are the three cases:
+# for). The walk-throughs used all three cases:
 #
 # - `n ≤ M`: tape all `n` blocks, then backward through them: `n` calls.
 # - `M = 1`: the first walk-through, `n + (n-1) + … + 1 = n(n+1)/2` calls.
