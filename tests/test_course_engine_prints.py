@@ -19,7 +19,7 @@ import pytest
 import minichain as mc
 import minichain.backprop as backprop
 import minichain.functions as F
-from minichain import visualize
+from minichain import checkpoint, visualize
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "notebooks" / "src"
@@ -39,6 +39,7 @@ PRINTED = {
             mc.FunctionNode._apply_reference, 30),
            ("mc.no_backprop_mode", mc.no_backprop_mode, 10),
            ("mc.using_config", mc.using_config, 25)],
+    "14": [("checkpoint._reverse", checkpoint._reverse, 30)],
 }
 
 # The fast path's functions (chapter 13's subject) and names that belong to
