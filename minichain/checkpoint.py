@@ -120,6 +120,10 @@ class _Segment:
 def revolve_cost(length, budget):
     """R(length, budget): the fewest block calls, forward and backward.
 
+    Named after Griewank and Walther's Revolve, but this is the variant of
+    course chapter 14, where ``x`` takes no slot and a taped run may cover
+    several blocks: never more than Revolve's own count T, often less.
+
     Memoised: the table for a length is filled once, one row per budget,
     and kept (``length`` 1024 with a budget of 12 takes about a tenth of a
     second; budgets near ``length / 2`` take seconds).

@@ -19,7 +19,7 @@ import pytest
 import minichain as mc
 import minichain.backprop as backprop
 import minichain.functions as F
-from minichain import visualize
+from minichain import checkpoint, visualize
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "notebooks" / "src"
@@ -39,6 +39,7 @@ PRINTED = {
             mc.FunctionNode._apply_reference, 30),
            ("mc.no_backprop_mode", mc.no_backprop_mode, 10),
            ("mc.using_config", mc.using_config, 25)],
+    "14": [("checkpoint._reverse", checkpoint._reverse, 30)],
 }
 
 # The fast path's functions (chapter 13's subject) and names that belong to
@@ -47,6 +48,13 @@ FAST_FUNCTIONS = ("backprop._walk", "backprop._add_gradient",
                   "FunctionNode.apply", "backprop._call_backward")
 FAST_NAMES = ("backward_arrays", "_DEFAULT_ACCUMULATE", "run.arrays",
               "run.depends", "_ndarray", "take(")
+
+
+# Chapter 13 prints the reference loop and the fast one whole, side by side,
+# and cuts excerpts of the fast path with ``overhead.excerpt``.
+PRINTED_FAST = [("backprop._walk_reference", backprop._walk_reference, 15),
+                ("backprop._step_reference", backprop._step_reference, 20),
+                ("backprop._walk", backprop._walk, 70)]
 
 
 def _chapter_source(chapter):
@@ -181,3 +189,56 @@ def test_chapter_05_pushed_column_pushes_each_function_once_before_it_runs():
     assert pushed[0] == "sin -> c, _ * 3 -> d" and pushed[2] == "_ * 2 -> a"
     assert visualize.order_table(record) == "\n".join(
         line[:column].rstrip() for line in lines)
+
+
+def test_chapter_13_prints_both_loops_whole():
+    """Chapter 13 shows ``_walk`` whole beside the reference loop: short
+    enough to read in one go, so that the four steps can be found in it."""
+    source = _chapter_source("13")
+    for expression, function, limit in PRINTED_FAST:
+        assert f"inspect.getsource({expression})" in source, expression
+        lines = inspect.getsource(function).splitlines()
+        assert len(lines) <= limit, (
+            f"{expression} is {len(lines)} lines, more than the {limit} "
+            "chapter 13 can print whole")
+
+
+def _chapter_13_excerpts():
+    """Each ``overhead.excerpt(function, first[, last])`` chapter 13 makes."""
+    calls = [node for node in ast.walk(ast.parse(_chapter_source("13")))
+             if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute)
+             and node.func.attr == "excerpt"]
+    assert calls, "chapter 13 cuts no excerpt: update this test"
+    return [(ast.unparse(call.args[0]),
+             [ast.literal_eval(arg) for arg in call.args[1:]]) for call in calls]
+
+
+@pytest.mark.parametrize("function, anchors", _chapter_13_excerpts(),
+                         ids=lambda value: value if isinstance(value, str) else None)
+def test_chapter_13_excerpts_find_their_lines(function, anchors):
+    """An engine change that removes a line chapter 13 cuts from fails here,
+    not only when the notebook runs."""
+    from minichain.utils import overhead
+    first, *rest = function.split(".")
+    found = {"mc": mc, "backprop": backprop}[first]
+    for name in rest:
+        found = getattr(found, name)
+    lines = overhead.excerpt(found, *anchors)
+    assert 1 <= len(lines) <= 12, (function, anchors, lines)
+
+
+# What chapter 13's text, read beside the printed ``_walk``, points at in it.
+WALK_NAMES_CITED = ("heapq.heappop(heap)", "take", "grads.pop",
+                    "backward_arrays", "_call_backward", "grads[x] = gx",
+                    "_add_gradient", "pushed", "_targets", "_ndarray",
+                    "grad_outputs = gxs = gx = None", "arrays")
+
+
+@pytest.mark.parametrize("name", WALK_NAMES_CITED)
+def test_chapter_13_reads_walk_by_names_it_holds(name):
+    """The four steps are named by the lines of ``_walk`` the chapter cites:
+    a change to the fast loop that drops one fails here, so the text is
+    updated with the code."""
+    assert f"`{name}`" in _chapter_source("13"), name
+    assert name in inspect.getsource(backprop._walk), name

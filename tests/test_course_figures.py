@@ -1,4 +1,4 @@
-"""The memory figures chapters 08 and 12 print stay the same on every machine.
+"""The memory figures chapters 08, 12, 13 and 14 print stay the same on every machine.
 
 The chapters print bytes rounded to a tenth (of a MiB, of an activation). The
 figures also count the Python objects of a step, a few hundred bytes to a few
@@ -7,6 +7,10 @@ two tenths could then print differently elsewhere. These checks rebuild the
 chapters' measurements and require every printed figure to sit well away from
 that middle, so the learner's cells need not carry the check.
 """
+
+import contextlib
+import functools
+import gc
 
 import numpy as np
 
@@ -114,3 +118,98 @@ def test_chapter_04_picture_outlines_only_a():
     red = [line.split('"')[1].split("\\n")[0]
            for line in source.splitlines() if RETAINED_COLOR in line]
     assert red == ["a"]
+
+
+def test_chapter_01_picture_shows_what_its_text_says():
+    """Chapter 01 says of its first picture: functions show their rank, the
+    unnamed ``v1`` and ``v2`` show no value (freed), ``x`` alone shows a
+    gradient and is the one kept for backward (``_ ** 2`` needs it)."""
+    from minichain import visualize
+
+    x = mc.Variable(np.array(3.0), name="x")
+    y = x ** 2 + 2 * x
+    y.name = "y"
+    y.backward()
+    source = visualize.to_digraph(y, show_values=True, show_grads=True,
+                                  rankdir="LR").source
+    labels = {}
+    for line in source.splitlines():
+        if "label=" in line:
+            node = line.split()[0]
+            labels[node] = line.split('label="')[1].split('"')[0].split("\\n")
+    variables = {lines[0]: lines for lines in labels.values()
+                 if lines[0] in ("x", "v1", "v2", "y")}
+    functions = [lines for lines in labels.values()
+                 if lines[0] in ("_ ** 2", "_ * 2", "_ + _")]
+    assert len(variables) == 4 and len(functions) == 3
+    assert all(lines[1].startswith("rank ") for lines in functions)
+    for name in ("v1", "v2"):
+        assert not any(line.startswith("value") for line in variables[name])
+    assert [line for line in variables["x"] if line.startswith(("grad", "kept"))] \
+        == ["grad 8.", "kept for backward: 8 B"]
+    for name in ("v1", "v2", "y"):
+        assert not any(line.startswith(("grad", "kept"))
+                       for line in variables[name])
+def _chapter_14_peaks():
+    """Chapter 14's net (24 blocks tanh(linear(h, W, b)), width 128, batch
+    512): the peak of one step for each variant it measures, in activations."""
+    L, width, batch = 24, 128, 512
+    rng = np.random.default_rng(1)
+    net = []
+    for _ in range(L):
+        W = mc.Parameter((rng.normal(size=(width, width)) / np.sqrt(width))
+                         .astype(np.float32))
+        b = mc.Parameter(np.zeros(width, dtype=np.float32))
+        W.zerograd()
+        b.zerograd()
+        net.append(lambda h, W=W, b=b: F.tanh(F.linear(h, W, b)))
+    x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32),
+                    requires_grad=False)
+    runs = {"plain": lambda: functools.reduce(lambda h, f: f(h), net, x),
+            "uniform": lambda: mc.checkpoint_sequential(net, 5, x)}
+    for M in (1, 2, 3, 4, 6, 8):
+        runs[M] = lambda M=M: mc.checkpoint_revolve(net, x, M)
+    for run in runs.values():
+        F.sum(run()).backward()  # first calls fill caches, as in the chapter
+    peaks = {}
+    for name, run in runs.items():
+        gc.collect()
+        with mc.memory.measure() as measured:
+            F.sum(run()).backward()
+        peaks[name] = measured.peak / (batch * width * 4)
+    return peaks
+
+
+def test_chapter_14_peaks_are_far_from_a_rounding_edge():
+    """Chapter 14 prints each peak rounded to whole activations."""
+    for name, peak in _chapter_14_peaks().items():
+        assert abs(peak % 1 - 0.5) > 0.1, (name, peak)
+
+def _chapter_13_step_peaks():
+    """Chapter 13's MLP step, peaks of the four ways it prints in MiB."""
+    from minichain.functions.connection import linear as linear_module
+    from minichain.utils import overhead
+    rng = np.random.default_rng(0)
+    model = mc.links.MLP(512, 10)
+    x = rng.standard_normal((256, 784)).astype(np.float32)
+    t = rng.integers(0, 10, 256).astype(np.int32)
+
+    def peak(clear, fused):
+        def step():
+            getattr(model, clear)()
+            for half in (slice(0, 128), slice(128, 256)):
+                F.softmax_cross_entropy(model(x[half]), t[half]).backward()
+        with (contextlib.nullcontext() if fused else overhead.replaced(
+                linear_module.Linear, "backward_accumulate",
+                mc.FunctionNode.backward_accumulate)):
+            step()
+            model.cleargrads()
+            return overhead.whole_step_peak(step)
+    return {(clear, fused): peak(clear, fused)
+            for clear, fused in (("zerograds", False), ("cleargrads", False),
+                                 ("zerograds", True))}
+
+
+def test_chapter_13_peaks_are_far_from_a_rounding_edge():
+    for way, figure in _chapter_13_step_peaks().items():
+        assert _margin(figure, MiB / 10) > 8 * 1024, (way, figure / MiB)

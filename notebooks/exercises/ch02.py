@@ -54,8 +54,8 @@ def check_1(answer):
         raise NotYet("names are case-sensitive: write them as draw prints them")
     misspelt = [n for n, e in zip(names[1::2], expected[1::2]) if n != e]
     if misspelt:
-        raise NotYet("a function is drawn by its label (the twice example "
-                     "above prints F.identity's); check {!r}".format(misspelt[0]))
+        raise NotYet("a function is drawn by its label (F.identity's "
+                     "IdentityNode, printed above, sets it); check {!r}".format(misspelt[0]))
     if (names[0], names[-1]) != (expected[0], expected[-1]):
         raise NotYet("the ends are the named variables, x and z")
     raise NotYet("the unnamed variable in the middle is drawn by its graph id")

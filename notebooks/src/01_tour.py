@@ -1,41 +1,37 @@
 # %% [markdown]
 # # 01 · A tour of minichain
 #
-# Your first look at minichain: how to open and run the course, a first
-# gradient that `backward()` computes and you check by hand, the graph that
-# backward walked, drawn as text and as a picture, and minichain's names for
-# what you know from PyTorch.
+# Your first look at minichain: how to run the course, a first gradient,
+# the graph that backward walked (as text and as a picture), and
+# minichain's names for what you know from PyTorch.
 #
 # **minichain** is a small automatic-differentiation package in the style of
-# Chainer, written in plain Python on NumPy (and CuPy when there is a GPU).
-# It is *define-by-run*: you compute with it as with NumPy, and while you do,
-# it records a graph of what was computed from what. Calling `backward()`
-# walks that graph from the result back to the inputs and fills in the
-# gradients.
+# Chainer, in plain Python on NumPy (and CuPy on a GPU). It is
+# *define-by-run*, like PyTorch: while you compute with it as with NumPy, it
+# records a graph of what was computed from what; `backward()` walks that
+# graph from the result back to the inputs, filling in the gradients.
 #
-# The course takes the package apart one idea per chapter. This one is a
-# tour. From chapter 02 on, each chapter first builds its idea by hand in a
-# few lines, then prints minichain's own code for it and checks with an
-# `assert` that both give the same result.
+# From chapter 02 on, each chapter builds one idea by hand in a few lines,
+# then prints minichain's own code for it and checks with an `assert` that
+# both agree.
 #
 # ## Opening the course
 #
-# From a fresh clone of the repository, one command installs what is missing
-# (minichain, Jupyter and Graphviz's `dot`, into a new `.venv`, or into the
-# active conda environment if one is active) and opens the course:
+# From a fresh clone, one command installs what is missing (minichain,
+# Jupyter and Graphviz's `dot`, into a new `.venv` or the active conda
+# environment) and opens the course:
 #
 # ```bash
 # make lab
 # ```
 #
-# Beside the chapters runs an assignment: in `build_your_own/mychain` you
+# Beside the chapters runs an assignment, `build_your_own/mychain`: you
 # write the engine yourself, task by task (guide:
-# `docs/build-your-own-engine.md`). A chapter ends with "Now build it" when a
-# task is ready, and says how to judge your code (`make conformance`).
+# `docs/build-your-own-engine.md`); a chapter's "Now build it" says when a
+# task is ready and how to judge it (`make conformance`).
 #
-# Run the chapters top to bottom (*Run → Run All Cells*); each one starts
-# from a fresh kernel and needs nothing from the others. The first cell of
-# every chapter imports the package the same way:
+# Run each chapter top to bottom (*Run → Run All Cells*); it needs nothing
+# from the others. Every chapter starts with these imports:
 
 # %%
 import numpy as np
@@ -79,32 +75,33 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # %% [markdown]
 # ## A first graph
 #
-# What did `backward` walk? The graph that the formula recorded, drawn as a
-# picture and, beside it, as text:
+# What did `backward` walk? The graph the formula recorded, as text
+# (`visualize.draw`) and as a picture (`visualize.to_digraph`):
 
 # %%
-import html
-
-from IPython.display import HTML
-
-drawing = visualize.draw(y)
-picture = visualize.to_digraph(y, show_values=True, show_grads=True,
-                               rankdir="LR")
-svg = visualize.to_svg(picture)
-HTML('<div style="display:flex; flex-wrap:wrap; gap:3em; align-items:center">'
-     f'<pre>{html.escape(drawing)}</pre>{svg[svg.index("<svg"):]}</div>')
+print(visualize.draw(y))
+visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
-# In the picture, variables are ellipses (name, shape, dtype, value and
-# gradient), functions are boxes, and the arrows point forward, the way the
-# computation ran. The text's arrows point back, from a value to what it was
-# computed from, the way backward follows them (`_` stands for an operand,
-# `[1]` marks the function that two rows reach, `v1` and `v2` are the
-# unnamed variables).
+# Read the text from the right, the way backward goes: each `<---` points
+# from a value to what it was computed from (`_` stands for an operand).
+#
+# - Top row: `y` was computed by `_ + _` from the unnamed variable `v1`,
+#   which `_ ** 2` computed from `x`; `[1]` tags a function two rows reach.
+# - Bottom row: the other operand of `[1]`, `v2`, was computed by `_ * 2`
+#   from `x`.
+# - Middle row: `x <-+` joins the rows: both start from the same `x`.
+#
+# The picture's arrows point the other way, forward, as the computation
+# ran. Functions are boxes, with their rank (chapter 02). Variables are
+# ellipses: name, shape, dtype, value, gradient. `v1` and `v2` show no
+# value: once forward had used them nothing needed them, so they were
+# freed; `x`, outlined in red, is kept for backward, since `_ ** 2` needs
+# it to compute `2x` (chapter 07).
 #
 # Only `x` shows a gradient. Backward starts from the *seed*, the gradient 1
 # of `y` with respect to itself, and by default keeps only the leaves'
-# gradients (chapter 04 keeps the others too).
+# gradients (chapter 04 keeps the rest).
 #
 # ## Who made what: `creator_node`
 #
@@ -123,7 +120,7 @@ assert len(y.creator_node.inputs) == 2 and y.grad is None
 # %% [markdown]
 # ## If you know PyTorch
 #
-# The same ideas under minichain's names (its names are Chainer's):
+# The same ideas under minichain's (Chainer's) names:
 #
 # | PyTorch | minichain |
 # | --- | --- |
@@ -131,14 +128,13 @@ assert len(y.creator_node.inputs) == 2 and y.grad is None
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | `x.grad = None` | `x.cleargrad()` |
 # | the graph is freed by `backward()` unless `retain_graph=True` | the graph is kept: `backward()` can run again |
-# | `create_graph=True` | `enable_double_backprop=True` (chapters 09 and 11) |
+# | topological order, found inside `backward()` | `rank`, a number each node gets when it is made (chapter 02) |
 #
-# More pairs come in the chapters, where each idea comes up.
+# More pairs come in later chapters.
 #
-# Three rows, checked: a second `backward()` on the same graph runs and, as
-# in PyTorch, *adds* to the leaf's gradient; `cleargrad()` sets it back to
-# None; under `no_backprop_mode` nothing is recorded, so the result has no
-# creator.
+# Three rows, checked: a second `backward()` runs and, as in PyTorch,
+# *adds* to the leaf's gradient; `cleargrad()` resets it to
+# None; `no_backprop_mode` records nothing, so the result has no creator.
 
 # %%
 y.backward()                        # PyTorch: error without retain_graph
@@ -155,12 +151,11 @@ assert z.creator_node is None and z.array == y.array
 # %% [markdown]
 # ## Arrays, not just numbers
 #
-# Variables hold NumPy arrays of any shape, and a gradient always has the
-# shape of its variable. One rule: `backward()` needs its seed. An output
-# with one element gets the seed 1; for any other, set `y.grad` first, or
-# reduce the output to one element, as `F.sum` does here. Then each element
-# of `x.grad` is the derivative of `tanh` at that point, next to the
-# formula `1 - tanh²`:
+# Variables hold NumPy arrays of any shape, and a gradient has the shape of
+# its variable. As in PyTorch, `backward()` needs a seed: an output with one
+# element gets 1; for any other, set `y.grad` first, or reduce the output to
+# one element, as `F.sum` does here. Each element of
+# `x.grad` is then `tanh`'s derivative there, printed beside `1 - tanh²`:
 
 # %%
 x = mc.Variable(np.linspace(-2, 2, 5))
@@ -180,8 +175,8 @@ assert "no gradient was set" in message
 # %% [markdown]
 # ## Course map
 #
-# Each chapter's heading and the paragraph under it, read from the chapters
-# themselves by `course_map.py` (beside the notebooks):
+# Each chapter's heading and first paragraph, read from the chapters by
+# `course_map.py`:
 
 # %%
 from IPython.display import Markdown
@@ -211,9 +206,8 @@ ch01.check_1(answer_1)
 
 # %% [markdown]
 # **2.** How many *functions* does the graph of `y = 2 * 3 * x + x * w`
-# hold, for two Variables `x` and `w`? Predict the number first, then build
-# the graph and count its functions (the boxes of
-# `visualize.to_digraph(y)`, or the functions in `visualize.draw(y)`).
+# hold, for two Variables `x` and `w`? Predict, then build the graph and
+# count (the boxes of `visualize.to_digraph(y)`).
 
 # %%
 answer_2 = None

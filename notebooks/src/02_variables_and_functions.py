@@ -2,29 +2,28 @@
 # # 02 · Variables and functions: the graph `x <--- f <--- y`
 #
 # You build by hand, in a dozen lines, the two objects that record a graph
-# while code runs (a variable that remembers the FunctionNode that made it,
-# a FunctionNode that remembers its inputs), then write the same function as
-# a minichain `FunctionNode` and meet the rank every node carries.
+# while code runs (a variable that remembers the function that made it, a
+# function that remembers its inputs), write the same function as a
+# minichain `FunctionNode`, and end with one step of backprop: a `backward`
+# that turns `y.grad` into `x.grad`, run by hand, then by minichain.
 #
 # Define-by-run means the graph is not declared in advance: it is *recorded*
 # while the forward computation runs. Two kinds of objects do the recording.
 #
-# - A **Variable** holds an array (`.array`) and remembers the FunctionNode
-#   that made it, its `creator_node`.
-# - A **FunctionNode** computes new arrays from old ones and remembers its
-#   inputs.
+# - A **Variable** holds an array (`.array`) and remembers the function that
+#   made it, its `creator_node` (PyTorch's `grad_fn`).
+# - A **FunctionNode** (minichain's word for a function in the graph)
+#   computes new arrays from old ones and remembers its inputs.
 #
-# Chainer's documentation (v7), whose behaviour minichain reproduces, draws
-# one application `y = f(x)` as
+# Chainer's documentation, whose behaviour minichain reproduces, draws one
+# application `y = f(x)` as
 #
 # ```
 # x <--- f <--- y
 # ```
 #
-# Each arrow points from a thing to what it was computed from: `y` knows `f`,
-# `f` knows `x`. Backward (next chapter) walks exactly these arrows. (The
-# documentation writes its `f` in Chainer's older style, which chapter 09
-# covers. Here `f` is a FunctionNode, as every function of minichain is.)
+# Each arrow points from a thing to what it was computed from: `y` knows
+# `f`, `f` knows `x`. Backward walks exactly these arrows.
 
 # %%
 import inspect
@@ -38,18 +37,17 @@ from minichain.visualize import draw
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
-# ## By hand: a Variable and a FunctionNode in a dozen lines
+# ## By hand: a variable and a function in a dozen lines
 #
-# This is the first piece of one hand-made engine that grows over chapters
-# 02 to 05. The hand-made variable is an array (`.array`) plus a `creator`
-# slot, the link that minichain's Variable calls `creator_node`. The
-# hand-made FunctionNode's `apply(inputs)` does three things: it computes
-# the output arrays from the input arrays (`forward`, tuples in and out), it
-# remembers its `inputs`, and it writes itself into each output's `creator`
-# slot. Those two links, from an output to its FunctionNode and from a
-# FunctionNode to its inputs, are the whole graph. It also keeps its
-# `outputs`, where backward will find their gradients (chapter 03). (Each
-# node also gets a `rank`; the section on ranks below says what it is.)
+# This is the first piece of a hand-made engine that grows over chapters 02
+# to 05. The hand-made variable is an array plus a `creator` slot (the link
+# minichain calls `creator_node`). The hand-made function's `apply(inputs)`
+# does three things: it computes the output arrays from the input arrays
+# (`forward`, tuples in and out), remembers its `inputs`, and writes itself
+# into each output's `creator` slot. Those two links, output to function and
+# function to inputs, are the whole graph. It also keeps its `outputs`
+# (backward reads them in chapter 03) and gives every node a `rank`, a
+# number explained below.
 #
 # The documentation's `f` is the identity: it returns its input unchanged,
 # which keeps the attention on the links. Its `label` is the name a drawing
@@ -60,7 +58,7 @@ class HandVariable:
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
-        self.creator = None      # the FunctionNode that made me (None: a leaf)
+        self.creator = None      # the function that made me (None: a leaf)
         self.rank = 0            # a leaf has rank 0
 
 
@@ -90,9 +88,9 @@ y_hand.name = "y"
 print(y_hand.creator.label, "<---", y_hand.creator.inputs[0].name)
 
 # %% [markdown]
-# Following the links from `y` to the leaf and writing what we meet gives
-# the documentation's arrow drawing. (The drawing starts at the leaf, so we
-# collect the chain first and print it reversed.)
+# Following the links from `y` to the leaf and writing down what we meet
+# gives the documentation's drawing (collected from `y` backwards, printed
+# reversed so that it starts at the leaf):
 
 # %%
 def hand_draw(y):
@@ -109,14 +107,12 @@ print(hand_draw(y_hand))
 # %% [markdown]
 # ## The real thing: a FunctionNode of our own
 #
-# In minichain the same `f` is a subclass of `mc.FunctionNode` with a
-# `forward` on arrays. `apply`, which `FunctionNode` provides, does the
-# steps of our hand-made `apply`, plus checks, and returns a tuple of output
-# Variables; chapter 07 prints it line by line.
-#
-# `minichain.visualize.draw` walks the real graph and prints its arrows; it
-# shows each FunctionNode by its `label` (the class name, unless the class
-# sets one, as here):
+# In minichain the same `f` is a subclass of `mc.FunctionNode` with the same
+# `forward`. `apply` comes with the base class: it does what our `apply`
+# does, plus checks, and returns a tuple of output Variables (chapter 07
+# prints it). `minichain.visualize.draw` walks the real graph and prints its
+# arrows, showing each function by its `label` (the class name, unless the
+# class sets one, as here):
 
 # %%
 class MyIdentity(mc.FunctionNode):
@@ -131,145 +127,63 @@ x = mc.Variable(np.zeros(10), name="x")
 y, = MyIdentity().apply((x,))
 y.name = "y"
 print(draw(y))
+print("y.creator_node:", type(y.creator_node).__name__,
+      " its inputs:", [v.name for v in y.creator_node.inputs],
+      " x.creator_node:", x.creator_node)
 assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
+assert y.creator_node.inputs[0].name == "x" and x.creator_node is None
 
 # %% [markdown]
-# The links are there, as in our hand-made version: `y.creator_node` (our
-# `creator`) is the FunctionNode, and the FunctionNode knows its inputs;
-# `x`, a leaf, has none.
+# An instance of a FunctionNode is one *application*: it remembers one set
+# of inputs and outputs, so applying it again would overwrite them.
+# minichain refuses, naming the function; make a new instance every time.
 
 # %%
-f = y.creator_node
-print("y.creator_node:", type(f).__name__, "labelled", f.label)
-print("its inputs:    ", [v.name for v in f.inputs])
-print("x.creator_node:", x.creator_node)
-assert isinstance(f, MyIdentity) and f.inputs[0].name == "x"
-assert x.creator_node is None
+node = MyIdentity()
+node.apply((x,))
+try:
+    node.apply((x,))
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert "cannot be applied twice" in message
 
 # %% [markdown]
-# ## A FunctionNode's three methods
+# ## Ranks
 #
-# Every function in minichain is a FunctionNode subclass, which splits the
-# work in three:
-#
-# - `forward(inputs)` gets a tuple of plain arrays and returns a tuple of
-#   arrays;
-# - `backward(target_input_indexes, grad_outputs)` gets the positions of the
-#   inputs that need a gradient and the incoming gradients (one per output),
-#   as Variables; it returns a tuple of gradients, each a Variable or None:
-#   one per index in `target_input_indexes`, or one per input (the engine
-#   takes either; next chapter);
-# - `apply(inputs)` runs forward, links the node into the graph, and
-#   returns a tuple of output Variables.
-#
-# Our `HandFunctionNode` has the same `forward` and `apply`; a hand-made
-# `backward` comes below. Here is minichain's own identity, printed from
-# the package, with `identity`, the lowercase function that applies it and
-# returns the single output rather than a tuple. Its `backward` shortens the
-# first argument's name to `indexes`, as Chainer's functions do; the engine
-# passes it by position, so the name is free.
-
-# %%
-import minichain.functions.array.identity as identity_module
-
-print("FunctionNode.backward" + str(inspect.signature(mc.FunctionNode.backward)))
-print()
-print(inspect.getsource(identity_module.IdentityNode))
-print(inspect.getsource(identity_module.identity))
-assert list(inspect.signature(mc.FunctionNode.backward).parameters) == [
-    "self", "target_input_indexes", "grad_outputs"]
-assert list(inspect.signature(identity_module.IdentityNode.backward).parameters) \
-    == ["self", "indexes", "grad_outputs"]
-
-# %% [markdown]
-# Writing a FunctionNode with a backward takes a few more lines. `Twice`
-# computes `y = 2x`, so by the chain rule the gradient of its input is the
-# incoming gradient times `dy/dx = 2`: its backward returns `2 * gy`. Here
-# minichain runs it once (through `F.sum`, since `y` has three elements:
-# chapter 01's rule).
-
-# %%
-class Twice(mc.FunctionNode):
-    def forward(self, inputs):
-        x, = inputs
-        return 2 * x,            # a tuple of arrays
-
-    def backward(self, target_input_indexes, grad_outputs):
-        gy, = grad_outputs
-        return 2 * gy,           # a tuple of Variables
-
-
-def twice(x):
-    return Twice().apply((x,))[0]
-
-
-x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
-y = F.identity(twice(x))
-y.name = "y"
-print(y)
-print(draw(y))
-F.sum(y).backward()
-print("x.grad =", x.grad)
-assert np.array_equal(x.grad, [2.0, 2.0, 2.0])
-
-# %% [markdown]
-# The same step by hand: a hand-made `Twice` gets the one-line backward,
-# and we run it once ourselves. The seed is the gradient that `F.sum` hands
-# each element of `y`, a 1; backward turns `y`'s gradient into `x`'s.
-# Chapter 03 runs such steps over a whole graph.
-
-# %%
-class HandTwice(HandFunctionNode):
-    def forward(self, inputs):
-        x, = inputs
-        return 2 * x,
-
-    def backward(self, gy):      # the chain rule, one step: dy/dx = 2
-        return 2 * gy
-
-
-x_hand = HandVariable(np.array([1.0, 2.0, 3.0]))
-y_hand, = HandTwice().apply((x_hand,))
-y_hand.grad = np.ones(3)                            # the seed
-x_hand.grad = y_hand.creator.backward(y_hand.grad)  # y.grad -> x.grad
-print("by hand: x.grad =", x_hand.grad)
-assert np.array_equal(x_hand.grad, x.grad)
-
-# %% [markdown]
-# The drawing grows one arrow per FunctionNode. Every node also has a
-# **rank**, which orders the nodes from the leaves: a leaf variable has rank
-# 0, a FunctionNode takes the largest rank among its inputs, and its outputs
-# get one more. Chapter 05 shows why backward needs these numbers.
-
-# %%
-twice_node = y.creator_node.inputs[0].creator_node
-print("rank of x:", x.rank, " of Twice:", twice_node.rank,
-      " of Identity:", y.creator_node.rank, " of y:", y.rank)
-assert (x.rank, twice_node.rank, y.creator_node.rank, y.rank) == (0, 0, 1, 2)
-
-# %% [markdown]
-# The hand-made `apply` above computes ranks by the same rule. On a chain of
-# two hand-made identities (which FunctionNodes they are does not change a
-# rank) it gives the same numbers:
+# Every node carries a **rank**, which orders the nodes from the leaves (it
+# is what DeZero calls a generation): a leaf has rank 0, a function takes
+# the largest rank among its inputs, and its outputs get one more. Chapter
+# 05 shows why backward needs these numbers. On a chain of two identities,
+# our hand-made `apply` and minichain's give the same ranks. In the drawing,
+# the unnamed variable between the two functions is shown by its graph id,
+# `v1`:
 
 # %%
 leaf = HandVariable(np.zeros(3))
 middle, = HandIdentity().apply((leaf,))
 end, = HandIdentity().apply((middle,))
 hand_ranks = (leaf.rank, middle.creator.rank, end.creator.rank, end.rank)
-real_ranks = (x.rank, twice_node.rank, y.creator_node.rank, y.rank)
-print("hand:", hand_ranks, " minichain:", real_ranks)
-assert hand_ranks == real_ranks
+
+x = mc.Variable(np.zeros(3), name="x")
+z, = MyIdentity().apply(MyIdentity().apply((x,)))
+z.name = "z"
+first = z.creator_node.inputs[0].creator_node
+real_ranks = (x.rank, first.rank, z.creator_node.rank, z.rank)
+print(draw(z))
+print("ranks of x, first f, second f, z:  hand", hand_ranks,
+      " minichain", real_ranks)
+assert hand_ranks == real_ranks == (0, 0, 1, 2)
 
 # %% [markdown]
 # ## Operators record the graph too
 #
 # Arithmetic on Variables applies FunctionNodes behind the scenes, so a
-# formula records its graph without any call to `apply` in sight. As in
-# chapter 01, a FunctionNode with two inputs is drawn once, tagged `[1]`,
-# and the row of its second input, `w`, ends at `[1]`. A constant makes no
-# node: the `1` of `+ 1` is a setting of the FunctionNode `_ + 1`, whose only
-# input is the product.
+# formula records its graph with no `apply` in sight. As in chapter 01, a
+# function with two inputs is drawn once, tagged `[1]`, and the row of its
+# second input, `w`, ends at `[1]`. A constant makes no node: the `1` of
+# `+ 1` is a setting of the function `_ + 1`, whose only input is the
+# product.
 
 # %%
 x = mc.Variable(np.array(2.0), name="x")
@@ -282,32 +196,100 @@ print("inputs of _ + 1:", len(y.creator_node.inputs))
 assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 
 # %% [markdown]
-# ## One node, one application
+# ## One step of backprop: `backward`
 #
-# A FunctionNode instance is one *application*: it remembers one set of
-# inputs and outputs. Applying the same instance again would overwrite them,
-# so minichain refuses, with an error that names the class; make a new
-# instance for every application, as `twice` does.
+# A function that can be differentiated has a third method, `backward`. It
+# is one step of the chain rule: given the gradient of the loss with
+# respect to the function's output, the *incoming gradient* `gy`, it
+# returns the gradient with respect to its input, `gx`. For `y = 2x`,
+# `dy/dx = 2`, so `gx = 2 * gy`.
+#
+# Its signature is minichain's, tuples in and out like `forward`:
+# `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
+# incoming gradient per output (here one, `gy`); `target_input_indexes`
+# says which inputs want a gradient (for one input, always `(0,)`); it
+# returns one gradient per input asked for. (Chapter 03 says more when there
+# are several inputs.) The print shows what each call receives.
+#
+# By hand first. Backward starts from the *seed* in `y.grad`, the gradient
+# of the loss with respect to `y`; for the loss `sum(y)` that is a 1 for
+# each element. One call then turns `y.grad` into `x.grad`:
 
 # %%
-v = mc.Variable(np.array([1.0, 2.0]))
-node = Twice()
-node.apply((v,))
-try:
-    node.apply((v,))
-except RuntimeError as error:
-    message = str(error)
-print("RuntimeError:", message)
-assert message.startswith("Twice: a FunctionNode instance cannot be applied twice")
+class HandTwice(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return 2 * x,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        print("backward got", target_input_indexes, grad_outputs)
+        gy, = grad_outputs
+        return 2 * gy,           # gx = gy * dy/dx
+
+
+x_hand = HandVariable(np.array([1.0, 2.0, 3.0]))
+y_hand, = HandTwice().apply((x_hand,))
+y_hand.grad = np.ones(3)                                      # the seed
+x_hand.grad, = y_hand.creator.backward((0,), (y_hand.grad,))  # one step
+print("by hand:   x.grad =", x_hand.grad)
+assert np.array_equal(x_hand.grad, [2.0, 2.0, 2.0])
 
 # %% [markdown]
+# To hand the same function to minichain, change one name: the base class
+# `HandFunctionNode` becomes `mc.FunctionNode`; `forward` and `backward` stay
+# line for line. We set the same seed in `y.grad`, and `y.backward()` makes
+# the call our line above made:
+
+# %%
+class Twice(mc.FunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return 2 * x,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        print("backward got", target_input_indexes, grad_outputs)
+        gy, = grad_outputs
+        return 2 * gy,           # gx = gy * dy/dx
+
+
+x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+y, = Twice().apply((x,))
+y.grad = np.ones(3)                                           # the seed
+y.backward()
+print("minichain: x.grad =", x.grad)
+assert np.array_equal(x.grad, x_hand.grad)
+
+# %% [markdown]
+# One difference shows in the prints: minichain hands `backward` the
+# incoming gradient as a Variable, not an array, so that computing a
+# gradient can itself be recorded (chapter 11 differentiates it again).
+# `2 * gy` works on both.
+#
+# Every function of minichain is written this way. Here is its identity,
+# printed from the package: `IdentityNode`, labelled `Identity`, and
+# `identity`, the lowercase function that applies a new one and returns its
+# single output rather than a tuple. Its backward passes the incoming
+# gradients through unchanged, and names its first argument `indexes`, as
+# Chainer's functions do (the engine passes it by position).
+
+# %%
+import minichain.functions.array.identity as identity_module
+
+print(inspect.getsource(identity_module.IdentityNode))
+print(inspect.getsource(identity_module.identity))
+
+# %% [markdown]
+# Chapter 03 chains such steps along a whole graph, from the seed back to
+# the leaves.
+#
 # ## Now build it: Tasks 1 and 2
 #
 # The assignment `build_your_own/mychain` of chapter 01 (guide:
 # `docs/build-your-own-engine.md`) asks you to write this chapter's two
-# classes for real: `Variable` with its link to the FunctionNode that made
-# it (Task 1; mychain calls that link `creator`, as our hand-made variable
-# does) and `FunctionNode.apply` (Task 2). Judge them from the repository's root with
+# classes for real: `Variable` with its link to the function that made it
+# (Task 1; mychain calls that link `creator`, as our hand-made variable
+# does) and `FunctionNode.apply`, one application per instance (Task 2).
+# Judge them from the repository's root with
 # `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
 
 # %% [markdown]
@@ -324,8 +306,8 @@ from exercises import ch02
 # %% [markdown]
 # **1.** Write the arrow drawing of `F.identity(F.identity(x))` for a
 # variable named `x`, whose output is named `z`, as a string. The unnamed
-# variable in the middle is drawn by its graph id, `v1`, as in the `twice`
-# example above.
+# variable in the middle is drawn by its graph id, `v1`, as in the section
+# on ranks.
 
 # %%
 answer_1 = None
@@ -344,7 +326,7 @@ ch02.check_2(answer_2)
 
 # %% [markdown]
 # **3.** In the graph of `y = x * w + 1` above, what is the rank of the
-# FunctionNode `_ + 1`? Answer with an integer, found by reasoning, then check.
+# function `_ + 1`? Answer with an integer, found by reasoning, then check.
 
 # %%
 answer_3 = None

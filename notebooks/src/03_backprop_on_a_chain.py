@@ -122,16 +122,17 @@ plt.show()
 # ## A hand-made engine for chains
 #
 # Now turn the hand computation into code, growing chapter 02's hand-made
-# engine by two things: a variable gets a `grad` slot, and a function node
-# gets a `backward`. Its signature is minichain's,
-# `backward(target_input_indexes, grad_outputs)`: the engine says which
-# inputs it wants gradients for (here always input `0`) and passes one
+# engine by two things: a variable gets a `grad` slot, and each function
+# node gets a `backward` like chapter 02's `HandTwice`, with minichain's
+# signature `backward(target_input_indexes, grad_outputs)`: the engine says
+# which inputs it wants gradients for (here always input `0`) and passes one
 # gradient per output in a tuple; the function returns a tuple with one
-# gradient per input asked for. Each backward multiplies the incoming
-# gradient by its local derivative, reading what the forward pass left in
-# `inputs` or `outputs`. The engine starts at the output and follows
-# `creator` links until it reaches the leaf, passing the gradient along
-# (minichain names this slot `creator_node`).
+# gradient per input asked for (or one per input: minichain takes either and
+# keeps those asked for; chapter 04's functions have two inputs). Each
+# backward multiplies the incoming gradient by its local derivative, reading
+# what the forward pass left in `inputs` or `outputs`. The engine starts at
+# the output and follows `creator` links until it reaches the leaf, passing
+# the gradient along (minichain names this slot `creator_node`).
 
 # %%
 class HandVariable:

@@ -1,27 +1,24 @@
 # %% [markdown]
 # # 14 · Beyond the square root: optimal checkpoint schedules
 #
-# Optional, advanced reading after chapter 10. You will derive, for any
-# number of memory *slots*, the checkpoint schedule with the fewest block
-# calls, run it with `mc.checkpoint_revolve`, compare it with Griewank and
-# Walther's Revolve, and measure its memory on a real net.
+# Optional, advanced reading after chapter 10. PyTorch's
+# `torch.utils.checkpoint.checkpoint_sequential` is chapter 10's uniform
+# segments: you pick their number, and each but the last is recomputed
+# once. This chapter turns the question round: with room for `M` stored
+# activations, which schedule of recomputation makes the fewest block
+# calls? You work small cases by hand and run them, derive the recursion
+# that solves them all, and measure `mc.checkpoint_revolve` on a real net.
 #
-# You gain the whole trade-off between memory and recomputation, of which
-# chapter 10's `√L` segments are one point, and a method (a small game
-# solved by a recursion) that carries over to other cost models. Nothing
-# later depends on this chapter; on a first pass, the section on Revolve's
-# model can be skipped. Two things to keep apart:
+# Two simplifications, up front: **all blocks are equal** (same time per
+# call, same output size), and **time is counted in block calls**, a
+# qualitative model (it ignores backward's work, and that a call with a
+# graph is slower than one without): it compares schedules roughly and
+# does not predict seconds.
 #
-# - **Slots, not the peak.** The game counts *slots* (stored checkpoints
-#   and taped activations). A measured peak is the slots plus two or three
-#   arrays the game does not count (chapter 10's arrays in flight).
-# - **Two costs.** Revolve (Griewank and Walther, ACM TOMS 26(1), 2000)
-#   counts memory a little differently from a define-by-run engine. We
-#   solve a variant, whose fewest calls we write `R`; Revolve's own are
-#   `T`. minichain's functions for the variant keep Revolve's name
-#   (`checkpoint.revolve_cost` computes `R`), so the chapter binds them once
-#   to clear names: `variant_cost`, `variant_schedule`, and
-#   `revolve_closed_form` for `T`.
+# On names: `mc.checkpoint_revolve` and `checkpoint.revolve_cost` are named
+# after Revolve (Griewank and Walther, ACM TOMS 26(1), 2000), but compute
+# this chapter's variant, fitted to how a define-by-run engine holds
+# memory; its cost `R` is never above Revolve's own `T` (last section).
 
 # %%
 import functools
@@ -38,69 +35,172 @@ import minichain.functions as F
 from minichain import checkpoint
 from minichain.checkpoint import schedule_calls, split_into_segments
 
-variant_cost = checkpoint.revolve_cost           # R: this chapter's variant
-variant_schedule = checkpoint.revolve_schedule   # its optimal schedules
-
 # %% [markdown]
 # ## The game
 #
-# The goal: backpropagate through a chain $h_i = f_i(h_{i-1})$,
-# $i = 1 \ldots L$, from an input `x` = $h_0$ that the caller holds, with at
-# most `M` slots, in the fewest block calls. Backward through block `i` needs its graph, so the
-# block must have been run *with* its graph ("taped"). The blocks are
-# taken as equal (same time per call, same output size), time is counted
-# in block calls, and a *slot* holds one activation: a checkpoint or the
-# output of a taped block. The moves, as tuples, and their costs (blocks
-# `i+1 .. j`):
+# A chain $h_i = f_i(h_{i-1})$, $i = 1 \ldots L$, from $h_0$ = `x`, which the
+# caller holds. Backward through block `i` ("reversing" it) needs its
+# graph, so the block must have been run *with* its graph ("taped"). A *slot* holds one
+# activation: a stored checkpoint or a taped block's output. The moves, as
+# tuples (`i, j` means blocks `i+1 .. j`):
 #
 # | move | tuple | block calls | slots |
 # |---|---|---|---|
-# | **advance**: run blocks without a graph | `("advance", i, j)` | `j - i` | none |
-# | **store** the value just reached as a checkpoint | `("store", j)` | 0 | +1 until freed |
-# | **free** a checkpoint | `("free", j)` | 0 | -1 |
-# | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +1 per block; from the value just reached, that value too, *not counted* |
-# | **backward** through the taped blocks | `("backward", i, j)` | 0 | frees the taped ones |
+# | **advance**: run blocks with no graph (`no_backprop_mode`) | `("advance", i, j)` | `j - i` | 0 |
+# | **store** the value just reached as a checkpoint | `("store", j)` | 0 | +1 |
+# | **free** a checkpoint | `("free", j)` | 0 | −1 |
+# | **taped**: run blocks with their graph | `("taped", i, j)` | `j - i` | +(`j - i`) |
+# | **backward** through the blocks just taped | `("backward", i, j)` | 0 | −(`j - i`) |
 #
-# A run starts from a checkpoint, from `x`, or from the value just reached
-# (these last two take no slot). A taped run goes up to the next block to
-# reverse, and backward follows it. From a checkpoint or `x` several
-# blocks may be taped; from the value just reached only one, reversed at
-# once, since its graph holds that uncounted value.
+# Two values take no slot: `x`, and *the value just reached* by the last
+# run, which the next move stores or starts from. A taped run ends at the
+# highest block not yet reversed, and backward follows it. From `x` or a
+# checkpoint it may tape several blocks; from the value just reached only
+# one (its graph keeps that uncounted value alive).
 #
-# With `M` slots and `n` blocks to reverse, call the fewest calls `R(n, M)`.
-# Three cases:
+# ## By hand: four blocks, one slot
+#
+# One slot holds one taped block's output and nothing else. Backward starts
+# at the top:
+#
+# 1. advance blocks 1–3 from `x` (3 calls) to reach $h_3$; tape block 4 from
+#    it (1 call): its output fills the slot, and $h_3$, the value just
+#    reached, is kept uncounted by block 4's graph; go back through block
+#    4: we hold the gradient at $h_3$, and $h_3$ is gone;
+# 2. block 3 needs $h_2$ again: advance blocks 1–2 from `x` (2 calls), tape
+#    block 3, go back: the gradient at $h_2$;
+# 3. advance block 1, tape block 2, go back; 4. tape block 1 from `x`, go back.
+#
+# Block 1 is called four times, block 4 once: `4 + 3 + 2 + 1` calls. As
+# moves, with the calls per block counted:
+
+# %%
+one_slot_4 = [
+    ("advance", 0, 3), ("taped", 3, 4), ("backward", 3, 4),
+    ("advance", 0, 2), ("taped", 2, 3), ("backward", 2, 3),
+    ("advance", 0, 1), ("taped", 1, 2), ("backward", 1, 2),
+    ("taped", 0, 1), ("backward", 0, 1),
+]
+
+print("block calls:", schedule_calls(one_slot_4))
+
+# %% [markdown]
+# Does that give the right gradient? A small executor performs the moves
+# on real blocks: a backward sets the top's `.grad` to the incoming
+# gradient (the first time, the seed: ones), calls `backward()`, and reads
+# the next incoming gradient at the taped run's start.
+
+# %%
+def run_schedule(schedule, blocks, x):
+    """Perform `schedule` on `blocks` from the array `x`, for the loss
+    sum(y); return x's gradient (the blocks' Parameters get their .grad)."""
+    stored = {0: x}                     # x and the checkpoints, by position
+    reached = (None, None)              # the value just reached: (position, array)
+    gy = start = top = None
+    for kind, *span in schedule:
+        if kind == "store":
+            stored[span[0]] = reached[1]
+        elif kind == "free":
+            del stored[span[0]]
+        elif kind == "backward":
+            top.grad = np.ones_like(top.array) if gy is None else gy
+            top.backward()
+            gy = start.grad
+        else:                 # advance (no graph) or taped: blocks i+1 .. j
+            i, j = span
+            h = start = mc.Variable(reached[1] if reached[0] == i else stored[i])
+            with mc.using_config("enable_backprop", kind == "taped"):
+                for block in blocks[i:j]:
+                    h = block(h)
+            reached, top = (j, h.array), h
+    return gy
+
+# %% [markdown]
+# Blocks `tanh(linear(h, W_i))` that count their calls, and a check
+# against plain backprop (the gradients of `x` and of every `W_i`):
+
+# %%
+def make_chain(length):
+    """`length` blocks tanh(linear(h, W_i)) counting their calls; the W_i."""
+    rng = np.random.default_rng(0)
+    weights = [mc.Parameter(rng.normal(size=(4, 4)) / 2) for _ in range(length)]
+    calls = [0] * length
+
+    def make_block(i):
+        def block(h):
+            calls[i] += 1
+            return F.tanh(F.linear(h, weights[i]))
+        return block
+    return [make_block(i) for i in range(length)], weights, calls
+
+
+def plain_backprop(blocks, x):
+    h = x = mc.Variable(x)
+    for block in blocks:
+        h = block(h)
+    F.sum(h).backward()
+    return x.grad
+
+
+def check(run, length):
+    """The calls per block of run(blocks, x) on a fresh chain, and whether
+    its gradients equal plain backprop's."""
+    blocks, weights, calls = make_chain(length)
+    x = np.random.default_rng(1).normal(size=(2, 4))
+    results = []
+    for method in (plain_backprop, run):
+        calls[:] = [0] * length
+        for W in weights:
+            W.cleargrad()
+        results.append([method(blocks, x)] + [W.grad for W in weights])
+    same = all(np.allclose(a, b, rtol=1e-12, atol=0) for a, b in zip(*results))
+    return calls, same
+
+
+calls, same = check(functools.partial(run_schedule, one_slot_4), 4)
+assert sum(calls) == schedule_calls(one_slot_4) and same
+print("calls per block:", calls, " gradients equal plain backprop's:", same)
+
+# %% [markdown]
+# ## Two slots: the first checkpoint
+#
+# With a second slot we can store one checkpoint, say $h_2$ (advance 2
+# calls, store). Above it, blocks 3–4 are reversed with the one slot left,
+# exactly as above but starting from $h_2$: `2 + 1` calls. Then free $h_2$:
+# blocks 1–2 fit in the two slots, so tape both from `x` and go back: 2
+# calls.
+
+# %%
+two_slots_4 = [
+    ("advance", 0, 2), ("store", 2),
+    ("advance", 2, 3), ("taped", 3, 4), ("backward", 3, 4),
+    ("taped", 2, 3), ("backward", 2, 3),
+    ("free", 2),
+    ("taped", 0, 2), ("backward", 0, 2),
+]
+calls, same = check(functools.partial(run_schedule, two_slots_4), 4)
+assert sum(calls) == schedule_calls(two_slots_4) and same
+print("calls per block:", calls, " total:", sum(calls),
+      " gradients equal plain backprop's:", same)
+
+# %% [markdown]
+# ## The recursion
+#
+# Write `R(n, M)` for the fewest calls that reverse `n` blocks with `M`
+# slots, from a value that takes none (`x`, or a checkpoint already paid
+# for). The walk-throughs used all three cases:
 #
 # - `n ≤ M`: tape all `n` blocks, then backward through them: `n` calls.
-# - `M = 1`: only one block can be taped at a time. Advance from `x` to
-#   $h_{n-1}$ without a graph, tape block `n`, backward; then the same for
-#   `n - 1` blocks: `n + (n-1) + … + 1 = n(n+1)/2` calls.
-# - otherwise, pick a first checkpoint `m`: advance `m` blocks and store
-#   $h_m$ (one slot); reverse the last `n - m` blocks from $h_m$ with the
-#   `M - 1` slots left; free $h_m$ and reverse the first `m` blocks with all
-#   `M` slots. The best `m` wins:
+# - `M = 1`: the first walk-through, `n + (n-1) + … + 1 = n(n+1)/2` calls.
+# - otherwise, the second: pick a first checkpoint $h_m$, advance `m`
+#   blocks and store it; reverse the `n - m` blocks above it with `M - 1`
+#   slots; free it and reverse the first `m` with all `M`. The best `m`
+#   wins:
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
 #
-# ## By hand: four blocks, two slots
-#
-# Which first checkpoint is best for `L = 4`, `M = 2`? Each option, with the
-# smaller costs worked out from the cases above (`R(1, 2) = 1`,
-# `R(2, 2) = 2`, `R(3, 2) = 5`, `R(k, 1) = k(k+1)/2`):
-
-# %%
-options = {
-    1: 1 + 6 + 1,   # advance 1, R(3, 1) = 6, then R(1, 2) = 1
-    2: 2 + 3 + 2,   # advance 2, R(2, 1) = 3, then R(2, 2) = 2
-    3: 3 + 1 + 5,   # advance 3, R(1, 1) = 1, then R(3, 2) = 5
-}
-for m, calls in options.items():
-    print(f"first checkpoint at h_{m}: {calls} calls")
-print("best:", min(options, key=options.get))
-
-# %% [markdown]
-# A checkpoint in the middle wins, with 7 calls; the plain chain takes 4
-# calls but 4 slots. (`R(3, 2) = 5` by the same reasoning: `m = 1` gives
-# `1 + 3 + 1`, `m = 2` gives `2 + 1 + 2`.) The recursion as code, memoised:
+# As code, memoised, with the three choices of `m` for four blocks and two
+# slots (our $h_2$ was the best) and a table of `R`:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -112,214 +212,76 @@ def hand_cost(n, M):
     return min(m + hand_cost(n - m, M - 1) + hand_cost(m, M) for m in range(1, n))
 
 
-assert hand_cost(4, 2) == min(options.values()) == 7
+options = {f"h_{m}": m + hand_cost(4 - m, 1) + hand_cost(m, 2) for m in range(1, 4)}
+print("first checkpoint, four blocks, two slots:", options)
+assert hand_cost(4, 1) == schedule_calls(one_slot_4)
+assert hand_cost(4, 2) == options["h_2"] == schedule_calls(two_slots_4)
 print("R(n, M), n down, M across:")
 print("      " + "".join(f"M={M:<4d}" for M in range(1, 6)))
 for n in range(1, 11):
     print(f"n={n:<3d} " + "".join(f"{hand_cost(n, M):<6d}" for M in range(1, 6)))
-row = ", ".join(f"{hand_cost(10, M)} with {M}" for M in (1, 2, 3, 4, 5))
-print(f"ten blocks cost {row} slots, and {hand_cost(10, 10)} (the plain chain) with 10")
 
 # %% [markdown]
 # Most of the saving comes with the first few slots.
 #
-# The schedule itself follows the same recursion, written with the tuples
-# of the table above. By hand, for four blocks and two slots:
-
-# %%
-hand_schedule_4_2 = [
-    ("advance", 0, 2), ("store", 2),          # 2 calls: h_2 is the checkpoint
-    ("advance", 2, 3),                        # R(2, 1) from h_2: 1 call ...
-    ("taped", 3, 4), ("backward", 3, 4),      # ... tape block 4 (1 call)
-    ("taped", 2, 3), ("backward", 2, 3),      # ... then block 3 (1 call)
-    ("free", 2),
-    ("taped", 0, 2), ("backward", 0, 2),      # R(2, 2): both blocks, 2 calls
-]
-print("calls:", schedule_calls(hand_schedule_4_2))
-
-# %% [markdown]
-# And the recursion that writes such schedules for any size. The only
-# choice left open is which `m` to take when several are equally cheap; we
-# take the farthest.
-
-# %%
-def hand_schedule(start, n, M, out):
-    if n <= M:
-        out += [("taped", start, start + n), ("backward", start, start + n)]
-    elif M == 1:
-        out += [("advance", start, start + n - 1),
-                ("taped", start + n - 1, start + n),
-                ("backward", start + n - 1, start + n)]
-        hand_schedule(start, n - 1, M, out)
-    else:
-        costs = {m: m + hand_cost(n - m, M - 1) + hand_cost(m, M) for m in range(1, n)}
-        m = max(m for m in costs if costs[m] == min(costs.values()))
-        out += [("advance", start, start + m), ("store", start + m)]
-        hand_schedule(start + m, n - m, M - 1, out)
-        out.append(("free", start + m))
-        hand_schedule(start, m, M, out)
-    return out
-
-
-assert hand_schedule(0, 4, 2, []) == hand_schedule_4_2
-print(hand_schedule(0, 6, 2, []))
-
-# %% [markdown]
 # ## The real thing
 #
-# `variant_cost` computes the same table `R` with NumPy, and
-# `variant_schedule` writes the schedules with a loop in place of our second
-# recursive call (so a long chain with one slot does not recurse):
+# `checkpoint.revolve_cost` computes the same table `R` with NumPy, keeping
+# for each `(n, M)` the best `m` (the farthest among equals);
+# `checkpoint.revolve_schedule` follows the recursion with it, a loop in
+# place of the second recursive call:
 
 # %%
 print(inspect.getsource(checkpoint._reverse))
 
 # %% [markdown]
-# Both agree with ours, the costs and the schedules, action for action:
+# Its costs agree with ours, its schedules cost what they should, and for
+# four blocks it writes our two schedules, move for move:
 
 # %%
+variant_cost = checkpoint.revolve_cost           # R, this chapter's variant
+variant_schedule = checkpoint.revolve_schedule   # its optimal schedules
 for n in range(1, 13):
     for M in range(1, n + 1):
         assert variant_cost(n, M) == hand_cost(n, M)
-        assert variant_schedule(n, M) == hand_schedule(0, n, M, [])
-        assert schedule_calls(variant_schedule(n, M)) == variant_cost(n, M)
-assert variant_schedule(4, 2) == hand_schedule_4_2
-print("costs and schedules agree for every n <= 12 and M <= n")
+        assert schedule_calls(variant_schedule(n, M)) == hand_cost(n, M)
+assert variant_schedule(4, 1) == one_slot_4 and variant_schedule(4, 2) == two_slots_4
+print("costs agree for every n <= 12 and M <= n")
 print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12))
 
 # %% [markdown]
-# Mind the name: these are `R`, the variant's counts, although minichain
-# calls the function `revolve_cost`. Revolve's own `T` comes below.
-
-# %% [markdown]
 # `mc.checkpoint_revolve(blocks, x, budget)` runs the schedule with
-# `budget = M` slots. Its forward is the schedule's first sweep, up to the
-# first backward: it advances, stores the checkpoints, and tapes the last
-# blocks, whose output it returns. Its backward runs the rest. Counting the
-# calls of each block on a chain of 16 blocks with 3 slots:
+# `budget = M` slots inside one FunctionNode. Its forward performs the moves
+# up to the first backward and returns the last taped block's output; its
+# backward performs the rest with an executor like ours
+# (`checkpoint._ScheduleRun`), which also replays the random state, as
+# `F.forget` does, and frees each taped array once used. On 16 blocks with
+# 3 slots, and our executor beside it:
 
 # %%
-rng = np.random.default_rng(0)
-weights = [mc.Parameter(rng.normal(size=(4, 4)) / 2) for _ in range(16)]
-calls = [0] * 16
-recorded = []            # per call: was a graph recorded?
+def revolve_run(blocks, x):
+    x = mc.Variable(x)
+    F.sum(mc.checkpoint_revolve(blocks, x, 3)).backward()
+    return x.grad
 
 
-def make_block(i):
-    def block(h):
-        calls[i] += 1
-        recorded.append(mc.config.enable_backprop)
-        return F.tanh(F.linear(h, weights[i]))
-    return block
-
-
-blocks = [make_block(i) for i in range(16)]
-x = mc.Variable(rng.normal(size=(2, 4)))
-y = mc.checkpoint_revolve(blocks, x, 3)
-print("calls per block after forward: ", calls)
-F.sum(y).backward()
-print("calls per block after backward:", calls)
-print("total", sum(calls), "= R(16, 3) =", variant_cost(16, 3))
-assert sum(calls) == variant_cost(16, 3)
-taped = sorted(i for kind, *span in variant_schedule(16, 3) if kind == "taped"
-               for i in range(span[0] + 1, span[1] + 1))
-assert taped == list(range(1, 17))                # each block taped exactly once
-print("calls with a graph:", recorded.count(True),
-      "  without (advances):", recorded.count(False))
-assert recorded.count(True) == 16
-
-revolved = [x.grad] + [W.grad for W in weights]
-x2 = mc.Variable(x.array)
-for W in weights:
-    W.cleargrad()
-h = x2
-for block in blocks:
-    h = block(h)
-F.sum(h).backward()
-plain = [x2.grad] + [W.grad for W in weights]
-assert all(np.allclose(a, b, rtol=1e-12, atol=0) for a, b in zip(revolved, plain))
-print("gradients equal to the plain chain's (to rtol 1e-12):", True)
+calls, same = check(revolve_run, 16)
+print("calls per block:", calls)
+print("total", sum(calls), "= R(16, 3) =", variant_cost(16, 3),
+      "  gradients equal plain backprop's:", same)
+assert sum(calls) == variant_cost(16, 3) and same
+calls, same = check(functools.partial(run_schedule, variant_schedule(16, 3)), 16)
+assert sum(calls) == variant_cost(16, 3) and same
+print("our executor on the same schedule: the same", sum(calls), "calls, the same gradients")
 
 # %% [markdown]
-# Every block is taped exactly once, during forward for the last blocks and
-# during backward for the others; every other call is an advance.
-#
-# ## Revolve's model, and where this variant differs (may be skipped)
-#
-# Revolve's game differs from ours in three rules: `x` occupies one of its
-# `c` checkpoints; a block is always reversed alone, taped from the value
-# just reached (or a checkpoint) and backpropagated at once; and that
-# one-block tape takes no checkpoint.
-#
-# Griewank (1992) found a closed form. Let $\beta(c, t)$ be the most blocks
-# `c` checkpoints can reverse if no block is advanced more than `t` times
-# (its taped call not counted): $\beta(c, 0) = 1$ (only block 1, taped from
-# `x`) and $\beta(1, t) = t + 1$ (every block reached from `x`). Otherwise
-# a first checkpoint $h_m$ spends one advance of blocks $1 \ldots m$; the
-# blocks above it get $c - 1$ checkpoints and $t$ advances, those below
-# $c$ and $t - 1$. So $\beta(c, t) = \beta(c-1, t) + \beta(c, t-1)$,
-# Pascal's rule: $\beta(c, t) = \binom{c+t}{c}$. Checked against
-# `math.comb`:
-
-# %%
-@functools.lru_cache(maxsize=None)
-def most_blocks(c, t):
-    """β(c, t): the most blocks c checkpoints reverse, none advanced more than t times."""
-    if t == 0:
-        return 1                      # only block 1, taped from x
-    if c == 1:
-        return t + 1                  # n blocks advance block 1 n - 1 times
-    return most_blocks(c - 1, t) + most_blocks(c, t - 1)
-
-
-print("β(c, t), c down, t across:")
-for c in range(1, 6):
-    print(f"c={c}  " + "".join(f"{most_blocks(c, t):5d}" for t in range(6)))
-assert all(most_blocks(c, t) == math.comb(c + t, c)
-           for c in range(1, 13) for t in range(13))
-
-# %% [markdown]
-# From the same counting comes the fewest calls for `n` blocks, the `n`
-# taped ones included; we take Griewank's closed form as given (exercise 2
-# checks it against a recursion of Revolve's game):
-#
-# $$T(n, c) = (t + 1)\,n - \binom{c+t}{c+1}, \quad t \text{ the least with }
-# \binom{c+t}{c} \ge n.$$
-#
-# A Revolve schedule with `c` checkpoints is also one of our game with
-# `M = c` slots (`x`'s checkpoint is free here; the one-block tape takes
-# the slot it leaves), so `R(n, M) ≤ T(n, M)`:
-
-# %%
-def revolve_closed_form(n, c):
-    """T(n, c): Revolve's fewest calls, from the closed form."""
-    t = 0
-    while math.comb(c + t, c) < n:
-        t += 1
-    return (t + 1) * n - math.comb(c + t, c + 1)
-
-
-assert all(revolve_closed_form(n, M) >= hand_cost(n, M)
-           for n in range(1, 61) for M in range(1, 9))
-for M in range(1, 5):
-    same = [n for n in range(1, 13) if hand_cost(n, M) == revolve_closed_form(n, M)]
-    cheaper = f"; the variant cheaper for the other {12 - len(same)}" if len(same) < 12 else ""
-    print(f"M = {M}: equal for n = {same}{cheaper}")
-print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
-      f" T = {revolve_closed_form(1024, 12)} (Revolve)")
-
-# %% [markdown]
-# With one slot the two games are the same. From two on, the variant is
-# mostly cheaper: a piece that fits in its slots is taped in one go, where
-# Revolve advances through it again for each block.
-#
 # ## The picture
 #
-# Time runs to the right (one unit per block call or block backward), the
-# block index upward: grey lines advance, black ones are taped runs, red
-# ones go back down, a blue bar is a checkpoint held. Beside the optimal
-# schedule, chapter 10's uniform segments written in the same game (its
-# checkpoints are held until the step ends).
+# Time runs right (one unit per block call or block backward), the block
+# index up: grey lines advance, black ones are taped runs, red ones go
+# back, a blue bar is a checkpoint held. Beside the optimal schedule,
+# chapter 10's uniform segments as moves of the game (their checkpoints are
+# held until the step ends).
 
 # %%
 def uniform_schedule(length, segments):
@@ -368,10 +330,8 @@ def draw_schedule(schedule, length, ax, title):
         else:  # free
             ax.plot([stores.pop(action[1]), clock], [action[1]] * 2,
                     color="tab:blue", lw=5, alpha=0.35, solid_capstyle="butt")
-    ax.set_xlabel("time (block calls and block backwards)")
-    ax.set_ylabel("block index")
-    ax.set_ylim(-0.5, length + 0.5)
-    ax.set_title(title)
+    ax.set(xlabel="time (block calls and block backwards)", ylabel="block index",
+           ylim=(-0.5, length + 0.5), title=title)
 
 
 optimal, uniform = variant_schedule(16, 3), uniform_schedule(16, 4)
@@ -388,15 +348,13 @@ assert schedule_calls(uniform) < schedule_calls(optimal)
 
 # %% [markdown]
 # Left, the blue bars nest: each checkpoint is held while the blocks above
-# it are reversed, and with two held, the last slot gives the one-slot
-# pattern (advance, tape one block, back). Right: fewer calls for more
-# than twice the slots.
+# it are reversed; with two held, the last slot repeats the one-slot
+# pattern. Right: fewer calls for more than twice the slots.
 #
 # ## Memory, measured
 #
-# A net whose activations are big enough to see: 24 blocks
-# `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in chapter 10,
-# the peak is what one step adds; each block counts its calls.
+# 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512, each
+# counting its calls. As in chapter 10, the peak is what one step adds.
 
 # %%
 L, width, batch = 24, 128, 512
@@ -415,23 +373,17 @@ net = []
 for _ in range(L):
     W = mc.Parameter((rng.normal(size=(width, width)) / np.sqrt(width)).astype(np.float32))
     b = mc.Parameter(np.zeros(width, dtype=np.float32))
-    W.zerograd()
+    W.zerograd()        # gradients made once and added to in place: not in the peaks
     b.zerograd()
     net.append(net_block(W, b))
 x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
 activation = batch * width * 4
 print("one activation:", activation // 1024, "KiB")
 
-
-def plain_chain(fs, h):
-    for f in fs:
-        h = f(h)
-    return h
-
-
 segments = round(math.sqrt(L))                       # 5 segments for L = 24
 variants = {
-    "plain": ([("taped", 0, L), ("backward", 0, L)], lambda: plain_chain(net, x)),
+    "plain": ([("taped", 0, L), ("backward", 0, L)],
+              lambda: functools.reduce(lambda h, block: block(h), net, x)),
     f"uniform, {segments} segments": (
         uniform_schedule(L, segments), lambda: mc.checkpoint_sequential(net, segments, x)),
 }
@@ -441,58 +393,38 @@ for M in [1, 2, 3, 4, 6, 8]:
 
 
 def step(run):
-    loss = F.sum(run())
-    loss.backward()
+    F.sum(run()).backward()
 
 
 for _, run in variants.values():
     step(run)                                         # first calls fill caches
 
 # %% [markdown]
-# Beyond its slots, a step holds chapter 10's two arrays in flight (the
-# gradient waiting, the array being made), and a third, the value just
-# reached, when a block taped from it fills the last slot while a gradient
-# waits. `uncounted_arrays` reads that off the schedule; the cell checks
-# each peak against slots plus these, with under half an activation left
-# for small objects.
+# Beyond its slots, a step holds two or three arrays: chapter 10's two in
+# flight (the gradient waiting, the array being made) and, at some moments,
+# the value just reached, which a one-block tape's graph keeps alive. The
+# cell checks each peak against that:
 
 # %%
-def uncounted_arrays(schedule):
-    """2, or 3 if a one-block taped run from the value just reached fills
-    every slot after a backward has left a gradient waiting."""
-    stored, waiting, full = set(), False, slots_held(schedule)
-    for kind, *where in schedule:
-        if kind == "store":
-            stored.add(where[0])
-        elif kind == "free":
-            stored.remove(where[0])
-        elif kind == "backward":
-            waiting = True
-        elif kind == "taped" and waiting and where[0] not in stored | {0} \
-                and len(stored) + 1 == full:
-            return 3
-    return 2
-
-
 peaks = {}
-print(f"{'':22s} calls  slots  + uncounted  = peak, whole activations")
+print(f"{'':22s} calls  slots  peak, whole activations")
 for name, (schedule, run) in variants.items():
     net_calls[0] = 0
     gc.collect()
     with mc.memory.measure() as m:
         step(run)
     peak = peaks[name] = m.peak / activation
-    slots, extra = slots_held(schedule), uncounted_arrays(schedule)
+    slots = slots_held(schedule)
     assert net_calls[0] == schedule_calls(schedule)
-    assert slots + extra <= peak < slots + extra + 0.5, (name, peak)
-    print(f"{name:22s} {net_calls[0]:5d}  {slots:5d}  {extra:11d}  = {round(peak):4d}")
+    assert slots + 2 <= peak < slots + 3.5, (name, peak)
+    print(f"{name:22s} {net_calls[0]:5d}  {slots:5d}  {round(peak):4d}")
 
 # %% [markdown]
 # ## The time–memory curve
 #
-# The cost model's price of `M` slots is `R(L, M) / L` forwards per step.
-# That price for every `M`, uniform segments and the plain chain beside it,
-# and the peaks just measured as circles:
+# The model's price of `M` slots is `R(L, M) / L` forwards per step; here
+# for every `M`, beside uniform segments, the plain chain, and the peaks
+# just measured (circles):
 
 # %%
 names = list(variants)
@@ -509,18 +441,91 @@ ax.plot([L], [1], "ks", label="plain")
 ax.plot([peaks[n] for n in names], [forwards[n] for n in names], "o", mfc="none",
         color="0.3", label="measured peak")
 ax.set_xscale("log", base=2)
-ax.set_xlabel("activations held (slots; measured: peak)")
-ax.set_ylabel("forwards per step (calls / L)")
-ax.set_title(f"L = {L}: memory against recomputation")
+ax.set(xlabel="activations held (slots; measured: peak)",
+       ylabel="forwards per step (calls / L)", title=f"L = {L}: memory against recomputation")
 ax.legend(fontsize=8)
 plt.tight_layout()
 plt.show()
 
 # %% [markdown]
 # The optimal curve falls steeply at small `M` and flattens at large ones;
-# the uniform points never lie below it (the cell asserts it). The measured
-# peaks sit two or three activations right of their model points: the
-# uncounted arrays.
+# the uniform points never lie below it (asserted). The measured peaks sit
+# two or three activations right of the model: the uncounted arrays.
+
+# %% [markdown]
+# ## Revolve's model and the binomial bound
+#
+# Revolve's game differs from ours in three rules: `x` occupies one of its
+# `c` checkpoints; every block is taped alone and reversed at once; that
+# tape takes no checkpoint. Its count answers one question:
+# let $\beta(c, t)$ be the most blocks that `c` checkpoints can reverse if
+# no block is advanced more than `t` times (its taped call not counted).
+#
+# - $\beta(c, 0) = 1$: with no advance, only block 1 can be taped (from `x`).
+# - $\beta(1, t) = t + 1$: with `x` as the only checkpoint, block 1 is
+#   advanced once for every block above it.
+# - Otherwise, take the first checkpoint $h_m$. Reaching it advances blocks
+#   $1 \ldots m$ once. The blocks above it have $c - 1$ checkpoints left
+#   (`x`'s is still held) and all `t` advances: at most $\beta(c-1, t)$ of
+#   them. The blocks below have one advance fewer, and all `c` checkpoints
+#   once $h_m$ is freed: at most $\beta(c, t-1)$.
+#
+# So $\beta(c, t) = \beta(c-1, t) + \beta(c, t-1)$: Pascal's rule, which with
+# the same edges ($\binom{c}{c} = 1$, $\binom{1+t}{1} = t + 1$) builds the
+# binomial coefficients. Hence $\beta(c, t) = \binom{c+t}{c}$, checked here
+# against `math.comb`:
+
+# %%
+@functools.lru_cache(maxsize=None)
+def most_blocks(c, t):
+    """β(c, t): the most blocks c checkpoints reverse, none advanced more than t times."""
+    if t == 0:
+        return 1
+    if c == 1:
+        return t + 1
+    return most_blocks(c - 1, t) + most_blocks(c, t - 1)
+
+
+print("β(c, t), c down, t across:")
+for c in range(1, 6):
+    print(f"c={c}  " + "".join(f"{most_blocks(c, t):5d}" for t in range(6)))
+assert all(most_blocks(c, t) == math.comb(c + t, c)
+           for c in range(1, 13) for t in range(13))
+
+# %% [markdown]
+# From the same counting comes Revolve's fewest calls for `n` blocks, the
+# `n` taped ones included, which we take as given from Griewank (1992)
+# (exercise 2 checks it against a recursion of Revolve's game):
+#
+# $$T(n, c) = (t + 1)\,n - \binom{c+t}{c+1}, \quad t \text{ the least with }
+# \binom{c+t}{c} \ge n.$$
+#
+# A Revolve schedule with `c` checkpoints is also one of our game with
+# `M = c` slots (`x`'s checkpoint is free here; the one-block tape takes
+# the slot it leaves), so `R(n, M) ≤ T(n, M)`:
+
+# %%
+def revolve_closed_form(n, c):
+    """T(n, c): Revolve's fewest calls, from the closed form."""
+    t = 0
+    while math.comb(c + t, c) < n:
+        t += 1
+    return (t + 1) * n - math.comb(c + t, c + 1)
+
+
+assert all(revolve_closed_form(n, M) >= hand_cost(n, M)
+           for n in range(1, 61) for M in range(1, 9))
+for M in range(1, 5):
+    equal = [n for n in range(1, 13) if hand_cost(n, M) == revolve_closed_form(n, M)]
+    cheaper = f"; the variant cheaper for the other {12 - len(equal)}" if len(equal) < 12 else ""
+    print(f"M = {M}: equal for n = {equal}{cheaper}")
+print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
+      f" T = {revolve_closed_form(1024, 12)} (Revolve)")
+
+# %% [markdown]
+# With one slot the two games are the same. From two on, the variant is
+# mostly cheaper: a piece that fits in its slots is taped in one go, where
+# Revolve advances through it again for each block.
 #
 # ## Exercises
 #
@@ -536,7 +541,7 @@ from exercises import ch14
 # **1.** A simulation of 1000 time steps is to be reversed with Revolve, and
 # no step may be advanced more than 3 times (its taped call not counted).
 # How many checkpoints does Revolve need at least, `x`'s included? Reason
-# from the closed form, then assign the number to `answer_1`.
+# from $\beta$, then assign the number to `answer_1`.
 
 # %%
 answer_1 = None
@@ -544,9 +549,8 @@ ch14.check_1(answer_1)
 
 # %% [markdown]
 # **2.** Write `revolve_model_cost(n, c)`, the fewest calls in *Revolve's*
-# model (the rules of the section on Revolve: `x` takes a checkpoint, blocks
-# are taped one at a time, a tape takes no checkpoint), as a recursion in
-# the style of `hand_cost`, and assign it to `answer_2`. Which cases change?
+# model (the three rules of the last section), as a recursion in the
+# style of `hand_cost`, and assign it to `answer_2`. Which cases change?
 # The check compares it with the closed form `T(n, c)` (our
 # `revolve_closed_form`) for every `n ≤ 12` and `c ≤ 12`.
 
@@ -556,12 +560,10 @@ ch14.check_2(answer_2)
 
 # %% [markdown]
 # **3.** Write out an optimal schedule of this chapter's game for 5 blocks
-# and 2 slots, as a list of actions like `hand_schedule_4_2` above, and
-# assign it to `answer_3`. The check plays it: every action must be allowed
-# where it stands (start from a checkpoint, `x` or the value just reached;
-# tape up to the next block to reverse, several blocks only from a
-# checkpoint or `x`; never more than 2 slots), every block must be reversed,
-# and no schedule may be cheaper.
+# and 2 slots, as a list of moves like `two_slots_4` above, and assign it
+# to `answer_3`. The check plays it by the rules of the game (never more
+# than 2 slots), and checks that every block is reversed and that no
+# schedule is cheaper.
 
 # %%
 answer_3 = None
