@@ -2,7 +2,7 @@
 # # 10 · `forget`: trading time for memory
 #
 # You will build `F.forget` by hand, measure the memory it saves on a small
-# network against a simple estimate, count the extra forward work it costs,
+# network against a peak estimate, count the extra forward work it costs,
 # and see why a recomputation must replay the same random numbers.
 #
 # Chapter 07 measured it: a chain of functions keeps one array per function
