@@ -19,7 +19,7 @@ def solution_1():
 
 
 EXERCISES.wrong(1, [
-    ((4, 12), "a worse s", "another s gives a smaller estimate"),
+    ((4, 12), "a worse s", "another s gives a smaller kept count"),
     ((6, 6), "forgot to add s - 1", "work it out again"),
     ((6, 12), "counted s checkpoints, not s - 1", "work it out again"),
     ((11, 6), "the pair the wrong way round", "in that order"),
@@ -38,20 +38,21 @@ EXERCISES.malformed(1, [
 @EXERCISES.solution(2)
 def solution_2():
     import math
-    return max(s for s in range(1, 17) if s - 1 + math.ceil(16 / s) <= 9)
+    return max(s for s in range(1, 17) if s - 1 + math.ceil(16 / s) <= 10)
 
 
 EXERCISES.wrong(2, [
-    (4, "the best s, not the largest that fits", "smallest estimate"),
+    (4, "the best s, not the largest that fits", "smallest kept count"),
     (2, "a small s that fits", "a larger s fits too"),
-    (16, "one segment per block", "over 9"),
-    (9, "one too many", "over 9"),
+    (8, "the largest s that keeps at most 9", "a larger s fits too"),
+    (16, "one segment per block", "over 10"),
+    (10, "one too many", "over 10"),
 ])
 
 
 EXERCISES.malformed(2, [
     (8.5, "a fractional s"),
-    ("8", "a string"),
+    ("9", "a string"),
     (0, "no segments"),
 ])
 
@@ -125,7 +126,7 @@ EXERCISES.right(1, [([6, 11], "a list"), ((6.0, 11.0), "floats"),
                     (np.array([6, 11]), "an array")])
 
 
-EXERCISES.right(2, [(8.0, "a float"), (np.int64(8), "a NumPy int")])
+EXERCISES.right(2, [(9.0, "a float"), (np.int64(9), "a NumPy int")])
 
 
 def _counted_early_return(h):

@@ -25,7 +25,7 @@ class MomentumSGDRule(UpdateRule):
         dtype = grad.dtype.type
         v *= dtype(self.hyperparam.momentum)
         v -= dtype(self.hyperparam.lr) * grad
-        data = param.array  # ``param.array += v`` would rerun its setter
+        data = param.array  # in place, skipping the setter: one call less per step
         data += v
 
 

@@ -17,49 +17,52 @@ EXERCISES = Exercises()
 
 def bound(n_blocks, segments):
     """Activations kept with ``segments`` segments: s - 1 + ⌈L/s⌉ (the
-    chapter's estimate: s - 1 checkpoints and one segment recomputed)."""
+    chapter's kept count: s - 1 checkpoints and one segment recomputed)."""
     return segments - 1 + math.ceil(n_blocks / segments)
 
 
 # ----- 1. the best s for L = 36 -------------------------------------------------------
 @EXERCISES.check(1)
 def check_1(answer):
-    """(s, estimate) with the smallest s - 1 + ⌈36/s⌉."""
-    pair = as_sequence(answer, "two numbers, s and the estimate")
+    """(s, kept count) with the smallest s - 1 + ⌈36/s⌉."""
+    pair = as_sequence(answer, "two numbers, s and the kept count")
     if len(pair) != 2:
-        raise NotYet("give a pair (s, estimate), not {} number{}".format(
+        raise NotYet("give a pair (s, count), not {} number{}".format(
             len(pair), "" if len(pair) == 1 else "s"))
     s = as_int(pair[0], "a number of segments")
-    value = as_int(pair[1], "the estimate")
+    value = as_int(pair[1], "the kept count")
     if not 1 <= s <= 36:
         raise NotYet("s is a number of segments between 1 and 36")
     best = min(bound(36, k) for k in range(1, 37))
     if value != bound(36, s):
         if bound(36, value) == s and value != s:
-            raise NotYet("the pair is (s, estimate), in that order")
-        raise NotYet("for s = {} the estimate s - 1 + ⌈36/s⌉ is not {}; work it "
+            raise NotYet("the pair is (s, count), in that order")
+        raise NotYet("for s = {} the kept count s - 1 + ⌈36/s⌉ is not {}; work it "
                      "out again".format(s, value))
     if value != best:
-        raise NotYet("another s gives a smaller estimate: where do s and 36/s "
+        raise NotYet("another s gives a smaller kept count: where do s and 36/s "
                      "balance?")
     return None
 
 
-# ----- 2. the largest s that fits in 10 activations, L = 16 ---------------------------
+# ----- 2. the largest s that keeps at most 10 activations, L = 16 ---------------------
+LIMIT_2 = 10       # the kept count exercise 2 allows
+
+
 @EXERCISES.check(2)
 def check_2(answer):
-    """The largest s with s - 1 + ⌈16/s⌉ ≤ 9."""
+    """The largest s with s - 1 + ⌈16/s⌉ ≤ 10."""
     s = as_int(answer, "a number of segments")
     if not 1 <= s <= 16:
         raise NotYet("s is a number of segments between 1 and 16")
-    fitting = [k for k in range(1, 17) if bound(16, k) <= 9]
+    fitting = [k for k in range(1, 17) if bound(16, k) <= LIMIT_2]
     if s == max(fitting):
         return None
     if s not in fitting:
-        raise NotYet("with {} segment{} the estimate is {} activations, over "
-                     "9".format(s, "" if s == 1 else "s", bound(16, s)))
+        raise NotYet("with {} segment{} the kept count is {} activations, over "
+                     "{}".format(s, "" if s == 1 else "s", bound(16, s), LIMIT_2))
     if bound(16, s) == min(bound(16, k) for k in fitting):
-        raise NotYet("that s gives the smallest estimate; the question asks for "
+        raise NotYet("that s gives the smallest kept count; the question asks for "
                      "the largest s that still fits")
     raise NotYet("that fits, but a larger s fits too")
 

@@ -41,11 +41,12 @@ _OTHER_RUNS = (   # (n_units, n_layers, n_epochs, seed, the hint if it matches)
     (4, 1, 10, 0, "that is the accuracy after 10 epochs; train for 100"),
     (4, 2, 100, 0, "that net has two hidden layers of 4 units (n_layers=2 is "
      "the default); ask for one"),
-    (32, 1, 100, 0, "that hidden layer has 32 units (the default); ask for 4"),
+    (32, 1, 100, 0, "that is the chapter's MLP (one hidden layer of 32 units); "
+     "ask for 4 units"),
     (32, 0, 100, 0, "that is the linear classifier (no hidden layer); ask for "
      "one hidden layer of 4 units"),
-    (32, 2, 100, 0, "that is the chapter's MLP (two hidden layers of 32 units); ask "
-     "for one hidden layer of 4 units"),
+    (32, 2, 100, 0, "that net has two hidden layers of 32 units (the defaults); "
+     "ask for one hidden layer of 4 units"),
     (4, 1, 100, 1, "that run used another seed; pass seed=0"),
 )
 

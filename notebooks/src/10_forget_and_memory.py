@@ -2,7 +2,7 @@
 # # 10 · `forget`: trading time for memory
 #
 # You will build `F.forget` by hand, measure the memory it saves on a small
-# network against a simple estimate, count the extra forward work it costs,
+# network against a peak estimate, count the extra forward work it costs,
 # and see why a recomputation must replay the same random numbers.
 #
 # Chapter 07 measured it: a chain of functions keeps one array per function
@@ -11,8 +11,7 @@
 # x)` runs `func` **without** a graph in forward, retaining only its inputs
 # for backward (its output belongs to the caller, who holds it anyway), and
 # runs it a **second time**, with a graph, when backward reaches it. One
-# extra forward buys back all the memory inside `func`. Memory is printed
-# in MiB, or in activations on the network, throughout.
+# extra forward buys back all the memory inside `func`.
 
 # %%
 import gc
@@ -64,11 +63,12 @@ def hand_forget(func, x):
 
 # %% [markdown]
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
-# graph keeps all four outputs; forgotten, it keeps the input and the one
-# output. The gradient is the same. `mc.memory.measure()` watches the bytes
-# NumPy arrays hold while its block runs: `.final` is what the block left
-# allocated, `.peak` the most it held at any moment, and `.timeline` the
-# level over time (all above the level at the start).
+# graph keeps the four `tanh` outputs (the `h * 1.5` products are not kept:
+# that backward needs only `1.5 · gy`); forgotten, it keeps the input and
+# the one output. `mc.memory.measure()` watches the bytes NumPy arrays hold
+# while its block runs: `.final` is what the block left allocated, `.peak`
+# the most it held at any moment, and `.timeline` the level over time (all
+# above the level at the start).
 
 # %%
 def four_tanhs(h):
@@ -89,6 +89,7 @@ for name, run in {"plain": four_tanhs,
     F.sum(y).backward()
     gradients[name] = x.grad
     print(f"{name:12s} holds {after_forward.final / MiB:.1f} MiB after forward")
+    del y      # this run's graph goes now, not inside the next measured block
 assert np.allclose(gradients["plain"], gradients["hand_forget"])
 print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]))
 
@@ -99,12 +100,11 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # ## The real `F.forget`
 #
 # `F.forget` is the same idea (PyTorch's is
-# `torch.utils.checkpoint.checkpoint(func, x)`). It also takes any number of
-# inputs and outputs, and saves the random state for the recomputation,
-# which the dropout section below shows to be needed.
-#
-# `F.forget` agrees with our hand-made one, on the gradient and on the
-# memory:
+# `torch.utils.checkpoint.checkpoint(func, x)`), with three differences: it
+# takes any number of inputs and outputs; it saves the random state for the
+# recomputation (the dropout section below shows why); and it frees the
+# rebuilt arrays function by function as the inner backward walks down
+# them. It agrees with our hand-made one on the gradient and the memory:
 
 # %%
 x = mc.Variable(x_array, name="x")
@@ -126,7 +126,7 @@ y.name = "y"
 print(draw(y))
 
 # %% [markdown]
-# ## A network: checkpoints, and an estimate of the memory
+# ## A network: checkpoints, and a peak estimate
 #
 # A chain of `L` blocks `h ← tanh(linear(h, W, b))` keeps one activation per
 # block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into `s`
@@ -137,39 +137,37 @@ print(draw(y))
 # keeping its activations costs no more than rebuilding them, and saves one
 # segment of recomputation.) Backward then rebuilds one segment at a time
 # from its checkpoint, at most `⌈L/s⌉` activations. So the activations kept
-# at once number about
+# at once, the **kept count**, are about
 #
 # $$ s - 1 + \lceil L/s \rceil, $$
 #
 # smallest near `s = √L`. At its worst moment backward also holds two
 # arrays in flight: the gradient waiting at the block being walked back,
 # and the array being made (a block's output, or a new gradient). The
-# estimate of the peak is therefore `s + 1 + ⌈L/s⌉` activations. It is an
-# *estimate*, not a bound; chapter 14 counts exactly.
+# **peak estimate** is therefore `s + 1 + ⌈L/s⌉` activations: an estimate,
+# not a bound; chapter 14 counts exactly.
 #
 # The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
 # Sublinear Memory Cost" (2016, arXiv:1604.06174): `√L` segments hold
 # memory of order `√L` for the price of about one extra forward. PyTorch
 # ships it as `torch.utils.checkpoint.checkpoint_sequential(functions,
 # segments, input)`, which also runs its last segment without
-# checkpointing it. Ours, whose segments differ in length by at most one
-# (the longer ones first):
+# checkpointing it. Ours:
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
 
 # %% [markdown]
-# Our net is small so that the chapter runs in seconds: `L = 16` blocks of
-# width 256 on a batch of 1024, so one activation is 1 MiB. The weights are
-# `mc.Parameter`s (chapter 08), and their gradient buffers are allocated
-# before measuring: `zerograd()` gives a Parameter a gradient of zeros that
-# backward then adds into, where `cleargrad()` would set it to `None`. Into
-# such a buffer of its own, `Linear`'s backward adds the weights' gradients
-# directly (`backward_accumulate`), without the `Transpose` and `Linear` it
-# applies for them after `cleargrad()` (chapter 08's nested steps). So
-# the measured peak is what the step itself adds: activations, plus the
-# arrays in flight during backward. The input is a constant
-# (`requires_grad=False`, chapter 07): no gradient is needed for it.
+# Our net is small: `L = 16` blocks of width 256 on a batch of 1024, so one
+# activation is 1 MiB. The weights are `mc.Parameter`s (chapter 08) whose
+# gradient buffers exist before we measure: `zerograd()` fills `.grad` with
+# zeros, where `cleargrad()` sets it to `None`. When `W.grad` is already an
+# array, `Linear`'s backward adds `gW` into it in place
+# (`backward_accumulate`); after `cleargrad()` it would build each `gW` as a
+# new array, with `Transpose` and `Linear` (chapter 08's nested steps), and
+# those would count. So the measured peak is what the step itself adds:
+# activations, plus the arrays in flight during backward. The input is a
+# constant (`requires_grad=False`, chapter 07).
 
 # %%
 L, width, batch = 16, 256, 1024
@@ -209,7 +207,8 @@ def zerograds():
         b.zerograd()
 
 
-step(), step(4)           # first calls allocate caches; not what we measure
+step(), step(4)   # warm-up: first calls make one-time objects (caches, config
+                  # entries: a few KiB), kept out of the measurements
 zerograds()
 
 # %% [markdown]
@@ -226,7 +225,7 @@ zerograds()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
-# for `L = 16`). The dashed line is the estimate for 4 segments: 7
+# for `L = 16`). The dashed line is the peak estimate for 4 segments: 7
 # activations kept and 2 in flight. A peak is the arrays alive at the worst
 # moment plus the small Python objects around them (nodes, and the random
 # state `forget` saves for each segment: a fraction of an activation), so
@@ -242,7 +241,7 @@ def measure(segments):
     return m
 
 
-def kept_estimate(L, s):
+def kept_count(L, s):
     """s - 1 + ⌈L/s⌉ activations kept: the checkpoints, one segment rebuilt."""
     return s - 1 + math.ceil(L / s)
 
@@ -258,15 +257,18 @@ def in_activations(nbytes):
 
 
 plain, forgetful = measure(None), measure(4)
-print(f"peak plain:   {in_activations(plain.peak):2d} activations")
-print(f"peak forget:  {in_activations(forgetful.peak):2d} activations")
-print(f"estimate:     {kept_estimate(L, 4)} kept + {IN_FLIGHT} in flight")
-assert in_activations(forgetful.peak) == kept_estimate(L, 4) + IN_FLIGHT
-mc.visualize.plot_memory(
+print(f"peak plain:    {in_activations(plain.peak):2d} activations")
+print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
+print(f"peak estimate: {kept_count(L, 4)} kept + {IN_FLIGHT} in flight")
+assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
+ax = mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
-    bounds={"estimate, s = 4": (kept_estimate(L, 4) + IN_FLIGHT) * activation},
+    bounds={"peak estimate, s = 4": (kept_count(L, 4) + IN_FLIGHT) * activation},
     unit="MiB",
-    title="one step of a 16-block net (1 MiB per activation)")
+    title="one step of a 16-block net (1 MiB per activation)").axes[0]
+for color, name in (("C0", "plain"), ("C1", "forget")):   # plot_memory's colours
+    ax.plot([], [], ":", color=color, label=f"backward starts ({name})")
+ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1, 1))
 plt.show()
 
 # %% [markdown]
@@ -277,36 +279,34 @@ plt.show()
 # `forget` the forward keeps only the checkpoints and the last segment's
 # graph; backward runs that segment's backward at once, then rebuilds the
 # other segments one at a time and frees each as it goes, which is where
-# the humps come from. The peak is the estimate: 7 activations kept, 2 in
+# the humps come from. The peak is the peak estimate: 7 kept, 2 in
 # flight (the input `x_batch` is the caller's and not measured).
 #
-# Every choice of `s`, against the estimate. With `s = 1` nothing is
-# recomputed: the only segment is the last, which keeps its graph, so this
-# is the plain net inside one `Forget` node, yet its peak is one
-# activation below plain's: the dip at `s = 1` in the plot, explained below
-# it. With 16 segments all 15 checkpoints are kept. The minimum is in
-# between.
+# Every choice of `s`, against the peak estimate. With `s = 1` nothing is
+# recomputed: the only segment is the last, which keeps its graph (the
+# plain net inside one `Forget` node; its dip below plain is explained
+# under the plot). With 16 segments all 15 checkpoints are kept.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
 peaks = [in_activations(measure(s).peak) for s in segment_counts]
-estimates = [kept_estimate(L, s) for s in segment_counts]
-for s, peak, e in zip(segment_counts, peaks, estimates):
-    print(f"s = {s:2d}: peak {peak:2d} = kept s - 1 + ⌈L/s⌉ {e:2d}"
-          f" + in flight {peak - e}")
+kept_counts = [kept_count(L, s) for s in segment_counts]
+for s, peak, kept in zip(segment_counts, peaks, kept_counts):
+    print(f"s = {s:2d}: peak {peak:2d} = kept count s - 1 + ⌈L/s⌉ {kept:2d}"
+          f" + in flight {peak - kept}")
 print(f"plain:  peak {in_activations(plain.peak):2d} = kept {L} + in flight "
       f"{in_activations(plain.peak) - L}")
 best = segment_counts[int(np.argmin(peaks))]
 print("smallest measured peak at s =", best)
 assert best == 4
-assert all(peak == e + IN_FLIGHT for s, peak, e in zip(segment_counts, peaks, estimates)
-           if s >= 2)
-assert peaks[0] == estimates[0] + 1 == in_activations(plain.peak) - 1
+assert all(peak == kept + IN_FLIGHT
+           for s, peak, kept in zip(segment_counts, peaks, kept_counts) if s >= 2)
+assert peaks[0] == kept_counts[0] + 1 == in_activations(plain.peak) - 1
 
 fig, ax = plt.subplots(figsize=(6, 3.3))
 ax.plot(segment_counts, peaks, "o-", label="measured peak (forget)")
-ax.plot(segment_counts, [e + IN_FLIGHT for e in estimates], "s--",
-        label="estimate s - 1 + ⌈L/s⌉ + 2")
+ax.plot(segment_counts, [kept + IN_FLIGHT for kept in kept_counts], "s--",
+        label="peak estimate s + 1 + ⌈L/s⌉")
 ax.axhline(plain.peak / activation, color="0.5", linestyle=":",
            label="measured peak (plain)")
 ax.set_xscale("log", base=2)
@@ -318,10 +318,11 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# From 2 segments on, every peak is the estimate. At `s = 1` the measured
-# curve dips one below both the estimate and the dotted plain line (17
-# against 18), because only one array is in flight: the kept graph is freed block by block as backward
-# walks down it, so its peak comes at the start of backward, with the 16
+# From 2 segments on, every peak is the peak estimate. At `s = 1` the
+# measured curve dips one below both the peak estimate and the dotted plain
+# line (17 against 18), because only one array is in flight: the kept graph
+# is freed block by block as backward walks down it (`F.forget`'s third
+# difference), so its peak comes at the start of backward, with the 16
 # activations and only the array being made (the gradient of `F.sum` is a
 # view of one number and takes no memory). The plain graph stays whole
 # until the step ends, so later in its backward a gradient is waiting as
@@ -333,11 +334,13 @@ plt.show()
 # Every forgotten block runs its forward twice. Counting the forward steps
 # with a hook shows it exactly: with 4 segments, the `linear` and `tanh`
 # forwards of three segments run twice, those of the last one (whose graph
-# was kept) once. While a hook watches, backward applies functions
-# (chapter 08), so plain counts `2 L = 32` forwards and 15 more `Linear`
-# calls: the backwards of blocks 2 to 16 compute their input's gradient
-# with `linear` (block 1's input is a constant; the weights' gradients go
-# straight into their `zerograd()` buffers, as said above). Those are the
+# was kept) once. A hook changes how backward runs, not what it computes:
+# while one watches (`mc.memory.measure` uses one too), backward calls each
+# function's `backward` on Variables, which applies functions (chapter 08),
+# not its bare-array twin (chapter 13). So plain counts `2 L = 32` forwards
+# and 15 more `Linear` calls: the backwards of blocks 2 to 16 compute their
+# input's gradient with `linear` (block 1's input is a constant; the
+# weights' gradients go into their buffers, as said above). Those are the
 # same in both runs and cancel in the difference.
 
 # %%
@@ -460,8 +463,8 @@ from exercises import ch10
 
 # %% [markdown]
 # **1.** For a chain of `L = 36` blocks, which number of segments `s`
-# keeps the fewest activations, `s - 1 + ⌈L/s⌉`, and how many is that?
-# Assign the pair `(s, value)` to `answer_1`.
+# gives the smallest kept count `s - 1 + ⌈L/s⌉`, and what is that count?
+# Assign the pair `(s, count)` to `answer_1`.
 
 # %%
 answer_1 = None
@@ -469,9 +472,9 @@ ch10.check_1(answer_1)
 
 # %% [markdown]
 # **2.** For our 16-block net, what is the *largest* number of segments `s`
-# that keeps at most 9 activations (`s - 1 + ⌈16/s⌉ ≤ 9`)? Assign it to
-# `answer_2`, then look at `in_activations(measure(answer_2).peak)`: how
-# close does the measured peak come to the estimate?
+# whose kept count `s - 1 + ⌈16/s⌉` is at most 10? Assign it to
+# `answer_2`, then compare `in_activations(measure(answer_2).peak)` with its
+# peak estimate `s + 1 + ⌈16/s⌉`.
 
 # %%
 answer_2 = None

@@ -9,13 +9,12 @@
 # A gradient is the result of a computation: backward multiplies and adds
 # arrays. If that computation is *recorded* like any forward computation, the
 # gradient is a Variable with a graph of its own, and backward can be run
-# through it again. That is **double backprop**, and it gives second
-# derivatives, Newton's method and Hessian-vector products for free.
+# through it again. That is **double backprop** (also *double backward*, as
+# in `check_double_backward` below), and it gives second derivatives,
+# Newton's method and Hessian-vector products for free.
 #
 # The one requirement: every backward must be written with differentiable
-# functions on Variables, not with bare arrays. This chapter shows why by
-# writing one backward each way, then uses minichain's `mc.grad` for the
-# three classic uses.
+# functions on Variables, not with bare arrays.
 
 # %%
 import inspect
@@ -73,10 +72,10 @@ for cube in (ArrayCube, VariableCube):
 # `enable_double_backprop=True` (PyTorch's `create_graph=True`) asks the
 # engine to keep the graph switched on while it runs the backwards. With
 # `VariableCube` the gradient `gx` has a `creator_node`, so we can ask for
-# *its* gradient: `d(3x²)/dx = 6x`, which is 9 at `x = 1.5` (the first
-# derivative there is `3x² = 6.75`). With `ArrayCube` the gradient is a
-# leaf: nothing connects it to `x`, and `mc.grad` answers `None` (the
-# gradient does not depend on `x`, as far as the graph knows).
+# *its* gradient: `d(3x²)/dx = 6x`, which is 9 at `x = 1.5`. With
+# `ArrayCube` the gradient is a leaf: nothing connects it to `x`, and
+# `mc.grad` answers `None` (the gradient does not depend on `x`, as far as
+# the graph knows).
 
 # %%
 def second_derivative(cube, x):
@@ -107,8 +106,8 @@ from minichain.functions.math.basic_math import PowVarConst
 print(inspect.getsource(PowVarConst.backward))
 
 # %% [markdown]
-# So `x ** 3` with the real operator gives the first and second derivatives
-# of calculus, `3x²` and `6x`, computed here with NumPy on the bare number:
+# So `x ** 3` with the real operator gives its first and second
+# derivatives, checked here against `3x²` and `6x` computed with NumPy:
 
 # %%
 y = x ** 3
@@ -144,8 +143,9 @@ to_digraph(gx, rankdir="LR")
 # `enable_double_backprop` is off unless asked for.
 #
 # `Variable.backward` can do the same: with `enable_double_backprop=True`
-# the leaf's `grad_var` is a Variable with a graph, and a second `backward`
-# from it accumulates the second derivative into `x.grad`. Clear the first
+# the leaf's `grad_var` (its gradient as a Variable; `.grad` is that
+# Variable's array) has a graph, and a second `backward` from it
+# accumulates the second derivative into `x.grad`. Clear the first
 # gradient before, or the second one is added to it. Both ways:
 
 # %%
@@ -203,8 +203,9 @@ plt.show()
 #
 # Gradient descent steps against the slope with a fixed rate. Newton's
 # method also uses the curvature: near a minimum a function looks like a
-# parabola, and the minimum of the parabola through `x` with slope `f'(x)`
-# and curvature `f''(x)` is at `x - f'(x) / f''(x)`.
+# parabola, and the parabola through `x` with slope `f'(x)` and curvature
+# `f''(x)` has its vertex at `x - f'(x) / f''(x)`: a minimum when
+# `f''(x) > 0`, a maximum when `f''(x) < 0`.
 #
 # We minimise `f(x) = x⁴ - 2x²`, which has minima at `x = ±1`, starting
 # from `x = 2`. Each step asks `mc.grad` for `f'` with the graph kept, then
@@ -277,10 +278,11 @@ plt.show()
 # ## A Hessian-vector product
 #
 # For a function of many variables the second derivative is the Hessian
-# matrix `H`, n × n. Building it takes n backward passes; but many methods
-# (conjugate gradients, Newton-CG, curvature estimates) need only products
-# `H v`. Double backprop gives one for the price of about two backwards,
-# because `H v` is the gradient of a scalar:
+# matrix `H`, n × n. Building it column by column takes n Hessian-vector
+# products (below), about 2n backwards; but many methods (conjugate
+# gradients, Newton-CG, curvature estimates) need only products `H v`.
+# Double backprop gives one for the price of about two backwards, because
+# `H v` is the gradient of a scalar:
 #
 # $$H v = \nabla_x \big( \nabla_x f(x) \cdot v \big).$$
 #
@@ -331,7 +333,7 @@ assert np.allclose(finite_difference, hv, atol=1e-8)
 
 # %% [markdown]
 # Multiplying by the five unit vectors in turn gives the Hessian's columns,
-# one double backward each: the whole matrix, and it matches the closed form.
+# each a double backward: the whole matrix, matching the closed form.
 
 # %%
 columns = [hessian_vector_product(logsumexp, x, e) for e in np.eye(5)]
@@ -341,10 +343,10 @@ assert np.allclose(hessian_by_hvp, hessian)
 assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
-# minichain's own test of a backward's backward,
-# `mc.gradient_check.check_double_backward`, uses the same idea: it compares
-# the double backward along one random direction with a finite difference of
-# the backward. It raises if they disagree and returns nothing otherwise.
+# minichain's `mc.gradient_check.check_double_backward` uses the same idea:
+# it compares the double backward along one random direction with a finite
+# difference of the backward. It raises if they disagree and returns nothing
+# otherwise.
 
 # %%
 mc.gradient_check.check_double_backward(
@@ -357,13 +359,13 @@ print("tanh's double backward agrees with finite differences")
 # ## Double backprop through `forget`
 #
 # Chapter 10's `HandForget` recomputes `func` in its backward and returns
-# the gradient `mc.grad` gives on a fresh leaf. Here it is again, in short.
-# That gradient has no graph reaching the real input, like `ArrayCube`'s,
+# the gradient `mc.grad` gives on a fresh leaf (repeated below). That
+# gradient has no graph reaching the real input, like `ArrayCube`'s,
 # so a second derivative through it is lost (`None`). When double backprop
-# is asked for, `F.forget` instead recomputes from the real input `x`, so
-# the gradient's graph reaches `x` and can be differentiated again. The
-# test function is `x³` once more, at `x = [0.5, 3]`, whose second
-# derivative is `6x`.
+# is asked for, `F.forget` instead recomputes on `identity(x)` of the real
+# input `x`, cut loose from `x` while its inner backward runs and joined
+# again after, so the gradient's graph reaches `x` and can be differentiated
+# again. The test: `x³` at `x = [0.5, 3]`, second derivative `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -413,9 +415,9 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 #
 # Tasks 6 and 8 already take second derivatives of your functions
 # (`y.backward(enable_double_backprop=True)`, then a backward from
-# `x.grad_var`). If they fail saying the gradient has no graph behind it, one of
-# your backwards computes on arrays: write it with Variables, as this chapter
-# shows.
+# `x.grad_var`). If they fail saying the gradient has no graph behind it,
+# one of your backwards computes on arrays: write it with Variables, as this
+# chapter shows.
 
 # %% [markdown]
 # ## Exercises

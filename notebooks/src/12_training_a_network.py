@@ -2,24 +2,18 @@
 # # 12 · Training a network
 #
 # You will train a small multi-layer perceptron (MLP) on the spiral data
-# set: first with a loop written by hand, then with minichain's links,
-# optimizers and data iterator, writing the update step the way an
-# optimizer does (an update rule); and you will see that checkpointing
-# leaves the training unchanged while it saves memory.
+# set, first with a loop written by hand, then with minichain's links,
+# optimizers (whose step is an *update rule*) and data iterator, and see
+# that checkpointing leaves the training unchanged while it saves memory.
 #
-# Everything so far computed gradients. Training uses them: compute the loss
-# of a batch, backpropagate, move every parameter a little against its
-# gradient, repeat. The pieces:
+# Training uses the gradients: compute the loss of a batch, backpropagate,
+# move every parameter a little against its gradient, repeat. The pieces:
 #
 # - `mc.links`: layers that own their parameters (`Linear`, `MLP`);
-# - `mc.optimizers`: the update step (`SGD`, `Adam`), one *update rule* per
-#   parameter;
+# - `mc.optimizers`: the update step (`SGD`, `Adam`);
 # - `mc.datasets`: the data and a minibatch iterator;
-# - `minichain.examples.spiral`: the training loop of this chapter, with a
-#   tqdm progress bar, the loss/accuracy history and the decision boundary.
-#
-# It ends where chapter 10 left off: the same training through
-# `checkpoint_sequential` gives the same numbers with less memory.
+# - `minichain.examples.spiral`: this chapter's training loop, its history
+#   and the decision boundary.
 
 # %%
 import inspect
@@ -120,13 +114,15 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # %% [markdown]
 # The linear classifier stops near half of the points: whatever three
 # straight boundaries it draws, each arm crosses them. The net with a
-# hidden layer gets nearly all of them, and its loss is still falling,
-# slowly: every step looks at all 300 points and moves every weight by the
-# same rate.
+# hidden layer gets nearly all, its loss still falling slowly: every step
+# looks at all 300 points and moves every weight by the same rate.
 # Minibatches and Adam, below, get further in fewer passes.
 #
 # ## The real pieces
 #
+# A `Link` is a layer that owns parameters; a `Chain` is a link holding
+# links (PyTorch's `nn.Module` with submodules), and attributes set inside
+# `with link.init_scope():` are registered as its parameters or links.
 # `MLP(n_units, n_out, n_layers)` is a `Chain` of `Linear` links with ReLUs
 # between them: `n_layers` hidden layers of `n_units` each, then an output
 # layer of `n_out` (our hand model is `n_layers=1`). Each `Linear` owns its
@@ -135,10 +131,9 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # parameter an *update rule*, and `optimizer.update()` checks every
 # gradient's shape and dtype, then calls each rule's `update_core(param)`.
 #
-# `update_core` is the step for one parameter. It changes the parameter's
-# array in place, so no new array is made per step and anything holding the
-# array (the graph, a view) sees the new values. Our hand step, written as
-# an update rule, plugs into that machinery: a subclass of
+# `update_core`, the step for one parameter, changes the array in place:
+# no new array per step, and anything holding the array (the graph, a
+# view) sees the new values. Our hand step as an update rule: a subclass of
 # `mc.optimizer.UpdateRule` with `update_core`, and an optimizer whose
 # `create_update_rule` hands one to each parameter.
 
@@ -165,13 +160,13 @@ from minichain.optimizers.sgd import SGDRule
 print(inspect.getsource(SGDRule.update_core))
 
 # %% [markdown]
-# All three must give the same step. Three MLPs made from the same seed have
-# the same weights; one is stepped by `hand_sgd_step`, one by our `HandSGD`,
-# one by `mc.optimizers.SGD`. Before each backward, `model.cleargrads()`
-# sets every parameter's `.grad` to `None` (`cleargrad()` on each, as the
-# hand loop did; PyTorch's `zero_grad(set_to_none=True)`). Its sibling
-# `model.zerograds()` fills the gradients with zeros instead, keeping the
-# arrays; chapter 13 weighs the two.
+# Three MLPs made from the same seed, stepped by `hand_sgd_step`, our
+# `HandSGD` and `mc.optimizers.SGD`, must end equal. Before each backward,
+# `model.cleargrads()` sets every parameter's `.grad` to `None`
+# (`cleargrad()` on each, as the hand loop did; PyTorch's
+# `zero_grad(set_to_none=True)`). Its sibling `model.zerograds()` fills the
+# gradients with zeros instead, keeping the arrays; chapter 13 weighs the
+# two.
 
 # %%
 def new_model():
@@ -199,15 +194,15 @@ assert same
 # ## The training loop
 #
 # `spiral.train` puts the pieces together: `SerialIterator` deals shuffled
-# minibatches of 30 points, `Adam` does the update, and a tqdm bar shows
-# progress with the latest loss. Adam keeps, for every *element* of every
-# parameter, running averages of its gradient (`m`) and of its squared
-# gradient (`v`), and moves that element by about `α · m̂ / √v̂`, where `m̂`
-# and `v̂` are the averages with their *bias correction*: both start at
-# zero, so early on they are too small, and the correction divides out
-# the weight they are missing. Each weight gets a step size of its own.
-# Its update rule (as in Chainer, the correction is folded into the step
-# size `self.lr`):
+# minibatches of 30 points and `Adam` does the update. Adam keeps, for every
+# *element* of every parameter, running averages of its gradient (`m`) and
+# of its squared gradient (`v`), and moves that element by about
+# `α · m̂ / √v̂`, where `m̂ = m / (1 - β₁ᵗ)` and `v̂ = v / (1 - β₂ᵗ)` at
+# step `t` are the averages with their *bias correction*: both start at
+# zero, so early on they are too small. Its update rule writes
+# `m ← β₁ m + (1 - β₁) g` as `m += (1 - β₁)(g - m)` and, as in Chainer,
+# folds the correction into the step size:
+# `self.lr = α · √(1 - β₂ᵗ) / (1 - β₁ᵗ)`.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -215,11 +210,11 @@ from minichain.optimizers.adam import AdamRule
 print(inspect.getsource(AdamRule.update_core))
 
 # %% [markdown]
-# One consequence, in one number: the first step moves every element by
-# exactly `α`, whatever the scale of its gradient. Here `Adam(alpha=0.01)`
-# steps four elements whose gradients span four orders of magnitude (they
-# are one Parameter registered in a bare `Link` with `init_scope()`, which
-# is how `setup` finds what to update):
+# At `t = 1`, `m = (1 - β₁) g` and `v = (1 - β₂) g²`, so the factors cancel
+# and the step is `α · g / |g|`: every element moves by `α` (up to `eps`),
+# whatever the scale of its gradient. Here `Adam(alpha=0.01)` steps four
+# elements whose gradients span four orders of magnitude (one Parameter in
+# a bare `Link`):
 
 # %%
 one = mc.Link()
@@ -233,9 +228,8 @@ print("first step:", [f"{step:.3g}" for step in one.w.array])
 assert np.allclose(one.w.array, -0.01 * np.sign(one.w.grad), rtol=1e-3)
 
 # %% [markdown]
-# The lines of `spiral.train` that do the work, from the model to the
-# update (the rest of the function keeps the history, draws the progress
-# bar and evaluates the model at the end):
+# The lines of `spiral.train` that do the work (the rest keeps the
+# history, draws the progress bar and evaluates the model):
 
 
 # %%
@@ -252,12 +246,14 @@ print(source[start:stop])
 print(inspect.getsource(spiral.forward))
 
 # %% [markdown]
-# Training for 100 epochs (1000 minibatch steps) takes a moment. (The
-# progress bar is drawn on stderr; its speed changes from run to run.)
+# We train our hand model's shape, one hidden layer of 32 (`n_layers=1`;
+# the default is 2), so that only the training differs: 100 epochs, 1000
+# minibatch steps. (The progress bar, on stderr, varies from run to run.)
 
 # %%
-result = spiral.train(n_epochs=100, seed=0)
-print(f"final accuracy on the training points (evaluation mode): {result.accuracy:.3f}")
+result = spiral.train(n_epochs=100, seed=0, n_layers=1)
+print(f"final accuracy on the training points (evaluation mode, explained below):"
+      f" {result.accuracy:.3f}")
 print(f"loss: about {result.history['loss'][0]:.1g} in epoch 1,"
       f" about {result.history['loss'][-1]:.1g} in epoch 100")
 assert result.accuracy >= 0.95
@@ -266,9 +262,9 @@ assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 
 # %% [markdown]
 # The history holds one loss and one accuracy per epoch, the means over
-# that epoch's minibatches. On the left, our hand-made loop for comparison:
-# one of its full-batch steps is one pass over the data, so it has run 300
-# epochs to Adam's 100.
+# that epoch's minibatches. On the left, our hand-made loop on the same
+# model: one of its full-batch steps is one pass over the data, so it has
+# run 300 epochs to Adam's 100.
 
 # %%
 epochs = np.arange(1, len(result.history["loss"]) + 1)
@@ -280,6 +276,7 @@ left.set_yscale("log")
 left.set_xlabel("epoch (pass over the 300 points)")
 left.set_ylabel("softmax cross-entropy")
 left.legend(fontsize=8)
+left.set_title("one hidden layer of 32, trained two ways")
 right.plot(epochs, result.history["accuracy"], color="C0")
 right.axhline(1 / 3, color="0.6", linestyle=":", label="guessing")
 right.set_ylim(0, 1.02)
@@ -305,7 +302,7 @@ print(inspect.getsource(spiral.evaluate))
 # element with probability `ratio` (0.5 here) and doubles the rest, and in
 # evaluation mode (`using_config("train", False)`) it passes its input
 # through unchanged. Our MLP has no dropout, so for it the switch changes
-# nothing; a model with dropout must be evaluated with it.
+# nothing.
 
 # %%
 mc.random.seed(0)
@@ -355,14 +352,15 @@ plt.show()
 # ## Checkpointing: the same training, less memory
 #
 # `spiral.train(..., segments=k)` runs the model's layers through
-# `mc.checkpoint_sequential` (chapter 10), through the `segments` argument
-# of `spiral.forward` printed above. The recomputation in backward repeats
-# the same arithmetic on the same arrays (this MLP has no dropout, nothing
-# random to replay), so the gradients, and with them the training history,
-# are the same, number for number. Twenty epochs are enough to see it:
+# `mc.checkpoint_sequential` (chapter 10), via `spiral.forward` above. The
+# recomputation in backward repeats the same arithmetic on the same arrays
+# (this MLP has no dropout, nothing random to replay), so the gradients, and
+# with them the training history, are the same, number for number. Twenty
+# epochs are enough to see it:
 
 # %%
-checkpointed = spiral.train(n_epochs=20, seed=0, segments=2, progress=False)
+checkpointed = spiral.train(n_epochs=20, seed=0, n_layers=1, segments=2,
+                            progress=False)
 same_history = checkpointed.history["loss"] == result.history["loss"][:20]
 print("identical loss for the first 20 epochs:", same_history)
 assert same_history
@@ -370,19 +368,21 @@ assert same_history
 # %% [markdown]
 # The spiral MLP is too small for memory to matter, so `spiral.compare_memory`
 # measures one step of a deeper one (`L = 12` hidden layers of 64 units, 6000
-# points), plain and with `s = 4` segments. As in chapter 10, an *activation*
-# is the output of one hidden layer, here 6000 × 64 float32 values.
+# points), plain and with `s = 4` segments; an *activation* is one hidden
+# layer's output, 6000 × 64 float32 values.
 #
-# Chapter 10's count gives the whole activations at the peak: plain keeps
-# all `L`, and 2 are in flight; checkpointed keeps `s - 1` checkpoints and
-# one rebuilt segment. The segments cut the 25 steps of `model.functions()`
-# (`linear, relu, …, linear`) into 7, 6, 6 and 6 (printed below). Each cut
-# falls after a `linear`, whose output no function keeps, so a rebuilt
-# segment holds its 3 ReLU outputs *and* its own output: 4 activations,
-# not `⌈L/s⌉ = 3`. Beyond the whole activations, each peak holds the mask
-# ReLU's backward makes (`y > 0`: one byte per element, a quarter of an
-# activation) and, as in chapter 10, a little more: the class scores (3 per
-# point), the arrays the loss makes from them, and Python objects.
+# Chapter 10's count: plain keeps all `L` ReLU outputs, with 2 arrays in
+# flight. Checkpointed keeps `s - 1` checkpoints and a rebuilt segment's 3
+# ReLU outputs (the segments of the 25 steps of `model.functions()`,
+# `linear, relu, …, linear`, are printed below), with 3 in flight: the seed
+# of a segment's inner backward holds the segment's incoming gradient until
+# that backward ends, so at its first ReLU's backward three gradients are
+# alive. Chapter 10's segments end in a `tanh`, whose rebuilt output, freed
+# after its backward, makes room for the third; ours end in a `linear`,
+# whose output nothing keeps: 9, one over the peak estimate
+# `s + 1 + ⌈L/s⌉ = 8`. Each peak also holds ReLU's mask (`y > 0`: one byte
+# per element, a quarter of an activation) and a little more: the class
+# scores, the loss's arrays, Python objects.
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -392,27 +392,24 @@ activation = memory["activation"]
 assert activation == n_points * n_units * 4
 steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
 sizes = [len(segment) for segment in split_into_segments(steps, s)]
-rebuilt = steps[:sizes[0]].count(F.relu) + 1   # ReLU outputs, its own output
+relus = [segment.count(F.relu) for segment in split_into_segments(steps, s)]
 mask = np.zeros((n_points, n_units), dtype=bool).nbytes / activation
-counted = {"plain": L + 2, "checkpointed": (s - 1) + rebuilt + 2}
+kept = {"plain": L, "checkpointed": (s - 1) + max(relus)}
+in_flight = {"plain": 2, "checkpointed": 3}
 print(f"one activation: {activation / 2 ** 20:.2f} MiB   ReLU's mask: {mask} of one")
-print(f"segments, in steps: {sizes}; a rebuilt one holds {rebuilt} activations")
+print(f"segments, in steps: {sizes}; ReLUs in each: {relus}")
 for name in ("plain", "checkpointed"):
     peak = memory[name] / activation
-    print(f"{name:13s} peak {peak:4.1f} activations: {counted[name]} whole + the mask"
-          " + less than a third")
-    assert counted[name] + mask <= peak < counted[name] + mask + 1 / 3, (name, peak)
+    whole = kept[name] + in_flight[name]
+    print(f"{name:13s} peak {peak:4.1f} activations: {kept[name]} kept +"
+          f" {in_flight[name]} in flight + the mask + less than a third")
+    assert whole + mask <= peak < whole + mask + 1 / 3, (name, peak)
 saved = (memory["plain"] - memory["checkpointed"]) / activation
 print(f"saved: {saved:.1f} activations")
 
 # %% [markdown]
-# The checkpointed step holds fewer activations at its peak, for the price
-# of recomputing, in backward, every segment but the last (chapter 10).
-#
-# This closes the training loop. Chapter 13 looks at where the time of a
-# small operation goes and what makes minichain fast; chapter 14 goes beyond
-# `checkpoint_sequential` to checkpoint schedules that are optimal for a
-# given memory budget.
+# Chapter 13 looks at where the time of a small operation goes; chapter 14
+# at checkpoint schedules that are optimal for a given memory budget.
 #
 # ## Exercises
 #
@@ -428,8 +425,8 @@ from exercises import ch12
 # **1.** How narrow can the hidden layer be? Train
 # `spiral.train(n_units=4, n_layers=1, n_epochs=100, seed=0)`, one hidden
 # layer of only 4 units, and assign its final accuracy to `answer_1`.
-# Where does it fall between the linear classifier and the MLP above (two
-# hidden layers of 32)?
+# Where does it fall between the linear classifier and the MLP above (one
+# hidden layer of 32)?
 
 # %%
 answer_1 = None
@@ -438,8 +435,9 @@ ch12.check_1(answer_1)
 # %% [markdown]
 # **2.** Write an update rule `MomentumRule` (a subclass of
 # `mc.optimizer.UpdateRule`) for SGD with momentum: `init_state` gives each
-# parameter a velocity `self.state["v"]`, zeros of the parameter's shape,
-# and `update_core` does `v ← momentum · v - lr · grad`, then `p ← p + v`,
+# parameter a velocity `self.state["v"]` (not Adam's `v`), zeros of the
+# parameter's shape, and `update_core` does `v ← momentum · v - lr · grad`,
+# then `p ← p + v`,
 # reading `lr` and `momentum` from `self.hyperparam`. Assign the class to
 # `answer_2`; the check plugs it into an optimizer, as `HandSGD` does with
 # `HandSGDRule`, and compares it with `mc.optimizers.MomentumSGD` over
