@@ -189,10 +189,9 @@ assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
 # ## Constants: `requires_grad=False`
 #
 # minichain's default is `requires_grad=True` for a Variable, where PyTorch's
-# is `False` for a tensor.
-# `mc.Variable(array, requires_grad=False)` is a *constant*, such as a batch
-# of inputs or a target. Backward computes no gradient for it, nor for an
-# output computed from constants only.
+# is `False` for a tensor. `mc.Variable(array, requires_grad=False)` is a
+# *constant*, such as a batch of inputs or a target. Backward computes no
+# gradient for it, nor for an output computed from constants only.
 
 # %%
 w = mc.Variable(np.array([2.0, 3.0]), name="w")

@@ -108,10 +108,10 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 #
 # A function's `backward` is written with minichain functions on Variables.
 # Without hooks the engine may skip applying them and compute the same
-# numbers on bare arrays (chapter 13; chapter 07's memory timeline, measured
-# through a hook, showed these functions and the same peak as unwatched);
-# while a hook is registered it always applies them, so the hook sees every
-# step, and their forwards run *inside* the backward step that applied them. A
+# numbers on bare arrays (chapter 13; chapter 07's memory timeline, taken
+# through a hook, showed them, with the same peak as unwatched); while a hook
+# is registered it always applies them, so the hook sees every step, and
+# their forwards run *inside* the backward step that applied them. A
 # hook that prints an indented line per step shows the nesting: `Tanh`'s
 # backward applies `TanhGrad`, a function of its own, and `_ * 2`'s
 # backward applies `_ * 2` to the incoming gradient.
@@ -181,7 +181,7 @@ assert "(removed)" in log.getvalue()
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
 # allocated. With a hook registered, backward applies functions on Variables
-# (the section above), so they weigh that program. They watch a two-layer
+# (the section above), so they time and weigh that program. They watch a two-layer
 # network, so that the sizes are those of real activations:
 #
 # - 512 points of 32 features, 512 hidden units (an activation of 512 × 512
