@@ -93,8 +93,8 @@ def hand_sum_to(g, shape):
 g = np.arange(24.0).reshape(2, 3, 4)
 for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
     print("{!s:>10} -> {}".format(shape, hand_sum_to(g, shape).shape))
-print("hand_sum_to(g, (3, 1)):", hand_sum_to(g, (3, 1)).tolist(),
-      "\ng summed over axes 0 and 2:", g.sum(axis=(0, 2)).tolist())
+print("hand_sum_to(g, (3, 1)):", hand_sum_to(g, (3, 1)).tolist())
+print("g summed over axes 0 and 2:", g.sum(axis=(0, 2)).tolist())
 assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 
 # %% [markdown]

@@ -82,12 +82,12 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # ## The real hooks
 #
 # In minichain the list is a dict of hooks by `name`, one per thread, and a
-# `with hook:` block registers the hook for its duration.
-# `FunctionNode.apply` asks for the registered hooks and calls them around `forward`, exactly as `hand_apply` did; the
-# backward engine (the loop of chapter 05) does the same around each
-# backward step. What a hook itself must provide is the base class printed
-# below: registration (`__enter__`, `__exit__`) and six methods that do
-# nothing until a subclass overrides them. It is not the code that calls
+# `with hook:` block registers the hook for its duration. `FunctionNode.apply`
+# asks for the registered hooks and calls them around `forward`, exactly as
+# `hand_apply` did; the backward engine (the loop of chapter 05) does the same
+# around each backward step. What a hook itself must provide is the base class
+# printed below: registration (`__enter__`, `__exit__`) and six methods that
+# do nothing until a subclass overrides them. It is not the code that calls
 # the hooks; that lives in `apply` and in the engine.
 
 # %%
@@ -181,8 +181,8 @@ assert "(removed)" in log.getvalue()
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
 # allocated. With a hook registered, backward applies functions on Variables
-# (the section above), so they time and weigh that program. They watch a two-layer
-# network, so that the sizes are those of real activations:
+# (the section above), so they time and weigh that program. They watch a
+# two-layer network, so that the sizes are those of real activations:
 #
 # - 512 points of 32 features, 512 hidden units (an activation of 512 × 512
 #   float32 values, 1 MiB), 4 classes;
