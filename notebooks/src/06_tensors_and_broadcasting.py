@@ -1,25 +1,22 @@
 # %% [markdown]
 # # 06 · Tensors and broadcasting
 #
-# Gradients of arrays: each gradient has the shape of its variable. You see
-# why broadcasting in forward means summing in backward (`sum_to`, by hand
-# and as the adjoint of `broadcast_to`), what minichain says when a backward
-# forgets to sum, and how the shapes alone give the gradients of a matrix
-# product.
+# Gradients of arrays: why broadcasting in forward means summing in backward
+# (`sum_to`, by hand and as the adjoint of `broadcast_to`), what minichain
+# says when a backward forgets to sum, and how the shapes alone give the
+# gradients of a matrix product.
 #
 # So far `x` was mostly one number. Real variables are arrays: a batch of
-# inputs `(N, D)`, a weight matrix `(D, H)`, a bias `(H,)`. One rule keeps the
-# gradients of arrays simple:
+# inputs `(N, D)`, a weight matrix `(D, H)`, a bias `(H,)`. One rule keeps
+# their gradients simple:
 #
 # > **A gradient has the shape of its variable.** The loss is one number, so
 # > each element of `W` gets exactly one number back: how the loss moves when
 # > that element moves.
 #
-# Most of the time the rule is automatic. It takes work in two places, and
-# this chapter is about them: **broadcasting**, where NumPy silently copies
+# It takes work in two places: **broadcasting**, where NumPy silently copies
 # an array along an axis (its backward must *sum* the copies back), and
-# **matrix products**, where the shapes alone tell you which product is the
-# gradient.
+# **matrix products**, where the shapes choose the formula.
 
 # %%
 import inspect
@@ -96,14 +93,18 @@ def hand_sum_to(g, shape):
 g = np.arange(24.0).reshape(2, 3, 4)
 for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
     print("{!s:>10} -> {}".format(shape, hand_sum_to(g, shape).shape))
+print("hand_sum_to(g, (3, 1)):", hand_sum_to(g, (3, 1)).tolist())
+print("g summed over axes 0 and 2:", g.sum(axis=(0, 2)).tolist())
+assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 
 # %% [markdown]
-# Two things in minichain carry this name, and they are not the same
-# function. `minichain.utils.array.sum_to`, printed here, works on plain
-# arrays, like our `hand_sum_to`. `F.sum_to` (next section) is a function on
-# Variables, a FunctionNode whose forward calls the array one and whose
-# backward is `F.broadcast_to`, so it can appear in a graph and be
-# differentiated. The array version agrees with ours on every case above:
+# Two things in minichain carry this name. `minichain.utils.array.sum_to`,
+# printed here, works on plain arrays, like our `hand_sum_to` (its
+# `force_array` keeps a 0-d result an array, not a NumPy scalar).
+# `F.sum_to` (next section) is a function on Variables: it applies the
+# FunctionNode `SumTo`, whose forward calls the array `sum_to` and whose
+# backward is `F.broadcast_to`, so it can be differentiated. The array
+# version agrees with ours on every case above:
 
 # %%
 from minichain.utils import array as array_utils
@@ -152,10 +153,9 @@ plt.show()
 # `<broadcast(u), v> = <u, sum_to(v)>` for any `u` and `v` of the two
 # shapes; the cell after the source checks this.) Writing each backward with
 # the other function, on Variables, is what makes second derivatives work
-# through them (double backprop, chapter 11). In the source printed below,
-# `sum_to` and `broadcast_to` are that module's Variable functions, the
-# very objects `F.sum_to` and `F.broadcast_to`, not the array `sum_to`
-# printed above (the cell checks it).
+# through them (double backprop, chapter 11). In the source below,
+# `sum_to` and `broadcast_to` are the functions on Variables `F.sum_to`
+# and `F.broadcast_to`, not the array `sum_to` above (the cell checks it).
 
 # %%
 import minichain.functions.array.broadcast as broadcast_module
@@ -206,15 +206,14 @@ print(shape_error)
 assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 
 # %% [markdown]
-# The first line names the class, then its label in brackets: a function
-# with no `label` of its own is labelled by its class name, hence the
-# repetition. The last line says `data` for the variable's array, in
-# Chainer's words. The fix sums `b`'s gradient down to `b`'s shape with
-# `F.sum_to`. Inside
+# The first line names the class, then its `label` (chapter 02's name for
+# printouts), which defaults to the class name, hence the repetition. The
+# last line says `data` for the variable's array, in Chainer's words. The
+# fix sums `b`'s gradient down to `b`'s shape with `F.sum_to`. Inside
 # `backward` there is no `b`, but the function's `inputs` remember each
-# input's shape even when its array is not kept (`BroadcastTo.backward`,
-# printed above, reads it the same way; chapter 07 shows what `inputs`
-# holds):
+# input's shape even when its array is not kept (as `BroadcastTo.backward`
+# above reads it; chapter 07 shows what `inputs` contains). `F.sum`'s seed is
+# all ones and `b` was copied onto 3 rows, so each element of `b` gets 3:
 
 # %%
 class AddBias(mc.FunctionNode):
@@ -287,15 +286,16 @@ assert np.allclose(xh.grad, xv.grad) and np.allclose(wh.grad, wv.grad)
 
 # %% [markdown]
 # minichain's `MatMul.backward`, printed below with `a` and `b` for our `x`
-# and `W`, is longer than ours because of three things our version leaves
-# out. `if 0 in indexes` computes only the gradients the engine asks for
+# and `W` (`op(b)` in its comments: `b`, or `b.T` if `transb`), is longer
+# than ours because of three things our version leaves out.
+# `if 0 in indexes` computes only the gradients the engine asks for
 # (chapter 03's `target_input_indexes`). Flags `transa` and `transb`
 # multiply by a transposed matrix without building the transpose. And
 # matrix products broadcast like any NumPy operation: `x` of shape
 # `(B, N, D)` times `W` of shape `(D, H)` is `B` products with the same
 # `W`, so `W`'s gradient is the sum of the `B` products' gradients, and
-# each gradient ends with `sum_to` back to its operand's shape. That is
-# this chapter's rule once more; the cell checks it on a batch of 4.
+# each gradient ends with `sum_to` back to its operand's shape (checked on a
+# batch of 4).
 
 # %%
 import minichain.functions.math.matmul as matmul_module
@@ -314,7 +314,9 @@ print("W:", wb.shape, " W.grad:", wb.grad.shape,
 assert wb.grad.shape == wb.shape and np.allclose(wb.grad, per_product)
 
 # %% [markdown]
-# A numerical check, to be sure the shapes did not fool us:
+# Chapter 03's numerical check, to be sure the shapes did not fool us:
+# `check_backward(f, inputs, gy)` compares the inputs' gradients that
+# backward computes from `gy` with finite differences of `f`.
 
 # %%
 mc.gradient_check.check_backward(F.matmul, (x_data, w_data), gy)
@@ -323,12 +325,11 @@ print("check_backward passed for matmul")
 # %% [markdown]
 # ### Which way round `W` is stored
 #
-# This chapter writes `x @ W` with `W: (D, H)`, inputs by outputs, the natural
-# shape for the product. minichain's `F.linear(x, W, b)`, like Chainer's,
-# stores the weight the other way round, `(out, in) = (H, D)`, and computes
-# `x @ W.T + b`; so does the layer `mc.links.Linear` of chapter 12, which owns
-# its `W` and `b`. Same numbers, and the gradient comes back transposed, with
-# the shape of that `W`:
+# This chapter writes `x @ W` with `W: (D, H)`, inputs by outputs.
+# minichain's `F.linear(x, W, b)`, like Chainer's, stores the weight the other
+# way round, `(out, in) = (H, D)`, and computes `x @ W.T + b`; so does the
+# layer `mc.links.Linear` of chapter 12. Same numbers, and the gradient comes
+# back transposed, with the shape of that `W`:
 
 # %%
 w_linear = mc.Variable(w_data.T.copy())          # (H, D): F.linear's layout
@@ -390,9 +391,8 @@ for v in (x, W, b):
 #
 # Write `Sum` and `MatMul` in `mychain/functions.py`, and make the backward of
 # `Add` and `Mul` sum each gradient back to its input's shape with the
-# `sum_to` given in that file (Task 8): a gradient has the shape of its
-# variable. mychain's `sum_to` is the one on Variables, like `F.sum_to`, so the
-# backward you write stays differentiable.
+# `sum_to` given in that file (Task 8). mychain's `sum_to` is the one on
+# Variables, like `F.sum_to`, so the backward you write stays differentiable.
 
 # %% [markdown]
 # ## Exercises
@@ -416,7 +416,7 @@ ch06.check_1(answer_1)
 # %% [markdown]
 # **2.** In the same sum, `b`'s gradient is `sum_to(g, (4, 1))` for a `g` of
 # the output's shape. Which axes of `g` are summed? Answer with a tuple of
-# axis numbers of `g`.
+# axis numbers of `g` as it arrives, before any sum.
 
 # %%
 answer_2 = None

@@ -4,13 +4,14 @@
 # Every function you apply records a node, and some nodes keep arrays for
 # their backward: that is the price of calling `backward()` later. This
 # chapter teaches you to skip it where you will not differentiate
-# (`no_backprop_mode`), to say which values need no gradient
-# (`requires_grad=False`) and which gradients to keep (`retain_grad`), and
-# to measure, in bytes, which arrays a graph keeps and which it lets go.
+# (`no_backprop_mode`), to say which gradients to keep (`retain_grad`) and
+# which values need no gradient (`requires_grad=False`), and to measure, in
+# bytes, which arrays a graph keeps and which it lets go.
 
 # %%
 import contextlib
 import inspect
+import tracemalloc
 import weakref
 
 import matplotlib.pyplot as plt
@@ -27,12 +28,12 @@ MiB = 2 ** 20
 # %% [markdown]
 # ## By hand: a switch that turns recording off
 #
-# Recording the graph happens in one place, the hand-made `apply`: it is
-# where a function node remembers its inputs and writes itself into its
-# outputs' `creator` slots. A global flag can guard those lines, and a
-# context manager sets the flag for a `with` block and puts the old value
-# back afterwards, even if the block raises. `HandVariable` is chapter 03's
-# and `apply` chapter 02's, with the recording moved under an `if`.
+# Recording happens in one place, the hand-made `apply`, where a function
+# node remembers its inputs and writes itself into its outputs' `creator`. A
+# global flag can guard those lines, and a context manager sets the flag for
+# a `with` block and puts the old value back afterwards, even if the block
+# raises. `HandVariable` is chapter 03's, `apply` chapter 02's with the
+# recording under an `if`.
 
 # %%
 hand_config = {"enable_backprop": True}
@@ -90,22 +91,19 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # %% [markdown]
 # ## The real modes
 #
-# minichain's switch is `mc.config.enable_backprop`, and the real `apply`
-# reads it where ours reads its flag. The cell prints the readable version,
-# `FunctionNode._apply_reference` (by default a fast path derived from it
-# runs; a test compares the graphs both build, chapter 13). Chapter 02
-# mapped its lines; the one that matters here is `if config.enable_backprop:`,
-# our `if`, guarding the same lines: the rank, the inputs, the outputs and
-# each output's creator (`set_creator_node`, our `y.creator = self`). Two
-# differences are this chapter's last sections: the function holds its
-# inputs' *nodes* and its outputs only weakly, and `_retain_data` keeps just
-# the arrays its backward asked for.
-#
-# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`, and
-# the end of `using_config`, printed last, is our `hand_using_config`.
+# minichain's switch is `mc.config.enable_backprop`. The cell prints the
+# readable `apply`, `FunctionNode._apply_reference` (chapter 02 mapped its
+# lines; by default a fast path derived from it runs, chapter 13). Its
+# `if config.enable_backprop:` is our `if`, guarding the same lines: the
+# rank, the inputs, the outputs and each output's creator
+# (`set_creator_node`, our `y.creator = self`). `mc.no_backprop_mode()` is
+# `using_config("enable_backprop", False)`, whose end, printed last, is our
+# `hand_using_config`.
 
 # %%
-print(inspect.getsource(mc.FunctionNode._apply_reference))
+source = inspect.getsource(mc.FunctionNode._apply_reference)
+print("\n".join(line for line in source.splitlines()   # without the two lines
+                if "lazy_grad_sum" not in line))        # of a flag minichain ignores
 print(inspect.getsource(mc.no_backprop_mode))
 lines = inspect.getsource(mc.using_config).splitlines()
 first = next(i for i, line in enumerate(lines)
@@ -133,16 +131,16 @@ assert real == hand == [True, False, True]
 
 # %% [markdown]
 # The values are the same either way; only the graph is missing. A result
-# made in `no_backprop_mode` is a leaf, so a backward from it stops at once
-# and nothing reaches `x`:
+# made in `no_backprop_mode` is a leaf, so a backward from it gives the seed
+# to `y` and nothing reaches `x` (PyTorch raises an error instead):
 
 # %%
 with mc.no_backprop_mode():
     y = F.sum(F.tanh(x) * 3)
 print(f"value: {float(y.array):.4f}   creator_node: {y.creator_node}")
 y.backward()
-print("x.grad after backward:", x.grad)
-assert x.grad is None
+print("after backward: y.grad =", y.grad, "  x.grad =", x.grad)
+assert y.grad == 1.0 and x.grad is None
 
 # %% [markdown]
 # `force_backprop_mode()` switches recording back on inside a
@@ -160,41 +158,6 @@ print("y has a creator:", y.creator_node is not None)
 gx, = mc.grad([y], [x])
 print("dy/dx =", gx.array, "  by hand:", 2 * (1 - np.tanh(2 * x.array) ** 2))
 assert np.allclose(gx.array, 2 * (1 - np.tanh(2 * x.array) ** 2))
-
-# %% [markdown]
-# ## Constants: `requires_grad=False`
-#
-# A Variable can also say for itself that it needs no gradient:
-# `mc.Variable(array, requires_grad=False)` is a *constant*, such as a batch
-# of inputs or a target (PyTorch's default for a tensor). Backward computes
-# no gradient for it, nor for an output computed from constants only.
-
-# %%
-w = mc.Variable(np.array([2.0, 3.0]), name="w")
-batch = mc.Variable(np.array([0.5, 1.0]), name="batch", requires_grad=False)
-loss = F.sum(batch * w)
-loss.backward()
-print("w.grad =", w.grad, "  batch.grad =", batch.grad)
-assert batch.grad is None and np.array_equal(w.grad, batch.array)
-
-# %% [markdown]
-# A NumPy array handed straight to a function becomes such a constant, so
-# a graph that starts from a bare array has nothing to differentiate: even
-# with `retain_grad=True` (next section) no gradient is computed in it.
-
-# %%
-h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
-print("h.requires_grad:", h.requires_grad)
-F.sum(h * h).backward(retain_grad=True)
-print("h.grad after backward:", h.grad)
-print("h has a creator all the same:", h.creator_node is not None)
-assert not h.requires_grad and h.grad is None and h.creator_node is not None
-
-# %% [markdown]
-# Unlike `no_backprop_mode`, `requires_grad=False` does not stop the
-# recording: as in Chainer (not PyTorch), the functions are still recorded
-# (the last line above) and keep their arrays. To save memory, use the
-# mode.
 
 # %% [markdown]
 # ## `retain_grad`: gradients of the middle
@@ -223,16 +186,51 @@ print("retain_grad=True: h.grad =", h.grad, "  x.grad =", x.grad)
 assert np.allclose(h.grad, 2 * h.array)      # d(sum h²)/dh = 2h
 
 # %% [markdown]
+# ## Constants: `requires_grad=False`
+#
+# minichain's default is `requires_grad=True` for a Variable, where PyTorch's
+# is `False` for a tensor. `mc.Variable(array, requires_grad=False)` is a
+# *constant*, such as a batch of inputs or a target. Backward computes no
+# gradient for it, nor for an output computed from constants only.
+
+# %%
+w = mc.Variable(np.array([2.0, 3.0]), name="w")
+batch = mc.Variable(np.array([0.5, 1.0]), name="batch", requires_grad=False)
+loss = F.sum(batch * w)
+loss.backward()
+print("w.grad =", w.grad, "  batch.grad =", batch.grad)
+assert batch.grad is None and np.array_equal(w.grad, batch.array)
+
+# %% [markdown]
+# A NumPy array handed straight to a function becomes such a constant, so
+# a graph that starts from a bare array has nothing to differentiate: even
+# with `retain_grad=True` no gradient is computed in it.
+
+# %%
+h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
+print("h.requires_grad:", h.requires_grad)
+F.sum(h * h).backward(retain_grad=True)
+print("h.grad after backward:", h.grad)
+print("h has a creator all the same:", h.creator_node is not None)
+assert not h.requires_grad and h.grad is None and h.creator_node is not None
+
+# %% [markdown]
+# Unlike `no_backprop_mode`, `requires_grad=False` does not stop the
+# recording: as in Chainer (not PyTorch), the functions are still recorded
+# (the last line above) and keep their arrays. To save memory, use the
+# mode.
+
+# %% [markdown]
 # ## What the graph keeps, and what it lets go
 #
-# Our hand-made function node holds its input and output `HandVariable`s,
+# Our hand-made function node keeps its input and output `HandVariable`s,
 # so every array of the graph lives as long as the graph. The real graph
 # is made of small **VariableNode** records, one per Variable (`x.node`):
 # a node knows its Variable's name, shape, dtype, rank and
 # `creator_node`, and a function's `inputs` are these nodes. A node points
-# back to its Variable only through a *weak reference* (Python's `weakref`,
-# which does not keep its object alive), and a function's `outputs` are
-# weak references to their nodes. A node holds an array, its `data`, only
+# back to its Variable only through a *weak reference* (a `weakref`, which
+# does not keep its object alive), and a function's `outputs` are
+# weak references to their nodes. A node keeps an array, its `data`, only
 # when a function asked for it with `retain_inputs` or `retain_outputs`
 # (chapter 03); otherwise `data` is None.
 
@@ -268,7 +266,7 @@ loss = F.sum(b)
 alive = {"a": weakref.ref(a.array), "b": weakref.ref(b.array)}
 del a, b
 for name, ref in alive.items():
-    state = "still held by the graph" if ref() is not None else "freed"
+    state = "still kept by the graph" if ref() is not None else "freed"
     print(f"array of {name}: {state}")
 assert alive["a"]() is None and alive["b"]() is not None
 
@@ -283,26 +281,28 @@ assert np.allclose(x.grad, 2 * (1 - np.tanh(2.0) ** 2))
 
 # %% [markdown]
 # Backward did not free `b`'s array either, so a second backward works
-# (PyTorch frees it unless `retain_graph=True`).
+# (PyTorch frees it unless `retain_graph=True`), and it adds to `x.grad`:
 
 # %%
-print("array of b after backward:", "freed" if alive["b"]() is None else "held")
+print("array of b after backward:", "freed" if alive["b"]() is None else "kept")
+loss.backward()
+print("x.grad[:4] after a second backward =", x.grad[:4])
 assert alive["b"]() is not None
+assert np.allclose(x.grad, 2 * 2 * (1 - np.tanh(2.0) ** 2))
 
 # %% [markdown]
 # When the last Variable of a graph goes, the whole graph goes with it:
 
 # %%
 del loss
-print("array of b after `del loss`:", "freed" if alive["b"]() is None else "held")
+print("array of b after `del loss`:", "freed" if alive["b"]() is None else "kept")
 assert alive["b"]() is None
 
 # %% [markdown]
 # The graph picture outlines in red the variables whose array is kept, with
 # the bytes. In `y = exp(sin(x) · 2)`, `sin` keeps its input `x`, `exp` its
-# output `y`, and `_ * 2` nothing. (The text drawing names the unnamed
-# variables `v1`, `v2`, numbered from the output backwards, as in chapter
-# 01.)
+# output `y`, and `_ * 2` nothing. (`v1`, `v2` name the unnamed variables,
+# as in chapter 01.)
 
 # %%
 x = mc.Variable(np.ones((50, 20), dtype=np.float32), name="x")
@@ -314,7 +314,7 @@ to_digraph(y, rankdir="LR")
 # %% [markdown]
 # ## Counting the bytes by hand, then measuring them
 #
-# By hand: walk the graph from the output, collect every array a node holds
+# By hand: walk the graph from the output, collect every array a node keeps
 # (once each) and add up their sizes.
 
 # %%
@@ -339,8 +339,8 @@ assert kept_bytes(y) == 2 * x.array.nbytes
 # %% [markdown]
 # `mc.memory.measure()` measures instead: NumPy reports its allocations to
 # Python's `tracemalloc`, and `final` is what the block left alive, `peak`
-# the most it held at once (a few hundred bytes of Python objects per
-# function count too, so we print tenths of a MiB). A chain of `tanh`s on a
+# the most in use at once (Python objects count too, a few hundred bytes
+# per function: we print tenths of a MiB). A chain of `tanh`s on a
 # 1 MiB input, with and without a graph:
 
 # %%
@@ -371,17 +371,20 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 
 # %% [markdown]
 # The measurement agrees with the count: the four outputs kept with the
-# graph (the last is also the result), one without; the peak without is an
-# input and an output together.
+# graph (the last is also the result), one without; the peak without is one
+# `tanh`'s input (the previous output) and its output (`x`, made before the
+# block, is not counted).
 #
 # ## The bytes during a backward, step by step
 #
-# Chapter 05's player printed, on chapter 05's example (`y = h + h·h`,
-# `h = 2x`), 8 bytes of gradients and 8 kept at every step. At step 2 two
-# variables have a gradient, `h` and `hh`, but it is one array: `_ + _` hands
-# its incoming gradient to both inputs unchanged (chapter 04's reason never to
-# add in place). At step 3 `h`'s complete gradient, 13, is a new array and the
-# used ones are gone. The 8 bytes kept are `h`'s array, which `_ * _` needs.
+# Chapter 05's player printed, on its example (`y = h + h·h`, `h = 2x`), 8
+# bytes of gradients and 8 kept at every step. Each frame's `"grads"` gives a
+# gradient's state: *arriving* (the running function's incoming gradient),
+# *held* (in the engine's table, or a leaf's `.grad`) or *freed*. At step 2
+# two variables have a gradient, `h` and `hh`, but it is one array: `_ + _`
+# hands its incoming gradient to both inputs unchanged. At step 3 `h`'s
+# complete gradient, 13, is a new array and the used ones are gone. The 8
+# bytes kept are `h`'s array, which `_ * _` needs.
 
 # %%
 def chapter_05_example():
@@ -416,9 +419,12 @@ assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 # %% [markdown]
 # ## Over a whole step: forward, then backward
 #
-# `measure` also records the bytes held after each function's step. One
-# training-like step on the 4-deep chain (an inner `measure` around the
-# forward tells the two passes apart):
+# `measure` works through a `MemoryHook` (chapter 08) that records the bytes
+# in use after each function's step. While a hook watches, backward applies
+# its functions on Variables, so they get rows; unwatched, the engine may
+# skip them (chapter 13), and the same step measured with `tracemalloc` alone
+# reaches the same peak (the last line). One step on the 4-deep chain (an
+# inner `measure` tells the two passes apart):
 
 # %%
 x.cleargrad()
@@ -446,6 +452,19 @@ print("a seed spread as Sum's backward spreads it: shape", spread.shape,
       " strides", spread.array.strides)
 assert spread.array.strides == (0, 0) and spread.array.base is not None
 
+x.cleargrad()
+tracemalloc.start()                        # the same step, no hook watching
+start = tracemalloc.get_traced_memory()[0]
+loss = F.sum(tanh_chain(x, 4))
+loss.backward()
+del loss
+unwatched_peak = tracemalloc.get_traced_memory()[1] - start
+tracemalloc.stop()
+print(f"peak of the step: watched {step.peak / MiB:.1f} MiB,"
+      f" unwatched {unwatched_peak / MiB:.1f} MiB")
+assert abs(step.peak - 6 * MiB) < 16 * 1024
+assert abs(unwatched_peak - step.peak) < 16 * 1024
+
 # %%
 from matplotlib.patches import Patch
 
@@ -457,20 +476,21 @@ ax.set_xticks(range(len(rows)), [event for _, event, _ in rows], rotation=60,
               ha="right", fontsize=7)
 ax.legend([Patch(color=c) for c in colors.values()],
           [f"{phase} pass" for phase in colors], fontsize=8)
-ax.set_ylabel("MiB held after the step")
+ax.set_ylabel("MiB in use after the step")
 ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
-# Forward climbs by 1 MiB per `tanh` output kept. In backward, the entries
+# Forward climbs by 1 MiB per `tanh` output kept. In backward, the rows
 # named `forward:…` are functions a backward step applied: `Sum`'s backward
 # spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
-# `TanhGrad`. The spread seed is a view of one number (strides `(0, 0)`, the
-# last line: every element reads the same 4 bytes), so the first `TanhGrad`
-# adds its 1 MiB result (5 MiB); from the second on, the gradient a step
-# receives and the one it produces are 1 MiB each (6 MiB), the received one
-# dropped once used. The graph stays until `loss` goes; then only `x.grad` is
-# left. Chapter 10 cuts the climb of the forward with `forget`.
+# `TanhGrad`. A row is written when its step ends: a nested row comes before
+# the step that applied it, and a step's row before the engine drops the
+# gradient the step received. The spread seed is a view of one number
+# (strides `(0, 0)`: every element reads the same 4 bytes), so the first
+# `TanhGrad` adds its 1 MiB result (5 MiB); from the second on, the received
+# gradient and the produced one are 1 MiB each (6 MiB). Chapter 10 cuts the
+# climb of the forward with `forget`.
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10
@@ -480,8 +500,7 @@ plt.show()
 # in `mychain/configuration.py`, with `apply` recording nothing while
 # `config.enable_backprop` is False (Task 10). `retain_gradients` is the
 # engine's `_retain_output_grads` of chapter 05's step, and your `apply` is
-# `_apply_reference` above. Task 4 (chapter 03) already checked what this
-# chapter explained: only retained arrays stay alive.
+# `_apply_reference` above.
 
 # %% [markdown]
 # ## Exercises

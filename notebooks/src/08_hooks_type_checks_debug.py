@@ -7,8 +7,8 @@
 # words, and debug mode, which stops at the first NaN and, when a backward
 # fails, names the line that built the function.
 #
-# Several cells below raise errors on purpose; each is marked, and reading
-# the message is the point.
+# Several cells below make errors on purpose and print their messages:
+# reading them is the point.
 
 # %%
 import inspect
@@ -46,6 +46,8 @@ def hand_apply(function, inputs):
     return outputs
 
 
+# The base class, mc.FunctionHook, is printed below; by hand, any class with
+# these methods would do.
 class LabelRecorder(mc.FunctionHook):
     """Writes down the label of every function whose forward runs."""
 
@@ -79,13 +81,13 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # %% [markdown]
 # ## The real hooks
 #
-# In minichain the list is per thread, and a `with hook:` block registers
-# the hook for its duration. `FunctionNode.apply` asks for the registered
-# hooks and calls them around `forward`, exactly as `hand_apply` did; the
-# backward engine (the loop of chapter 05) does the same around each
-# backward step. What a hook itself must provide is the base class printed
-# below: registration (`__enter__`, `__exit__`) and six methods that do
-# nothing until a subclass overrides them. It is not the code that calls
+# In minichain the list is a dict of hooks by `name`, one per thread, and a
+# `with hook:` block registers the hook for its duration. `FunctionNode.apply`
+# asks for the registered hooks and calls them around `forward`, exactly as
+# `hand_apply` did; the backward engine (the loop of chapter 05) does the same
+# around each backward step. What a hook itself must provide is the base class
+# printed below: registration (`__enter__`, `__exit__`) and six methods that
+# do nothing until a subclass overrides them. It is not the code that calls
 # the hooks; that lives in `apply` and in the engine.
 
 # %%
@@ -106,9 +108,10 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 #
 # A function's `backward` is written with minichain functions on Variables.
 # Without hooks the engine may skip applying them and compute the same
-# numbers on bare arrays (a shortcut that chapter 13 takes apart); while a
-# hook is registered it always applies them, so the hook sees every step,
-# and their forwards run *inside* the backward step that applied them. A
+# numbers on bare arrays (chapter 13; chapter 07's memory timeline, taken
+# through a hook, showed them, with the same peak as unwatched); while a hook
+# is registered it always applies them, so the hook sees every step, and
+# their forwards run *inside* the backward step that applied them. A
 # hook that prints an indented line per step shows the nesting: `Tanh`'s
 # backward applies `TanhGrad`, a function of its own, and `_ * 2`'s
 # backward applies `_ * 2` to the incoming gradient.
@@ -151,13 +154,13 @@ with StepPrinter():
 #
 # `PrintHook` prints what goes into each step: the function's label and a
 # summary of each input (shape, dtype, mean, std), and in backward the
-# incoming gradient too. It prints `(removed)` for the inputs the function
-# did not keep: the memory choices of chapter 07, made visible. Its blocks
-# are long, so we send them to a string (its `file` argument) and print the
-# lines that name the step, the inputs' shapes and the gradient's mean.
-# The steps are the forward of `x * 2`, its backward (its input was not
-# kept: the derivative is the constant 2), and the `_ * 2` that this
-# backward applies to the incoming gradient.
+# incoming gradient too (its *output gradient*: the gradient of the
+# function's output). It prints `(removed)` for the inputs the function did
+# not keep (chapter 07). Its blocks are long, so we send them to a string
+# (its `file` argument) and print a few lines of each, marked forward or
+# backward: the forward of `x * 2`, its backward (the derivative is the
+# constant 2, so its input was not kept), and the `_ * 2` that this backward
+# applies to the incoming gradient.
 
 # %%
 import io
@@ -168,27 +171,28 @@ with PrintHook(file=log):
     y = x * 2
     y.grad = np.ones((2, 2), dtype=np.float32)
     y.backward()
-kept = ("function", "input data", "output gradient", "(removed)", "- shape",
-        "- grad: mean")
-print("\n".join(line for line in log.getvalue().splitlines() if line.startswith(kept)))
+kept = ("input data", "output gradient", "(removed)", "- shape", "- grad: mean")
+for block in log.getvalue().split("function\t")[1:]:   # one block per step
+    label, *lines = block.splitlines()
+    phase = "backward" if "output gradient" in lines else "forward "
+    print(phase, label, "|", " | ".join(l for l in lines if l.startswith(kept)))
 assert "(removed)" in log.getvalue()
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated. Mind what they watch: with a hook registered, backward always
-# applies functions on Variables (the section above), so a hook times and
-# weighs that program, not the bare-array shortcut the engine may take when
-# nothing watches. They get a real two-layer network rather than a toy
-# expression, so that the sizes are those of real activations: 512 points
-# of 32 features, a hidden layer of 512 units (so its activation is
-# 512 × 512 float32 values, 1 MiB) and 4 classes. `F.linear(x, W)` is
-# `x Wᵀ`, `F.relu` is `max(x, 0)`, and `F.softmax_cross_entropy(scores, t)`
-# is PyTorch's `F.cross_entropy`: the mean over the points of `-log` of the
-# softmax at the right class `t`. The weights are `mc.Parameter`s,
-# Variables meant to be learned (chapter 12's optimizers update them); here
-# they behave like any Variable. The hook's times change from run to run,
-# so the table prints only how many calls each class had; the times are
-# drawn further down.
+# allocated. With a hook registered, backward applies functions on Variables
+# (the section above), so they time and weigh that program. They watch a
+# two-layer network, so that the sizes are those of real activations:
+#
+# - 512 points of 32 features, 512 hidden units (an activation of 512 × 512
+#   float32 values, 1 MiB), 4 classes;
+# - `F.linear(x, W)` is `x Wᵀ`, `F.relu` is `max(x, 0)`;
+# - `F.softmax_cross_entropy(scores, t)` is PyTorch's `F.cross_entropy`;
+# - the weights are `mc.Parameter`s, Variables that chapter 12's optimizers
+#   update; here they behave like any Variable.
+#
+# Times change from run to run, so the table prints only the calls per
+# class; the times are drawn further down.
 
 # %%
 MiB = 2 ** 20
@@ -217,13 +221,10 @@ for name, record in timer.summary().items():
 # `TimerHook` groups by function class, forwards and backwards together.
 # So the step calls `linear` twice, yet `Linear` counts seven calls: 2
 # forwards, the 2 backward steps, and 3 `Linear`s applied inside those
-# backwards (2 + 2 + 3 = 7). The nested steps show them: the two backwards
-# of `Linear` apply `Transpose` and `Linear` to compute the gradients (three
-# gradients: `h`'s, `W2`'s and `W1`'s; `x` is an array, it needs none), and
-# the backward of `SoftmaxCrossEntropy` applies `Softmax`, `_ - _`, two
-# `_ * _` and `_ * 0.001953125`, which is `1/512`: the loss is a mean over
-# 512 points. Those nested calls exist only while a hook watches: unwatched,
-# the engine may compute the same gradients on bare arrays instead.
+# backwards, for the gradients of `h`, `W2` and `W1` (`x` is an array: it
+# needs none). The backward of `SoftmaxCrossEntropy` applies `Softmax`,
+# `_ - _`, two `_ * _` and `_ * 0.001953125`, which is `1/512`: the loss is
+# a mean over 512 points.
 
 # %%
 with StepPrinter():
@@ -232,9 +233,9 @@ print("1 / 512 =", 1 / 512)
 
 # %% [markdown]
 # A nested call runs *inside* the backward step that applied it, so its
-# time is counted twice: in its own row and in the row of the step around
-# it. The rows therefore add up to more than `total_time()`, which counts
-# only the outermost steps:
+# time counts twice: in its own row and in the row of the step around it.
+# The rows add up to more than `total_time()`, which counts only the
+# outermost steps:
 
 # %%
 rows = sum(record["elapsed_time"] for record in timer.summary().values())
@@ -245,16 +246,18 @@ assert rows > timer.total_time()
 # `MemoryHook` names a row by phase and label (`forward:_ * 0.001953125`),
 # so forwards and backwards stay apart. Each row has two figures:
 #
-# - **allocated**: the bytes held after a step minus those held before it
+# - **allocated**: the bytes in use after a step minus those before it
 #   (what the step left alive), *added up* over the row's calls;
-# - **peak**: the most a step held above its starting level while it ran
+# - **peak**: the most a step used above its starting level while it ran
 #   (its outputs plus its temporaries), the *largest* over the row's calls.
 #
-# So a row of several calls can have a peak *below* its allocated figure:
-# the five `linear` forwards add up what all five left alive, while the
-# peak is that of the largest call alone. The figures also count the few
-# hundred bytes of Python objects each step makes; next to arrays of a MiB
-# they are noise, so the table prints tenths of a MiB.
+# As with the times, a nested step's bytes count in its own row and again in
+# the row of the backward step around it. A row of several calls can have a
+# peak *below* its allocated figure: the five `forward:Linear` calls add up
+# what all five left alive (the cell after the table adds up their outputs),
+# while the peak is that of the largest call. The figures also count a few
+# hundred bytes of Python objects per step, so the table prints tenths of a
+# MiB.
 
 # %%
 table = memory.summary()
@@ -263,17 +266,22 @@ for event, record in table.items():
     print(f"{event:30s} {record['allocated_bytes'] / MiB:5.1f} MiB"
           f" {record['peak_bytes'] / MiB:5.1f} MiB  {record['occurrence']}")
 
-# %% [markdown]
-# `ReLU`'s forward, for example, left its output allocated: 512 × 512
-# float32 values, 1 MiB. The hook's figure for that row is the array's
-# exact size plus a few hundred bytes of Python objects:
-
 # %%
+KiB = 2 ** 10
+outputs = {"x W1ᵀ": (512, 512), "h W2ᵀ": (512, 4),             # 2 forwards
+           "h's gradient": (512, 512), "W2's gradient": W2.shape,
+           "W1's gradient": W1.shape}                        # 3 in backward
+sizes = {name: np.prod(shape) * 4 for name, shape in outputs.items()}  # float32
+linear_bytes = table["forward:Linear"]["allocated_bytes"]
+print("forward:Linear outputs:", ", ".join(f"{name} {n // KiB} KiB"
+                                           for name, n in sizes.items()))
+print(f"together {sum(sizes.values()) / MiB:.1f} MiB; the row, within 2 KiB:",
+      abs(linear_bytes - sum(sizes.values())) < 2048)
 relu_bytes = table["forward:ReLU"]["allocated_bytes"]
-output_bytes = 512 * 512 * 4
-print(f"forward:ReLU's output is {output_bytes / MiB:.1f} MiB; the step left that"
-      f" much allocated, within 2 KiB: {abs(relu_bytes - output_bytes) < 2048}")
-assert abs(relu_bytes - output_bytes) < 2048
+print(f"forward:ReLU's output: {512 * 512 * 4 / MiB:.1f} MiB; the row, within 2 KiB:",
+      abs(relu_bytes - 512 * 512 * 4) < 2048)
+assert abs(linear_bytes - sum(sizes.values())) < 2048
+assert abs(relu_bytes - 512 * 512 * 4) < 2048
 
 # %% [markdown]
 # A picture says the same faster: where the time goes (`TimerHook`, by
@@ -332,9 +340,17 @@ assert local.labels == ["Tanh"] and everywhere.labels == ["Tanh", "_ * 3", "Tanh
 #
 # A function that gets inputs it cannot handle should say so in words,
 # before NumPy fails somewhere deep inside with a message about broadcasting.
-# By hand, that is an `if` and a message in `forward`:
+# By hand, that is an `if` and a message in `forward`. (`message` runs a
+# call that fails and returns its error, without the traceback.)
 
 # %%
+def message(call):
+    try:
+        call()
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+
+
 class HandDot(mc.FunctionNode):
     def forward(self, inputs):
         a, b = inputs
@@ -344,15 +360,18 @@ class HandDot(mc.FunctionNode):
         return a @ b,
 
 # %%
-# NBVAL_RAISES_EXCEPTION
-HandDot().apply((np.ones((2, 3)), np.ones((2, 3))))
+hand_message = message(lambda: HandDot().apply((np.ones((2, 3)), np.ones((2, 3)))))
+print(hand_message)
 
 # %% [markdown]
 # minichain's functions write the same promises in `check_type_forward`,
 # with the small expression language of `minichain.utils.type_check`. A
 # condition such as `a.shape[-1] == b.shape[-2]` is recorded as an
-# expression, not evaluated at once, so the error can print it the way it
-# was written next to the values that broke it. `matmul`'s checks:
+# expression, not evaluated at once, so the error can print it as written
+# next to the values that broke it. In `matmul`'s checks, `argname` names
+# the inputs for the messages, `expect` checks conditions, `eval` turns a
+# recorded shape into a tuple, and `expect_broadcast_shapes` requires shapes
+# that broadcast together:
 
 # %%
 from minichain.functions.math.matmul import MatMul
@@ -360,26 +379,14 @@ from minichain.functions.math.matmul import MatMul
 print(inspect.getsource(MatMul.check_type_forward))
 
 # %% [markdown]
-# The same mistake with the real `F.matmul`:
+# The same mistake with the real `F.matmul` says the same, with the
+# function's name; the error is an `InvalidType`, not a `TypeError`:
 
 # %%
-# NBVAL_RAISES_EXCEPTION
-F.matmul(np.ones((2, 3)), np.ones((2, 3)))
-
-# %% [markdown]
-# Both messages say the same thing, the real one with the function's name:
-
-# %%
-def message(call):
-    try:
-        call()
-    except (TypeError, type_check.InvalidType) as error:
-        return str(error)
-
-
-hand_message = message(lambda: HandDot().apply((np.ones((2, 3)), np.ones((2, 3)))))
 real_message = message(lambda: F.matmul(np.ones((2, 3)), np.ones((2, 3))))
 print(real_message)
+assert real_message.startswith("InvalidType") and not issubclass(
+    type_check.InvalidType, TypeError)
 assert (hand_message.splitlines()[-1] == real_message.splitlines()[-1]
         == "Actual: 3 != 2")
 
@@ -405,17 +412,16 @@ class ScaleRows(mc.FunctionNode):
         return x * scale[:, None],
 
 # %%
-# NBVAL_RAISES_EXCEPTION
-ScaleRows().apply((np.ones((3, 2)), np.ones(2)))
+print(message(lambda: ScaleRows().apply((np.ones((3, 2)), np.ones(2)))))
 
 # %% [markdown]
-# Checks can be switched off with `mc.using_config("type_check", False)`. The same mistake then reaches
-# NumPy, whose message knows nothing about `ScaleRows`:
+# Checks can be switched off with `mc.using_config("type_check", False)`.
+# The same mistake then reaches NumPy, whose message knows nothing about
+# `ScaleRows`:
 
 # %%
-# NBVAL_RAISES_EXCEPTION
 with mc.using_config("type_check", False):
-    ScaleRows().apply((np.ones((3, 2)), np.ones(2)))
+    print(message(lambda: ScaleRows().apply((np.ones((3, 2)), np.ones(2)))))
 
 # %% [markdown]
 # ## Debug mode: stop at the first NaN
@@ -444,9 +450,8 @@ assert np.isnan(y.array)
 # (`np.errstate` silences NumPy's warning, seen above):
 
 # %%
-# NBVAL_RAISES_EXCEPTION
 with mc.using_config("debug", True), np.errstate(invalid="ignore"):
-    y = F.sum(F.exp(F.log(x) * 0.5))
+    print(message(lambda: F.sum(F.exp(F.log(x) * 0.5))))
 
 # %% [markdown]
 # Debug mode also records, for each function, the line that applied it. An
@@ -468,11 +473,11 @@ with mc.using_config("debug", True):
     y = BuggyDouble().apply((x,))[0]
 
 # %% [markdown]
-# Its backward fails with a message that names the function and what was
-# wrong, and then, below a line of dashes, the stack of the line that
-# applied `BuggyDouble`. That stack starts with Jupyter's own frames, which
-# differ from machine to machine, so we print the message and only the
-# stack's last line, the one in this notebook:
+# Its backward fails with the message chapter 06 showed: the shape check
+# runs in any mode. Debug mode adds only what comes below the line of
+# dashes, the stack of the line that applied `BuggyDouble`. That stack
+# starts with Jupyter's frames, which differ between machines, so we print
+# only its last line, the one in this notebook:
 
 # %%
 try:
@@ -485,8 +490,9 @@ except ValueError as error:
 # %% [markdown]
 # Debug mode costs a stack capture per function (the recorded line) and a
 # pass over every array (the NaN check). On small arrays, where that
-# overhead is most of the work, it makes each call more than twice as slow;
-# that is why it is off by default:
+# overhead is most of the work, it makes each call many times slower (the
+# times vary by machine; the cell asserts more than twice): that is why it is
+# off by default:
 
 # %%
 import time
@@ -505,9 +511,10 @@ def seconds_per_call(debug, calls=200):
     return best / calls
 
 
-slowdown = seconds_per_call(True) / seconds_per_call(False)
-print("debug mode more than twice as slow per call:", slowdown > 2)
-assert slowdown > 2
+debug, plain = seconds_per_call(True), seconds_per_call(False)
+print(f"per call: {debug * 1e6:.1f} µs in debug mode, {plain * 1e6:.1f} µs without;"
+      f" more than twice as slow: {debug > 2 * plain}")
+assert debug > 2 * plain
 
 # %% [markdown]
 # ## If you know PyTorch
@@ -543,7 +550,8 @@ ch08.check_1(answer_1)
 # %% [markdown]
 # **2.** Write a FunctionNode `Outer` (`y = a bᵀ` for two vectors, of shape
 # `(len(a), len(b))`) whose `check_type_forward` requires two 1-D float
-# inputs. Assign the class to `answer_2`.
+# inputs: `forward` and `check_type_forward` only, no backward. Assign the
+# class to `answer_2`.
 
 # %%
 # class Outer(mc.FunctionNode):
