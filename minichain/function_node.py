@@ -214,7 +214,7 @@ class FunctionNode(_FunctionBase):
         if backend.available:
             _check_same_device(self, in_data)
         if config.debug:
-            self._record_stack(depth=3)  # from apply: apply, this, here
+            self._record_stack()  # debug: remember the line that applied it
         if config.type_check and self.check_type_forward is not _NO_TYPE_CHECK:
             if any(x is None for x in in_data):  # a check expects arrays
                 _refuse_input(self, None)
@@ -436,12 +436,16 @@ class FunctionNode(_FunctionBase):
         self.inputs = None
         self.outputs = None
 
-    def _record_stack(self, depth=2):
+    def _record_stack(self):
         import traceback
-        # Drop the ``depth`` innermost frames (this method and ``apply``, and
-        # on the reference path ``_check_inputs``): what is left ends at the
-        # line that applied the function.
-        self.stack = traceback.extract_stack()[:-depth]
+        # Drop the innermost frames that are this file's (this method,
+        # ``apply``, and on the reference path ``_apply_reference`` and
+        # ``_check_inputs``): what is left ends at the line that applied
+        # the function, whichever path ran.
+        stack = traceback.extract_stack()
+        while stack and stack[-1].filename == __file__:
+            stack.pop()
+        self.stack = stack
 
 
 def _check_arguments(function, inputs):

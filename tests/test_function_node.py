@@ -239,6 +239,9 @@ def test_debug_stack_trace_names_the_line_that_applied_the_function():
         import inspect
         line = inspect.currentframe().f_lineno + 1
         y, = Fails().apply((x,))
+    # The recorded stack ends at that line, on either engine path.
+    last = y.creator.stack[-1]
+    assert (last.filename, last.lineno) == (__file__, line)
     with pytest.raises(ValueError) as info:
         y.backward()
     message = str(info.value)
