@@ -18,17 +18,15 @@
 # ## Opening the course
 #
 # From a fresh clone, one command installs what is missing (minichain,
-# Jupyter and Graphviz's `dot`, into a new `.venv` or the active conda
-# environment) and opens the course:
+# Jupyter, Graphviz's `dot`) and opens the course:
 #
 # ```bash
 # make lab
 # ```
 #
-# Beside the chapters runs an assignment, `build_your_own/mychain`: you
-# write the engine yourself, task by task (guide:
-# `docs/build-your-own-engine.md`); a chapter's "Now build it" says when a
-# task is ready and how to judge it (`make conformance`).
+# Beside the chapters runs an assignment, `build_your_own/mychain` (guide:
+# `docs/build-your-own-engine.md`): you write the engine yourself; a
+# chapter's "Now build it" says which task is ready and how to judge it.
 #
 # Run each chapter top to bottom (*Run → Run All Cells*); it needs nothing
 # from the others. Every chapter starts with these imports:
@@ -84,20 +82,22 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
 # Read the text from the right, the way backward goes: each `<---` points
-# from a value to what it was computed from (`_` stands for an operand).
+# from a value to what it was computed from (`_` is a Variable operand; a
+# constant makes no node: `2 * x` shows as `_ * 2`).
 #
-# - Top row: `y` was computed by `_ + _` from the unnamed variable `v1`,
-#   which `_ ** 2` computed from `x`; `[1]` tags a function two rows reach.
+# - Top row: `y` was computed by `_ + _` from the unnamed `v1`, which
+#   `_ ** 2` computed from `x`. `[1]` is a reference number for a node
+#   drawn once and reached again, not its rank.
 # - Bottom row: the other operand of `[1]`, `v2`, was computed by `_ * 2`
 #   from `x`.
-# - Middle row: `x <-+` joins the rows: both start from the same `x`.
+# - Middle row: `x <-+`: both rows start from the same `x`.
 #
-# The picture's arrows point the other way, forward, as the computation
-# ran. Functions are boxes, with their rank (chapter 02). Variables are
-# ellipses: name, shape, dtype, value, gradient. `v1` and `v2` show no
-# value: once forward had used them nothing needed them, so they were
-# freed; `x`, outlined in red, is kept for backward, since `_ ** 2` needs
-# it to compute `2x` (chapter 07).
+# The picture's arrows point forward, as the computation ran. Functions
+# are boxes, with their rank (chapter 02). Variables are ellipses: name,
+# shape, dtype, value, gradient, `kept for backward: 8 B`. `v1` and `v2`
+# show no value: nothing needed them after forward, so they were freed;
+# `x`, outlined in red, is kept for backward, since `_ ** 2` needs it to
+# compute `2x` (chapter 07).
 #
 # Only `x` shows a gradient. Backward starts from the *seed*, the gradient 1
 # of `y` with respect to itself, and by default keeps only the leaves'
@@ -124,17 +124,16 @@ assert len(y.creator_node.inputs) == 2 and y.grad is None
 #
 # | PyTorch | minichain |
 # | --- | --- |
-# | `y.grad_fn` | `y.creator_node` (None for a leaf) |
+# | `y.grad_fn` | `y.creator_node` |
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | `x.grad = None` | `x.cleargrad()` |
 # | the graph is freed by `backward()` unless `retain_graph=True` | the graph is kept: `backward()` can run again |
 # | topological order, found inside `backward()` | `rank`, a number each node gets when it is made (chapter 02) |
-#
-# More pairs come in later chapters.
+# | `y.backward(gradient=g)` | `y.grad = g; y.backward()` |
 #
 # Three rows, checked: a second `backward()` runs and, as in PyTorch,
-# *adds* to the leaf's gradient; `cleargrad()` resets it to
-# None; `no_backprop_mode` records nothing, so the result has no creator.
+# *adds* to the leaf's gradient; `cleargrad()` resets it to None; under
+# `no_backprop_mode` the result has no creator.
 
 # %%
 y.backward()                        # PyTorch: error without retain_graph
@@ -154,8 +153,9 @@ assert z.creator_node is None and z.array == y.array
 # Variables hold NumPy arrays of any shape, and a gradient has the shape of
 # its variable. As in PyTorch, `backward()` needs a seed: an output with one
 # element gets 1; for any other, set `y.grad` first, or reduce the output to
-# one element, as `F.sum` does here. Each element of
-# `x.grad` is then `tanh`'s derivative there, printed beside `1 - tanh²`:
+# one element, as `F.sum` does here. `x.grad` is a plain NumPy array
+# (PyTorch's is a tensor; `x.grad_var` is the Variable): `tanh`'s
+# derivative at each element, printed beside `1 - tanh²`:
 
 # %%
 x = mc.Variable(np.linspace(-2, 2, 5))
@@ -175,8 +175,7 @@ assert "no gradient was set" in message
 # %% [markdown]
 # ## Course map
 #
-# Each chapter's heading and first paragraph, read from the chapters by
-# `course_map.py`:
+# Each chapter's heading and first paragraph, read by `course_map.py`:
 
 # %%
 from IPython.display import Markdown
@@ -206,8 +205,8 @@ ch01.check_1(answer_1)
 
 # %% [markdown]
 # **2.** How many *functions* does the graph of `y = 2 * 3 * x + x * w`
-# hold, for two Variables `x` and `w`? Predict, then build the graph and
-# count (the boxes of `visualize.to_digraph(y)`).
+# hold, for two Variables `x` and `w`? Predict (Python computes `2 * 3`
+# first), then build it and count the boxes of `visualize.to_digraph(y)`.
 
 # %%
 answer_2 = None
@@ -218,8 +217,7 @@ ch01.check_2(answer_2)
 # a function `f` made of minichain operations acting element by element
 # (such as `lambda v: v ** 3 - 4 * v`), returns the array of `df/dx` at every
 # element of `x`, with one `backward`. It must not change `x`. Assign the
-# function to `answer_3`; the check tries it on several functions, shapes
-# and dtypes.
+# function to `answer_3`.
 
 # %%
 # def derivative(f, x):

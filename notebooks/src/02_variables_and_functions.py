@@ -44,10 +44,9 @@ np.set_printoptions(precision=4, suppress=True)
 # minichain calls `creator_node`). The hand-made function's `apply(inputs)`
 # does three things: it computes the output arrays from the input arrays
 # (`forward`, tuples in and out), remembers its `inputs`, and writes itself
-# into each output's `creator` slot. Those two links, output to function and
-# function to inputs, are the whole graph. It also keeps its `outputs`
-# (backward reads them in chapter 03) and gives every node a `rank`, a
-# number explained below.
+# into each output's `creator` slot. Those two links are the whole graph.
+# It also keeps its `outputs` (backward reads them in chapter 03) and gives
+# every node a `rank`, a number explained below.
 #
 # The documentation's `f` is the identity: it returns its input unchanged,
 # which keeps the attention on the links. Its `label` is the name a drawing
@@ -134,9 +133,10 @@ assert draw(y) == hand_draw(y_hand) == "x <--- f <--- y"
 assert y.creator_node.inputs[0].name == "x" and x.creator_node is None
 
 # %% [markdown]
-# An instance of a FunctionNode is one *application*: it remembers one set
-# of inputs and outputs, so applying it again would overwrite them.
-# minichain refuses, naming the function; make a new instance every time.
+# A FunctionNode is like a `torch.autograd.Function`, but one instance is
+# one *application*: it holds what `ctx` holds (inputs, outputs, kept
+# arrays), so applying it again would overwrite them. minichain refuses,
+# naming the function; make a new instance every time.
 
 # %%
 node = MyIdentity()
@@ -151,13 +151,15 @@ assert "cannot be applied twice" in message
 # %% [markdown]
 # ## Ranks
 #
-# Every node carries a **rank**, which orders the nodes from the leaves (it
-# is what DeZero calls a generation): a leaf has rank 0, a function takes
-# the largest rank among its inputs, and its outputs get one more. Chapter
-# 05 shows why backward needs these numbers. On a chain of two identities,
-# our hand-made `apply` and minichain's give the same ranks. In the drawing,
+# Every node carries a **rank**, which orders the nodes from the leaves (the
+# *generation* of DeZero, the teaching framework of the book "Deep Learning
+# from Scratch 3"): a leaf has rank 0, a function takes the largest rank
+# among its inputs, and its outputs get one more. Chapter 05 shows why
+# backward needs these numbers. On a chain of two identities, our
+# hand-made `apply` and minichain's give the same ranks. In the drawing,
 # the unnamed variable between the two functions is shown by its graph id,
-# `v1`:
+# `v1` (variables are numbered `v0`, `v1`, ... in the order a walk back
+# from the output meets them):
 
 # %%
 leaf = HandVariable(np.zeros(3))
@@ -180,10 +182,9 @@ assert hand_ranks == real_ranks == (0, 0, 1, 2)
 #
 # Arithmetic on Variables applies FunctionNodes behind the scenes, so a
 # formula records its graph with no `apply` in sight. As in chapter 01, a
-# function with two inputs is drawn once, tagged `[1]`, and the row of its
-# second input, `w`, ends at `[1]`. A constant makes no node: the `1` of
-# `+ 1` is a setting of the function `_ + 1`, whose only input is the
-# product.
+# function with two inputs is drawn once, tagged `[1]`; the row of its
+# second input, `w`, ends at `[1]`. A constant makes no node: `_ + 1` has
+# one input, the product.
 
 # %%
 x = mc.Variable(np.array(2.0), name="x")
@@ -198,18 +199,18 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # %% [markdown]
 # ## One step of backprop: `backward`
 #
-# A function that can be differentiated has a third method, `backward`. It
-# is one step of the chain rule: given the gradient of the loss with
-# respect to the function's output, the *incoming gradient* `gy`, it
-# returns the gradient with respect to its input, `gx`. For `y = 2x`,
+# A function that can be differentiated has, besides `forward`, a method
+# `backward`. It is one step of the chain rule: given the gradient of the
+# loss with respect to the function's output, the *incoming gradient* `gy`,
+# it returns the gradient with respect to its input, `gx`. For `y = 2x`,
 # `dy/dx = 2`, so `gx = 2 * gy`.
 #
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
 # says which inputs want a gradient (for one input, always `(0,)`); it
-# returns one gradient per input asked for. (Chapter 03 says more when there
-# are several inputs.) The print shows what each call receives.
+# returns one gradient per input asked for. The print shows what each call
+# receives.
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
 # of the loss with respect to `y`; for the loss `sum(y)` that is a 1 for
@@ -237,8 +238,8 @@ assert np.array_equal(x_hand.grad, [2.0, 2.0, 2.0])
 # %% [markdown]
 # To hand the same function to minichain, change one name: the base class
 # `HandFunctionNode` becomes `mc.FunctionNode`; `forward` and `backward` stay
-# line for line. We set the same seed in `y.grad`, and `y.backward()` makes
-# the call our line above made:
+# line for line. With the same seed in `y.grad`, `y.backward()` makes the
+# call our line above made:
 
 # %%
 class Twice(mc.FunctionNode):
@@ -265,12 +266,13 @@ assert np.array_equal(x.grad, x_hand.grad)
 # gradient can itself be recorded (chapter 11 differentiates it again).
 # `2 * gy` works on both.
 #
-# Every function of minichain is written this way. Here is its identity,
-# printed from the package: `IdentityNode`, labelled `Identity`, and
-# `identity`, the lowercase function that applies a new one and returns its
-# single output rather than a tuple. Its backward passes the incoming
-# gradients through unchanged, and names its first argument `indexes`, as
-# Chainer's functions do (the engine passes it by position).
+# Every FunctionNode of minichain is written this way. Here is minichain's
+# identity, printed from the package: `IdentityNode`, labelled
+# `Identity`, and `identity`, the lowercase function that applies a new
+# one and returns its single output rather than a tuple. Its backward
+# passes the incoming gradients through unchanged, and names its first
+# argument `indexes`, as Chainer's functions do (the engine passes it by
+# position).
 
 # %%
 import minichain.functions.array.identity as identity_module
@@ -306,8 +308,7 @@ from exercises import ch02
 # %% [markdown]
 # **1.** Write the arrow drawing of `F.identity(F.identity(x))` for a
 # variable named `x`, whose output is named `z`, as a string. The unnamed
-# variable in the middle is drawn by its graph id, `v1`, as in the section
-# on ranks.
+# variable in the middle is drawn as `v1`, as in the section on ranks.
 
 # %%
 answer_1 = None

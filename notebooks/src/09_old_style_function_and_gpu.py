@@ -1,9 +1,11 @@
 # %% [markdown]
 # # 09 · The old-style Function, and the GPU
 #
-# This chapter is optional for a first reading: backprop is whole without
-# it. Read it when you meet Chainer v1-style code (a `Function` instance
-# called on Variables) or want to run on a GPU.
+# Optional for a first reading: backprop is whole without it. You write
+# Chainer v1's old-style `Function` (forward and backward both on arrays),
+# see why its gradients cannot be differentiated again, and write function
+# code that runs unchanged on NumPy (CPU) and CuPy (GPU). Read it when you
+# meet such code or want a GPU.
 #
 # minichain has two ways to write a differentiable function.
 #
@@ -14,18 +16,16 @@
 #   plain arrays. It is simpler to write, and Chainer's documentation draws
 #   its examples with one, so minichain keeps it. Its price: a gradient made
 #   of bare arrays has no graph behind it, so it cannot be differentiated
-#   again. This is the chapter's main lesson.
+#   again.
 #
 # **If you know PyTorch.** An old-style Function is a
 # `torch.autograd.Function`: you write `forward` and `backward`, and `self`
 # plays the part of `ctx` (`self.retain_inputs` and `self.retain_outputs`
 # keep what `ctx.save_for_backward` keeps). Its array backward is a PyTorch
-# backward marked `@once_differentiable`, with the same price. A
-# FunctionNode is one without that decorator, its backward written in
-# differentiable operations. `enable_double_backprop=True` is
+# backward marked `@once_differentiable`: the same limit, but minichain is
+# silent in the common case (below). A FunctionNode is one without that
+# decorator, its backward written in differentiable operations. `enable_double_backprop=True` is
 # `create_graph=True`.
-#
-# The second half runs the same code on NumPy (CPU) and CuPy (GPU).
 
 # %%
 import copy
@@ -46,7 +46,7 @@ np.set_printoptions(precision=4, suppress=True)
 # Chapter 02 drew the `x <--- f <--- y` of Chainer's documentation with a
 # FunctionNode of our own. Chainer's documentation builds it with
 # `F.Identity`, an old-style Function: an instance is created, then
-# *called* on a Variable. Mind the case: `F.identity` (lower case) applies
+# *called* on a Variable. Mind the case: `F.identity` applies
 # the FunctionNode `IdentityNode` printed in chapter 02. Both label their
 # node `Identity`, so the drawings cannot be told apart:
 
@@ -93,7 +93,7 @@ assert np.allclose(x.grad, 2 * x.array)
 # %% [markdown]
 # ## By hand: how an array backward fits into a graph of FunctionNodes
 #
-# The engine of chapters 03–05 only knows FunctionNodes, whose backward
+# minichain's engine only knows FunctionNodes, whose backward
 # takes and returns Variables. An old-style function needs an adapter: a
 # FunctionNode that keeps every input with `retain_inputs` (chapter 03; the
 # old-style backward may read any of them), calls the function's `forward`,
@@ -127,13 +127,14 @@ print("through HandAdapter:", grad_hand)
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
 # wrap, plus a mark on each gradient naming the function that made it (the
-# next section says why). Calling an old-style Function applies one, and
-# the Function keeps it as its `node`. The graph holds FunctionNodes only,
-# so `y.creator_node` (PyTorch's `grad_fn`, chapter 01) is the adapter,
-# `square.node`. For old-style code a Variable has one more attribute, new
-# in this chapter: `y.creator` gives back the Function you wrote (chapter
-# 02's hand-made `creator` slot was the node). For a FunctionNode's output
-# the two are one object.
+# next section says why). Calling an old-style Function applies one, kept
+# as the Function's `node`; the graph holds FunctionNodes only. A Variable
+# has one more attribute, `creator`:
+#
+# | `y` is the output of | `y.creator_node` (`grad_fn`) | `y.creator` |
+# | --- | --- | --- |
+# | a FunctionNode | that FunctionNode | the same object |
+# | an old-style Function `square` | its adapter, `square.node` | `square` itself |
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -156,10 +157,9 @@ assert np.array_equal(x.grad, grad_hand)
 #
 # `mc.grad(outputs, inputs)` (chapter 03) returns the gradients of the
 # outputs with respect to the inputs. With `enable_double_backprop=True`
-# (PyTorch's `create_graph=True`) the backward it runs is itself recorded,
-# so each gradient it returns is a Variable with a graph behind it, and
-# `mc.grad` can differentiate it again (chapter 11 goes further). With a
-# FunctionNode this works (`d²(x²)/dx² = 2`):
+# the backward it runs is itself recorded, so each gradient it returns is
+# a Variable with a graph behind it, and `mc.grad` can differentiate it
+# again. With a FunctionNode this works (`d²(x²)/dx² = 2`):
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -174,14 +174,17 @@ assert np.allclose(ggx.array, 2.0)
 # `mc.grad` from it is refused, with an error naming the function:
 
 # %%
-x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
 gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
-try:
-    mc.grad([gx], [x])
-except RuntimeError as error:
-    message = str(error)
-print("RuntimeError:", message)
-assert "old style Function" in message and '"Square"' in message
+for name, start in [("gx.backward()", gx.backward),
+                    ("mc.grad([gx], [x])", lambda: mc.grad([gx], [x]))]:
+    try:
+        start()
+    except RuntimeError as error:
+        print(f"{name:18} RuntimeError:", error)
+        assert "old style Function" in str(error) and '"Square"' in str(error)
+    else:
+        raise AssertionError(name + " was not refused")
 
 # %% [markdown]
 # The common case is not caught: a pass that only goes *through* the
@@ -217,8 +220,9 @@ assert hand_second is None and real_second is None
 # Because the old-style backward gets the forward's inputs back, the
 # adapter keeps all of them by default, read or not (memory, chapter 07).
 # A function that needs less says so in `forward`: `self.retain_inputs(())`
-# keeps no input; `self.retain_outputs((0,))` keeps output 0, which
-# backward reads as `self.output_data`. `exp` needs only its output, since
+# keeps no input (backward's `inputs` then holds `None` for it);
+# `self.retain_outputs((0,))` keeps output 0, which backward reads as
+# `self.output_data`. `exp` needs only its output, since
 # `d exp(x)/dx = exp(x)`:
 
 # %%
@@ -231,7 +235,7 @@ class Exp(mc.Function):
         return xp.exp(x),
 
     def backward(self, inputs, grad_outputs):
-        y, = self.output_data
+        y, = self.output_data           # inputs is (None,): x was not kept
         return y * grad_outputs[0],
 
 
@@ -281,8 +285,8 @@ assert message.startswith("Square: an old-style Function instance cannot be")
 # %% [markdown]
 # Where you write the call yourself, a new instance each time is enough:
 # `Square()(a)`. But code handed a configured function such as
-# `Scale(3.0)` below (exercise 2 writes such code) knows neither its class
-# nor its settings. Chainer's documentation gives an idiom for it: keep a
+# `Scale(3.0)` below knows neither its class nor its settings. Chainer's
+# documentation gives an idiom for it: keep a
 # *template* instance that is never called, and call a fresh shallow copy
 # each time; a copy of a never-called instance has no node yet. (PyTorch's
 # `Square.apply(x)` makes a fresh `ctx` per call.)
@@ -377,6 +381,7 @@ x_cpu = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
 
 x = mc.Variable(to_device(x_cpu))
 F.sum(softplus(x) * F.tanh(x)).backward()
+# x.xp: the array module (numpy or cupy) of x.array
 assert x.xp is (mc.backend.cupy if mc.backend.available else np)
 grad_on_device = mc.backend.to_cpu(x.grad)
 
@@ -391,19 +396,19 @@ assert same
 # %% [markdown]
 # The package's GPU tests run every function's gradient check on CuPy
 # (`make test-gpu`, after `pip install -e '.[gpu]'`). Their first run, on
-# an NVIDIA H100, is in `docs/benchmarks.md`, section "2026-11-26: the
-# CuPy path's first run on a GPU": once the bugs it found were fixed, they
-# passed on both engine paths (chapter 05), and a training step was timed
-# against CuPy by hand and against PyTorch; at that size the step is bound
-# by the host (Python, kernel launches), not by the GPU.
+# an NVIDIA H100, is reported in `docs/benchmarks.md`, section "2026-11-26:
+# the CuPy path's first run on a GPU", not shown by a cell here: once the
+# bugs it found were fixed, they passed on both engine paths (chapter 13),
+# and a timed training step was bound by the host (Python, kernel
+# launches), not by the GPU.
 #
 # Two rules keep code device-neutral. A module function applied to data
 # (`exp`, `zeros_like`) comes from `xp`; operators (`x ** 3`, `a @ b`),
 # array methods and dtypes (`numpy.float32`, shared by CuPy) need none. And
 # never mix devices in one call. Code for the CPU only may call NumPy
-# directly. In PyTorch a tensor carries its device,
-# so code needs no `xp`; `Variable.to_gpu()` moves in place what
-# `x.to("cuda")` copies.
+# directly. In PyTorch a tensor carries its device, so code needs no `xp`.
+# `mc.backend.to_gpu(array)` copies, as `x.to("cuda")` does;
+# `Variable.to_gpu()` moves the Variable's own array in place.
 #
 # ## Exercises
 #
