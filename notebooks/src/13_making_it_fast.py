@@ -193,10 +193,10 @@ print(inspect.getsource(backprop._walk))
 #
 # The rest are shortcuts: the step written inline; one input taken as the
 # target without `_targets` when `plain` (outside `mc.grad()`, which gives
-# gradients only on paths to the inputs it is asked about); a gradient's shape and dtype checked in full only when
-# they look wrong at a glance (`_ndarray` is `np.ndarray`), and
-# `grad_outputs = gxs = gx = None`, which frees arrays before the next
-# step.
+# gradients only on paths to the inputs it is asked about); a gradient's
+# shape and dtype checked in full only when they look wrong at a glance
+# (`_ndarray` is `np.ndarray`); and `grad_outputs = gxs = gx = None`, which
+# frees arrays before the next step.
 #
 # ## Shortcuts on the fast path only
 #
@@ -238,8 +238,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # %% [markdown]
 # (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
-# arrays (`arrays`: no graph of the backward is recorded, as
-# `backward(enable_double_backprop=True)` would ask, PyTorch's
+# arrays (`arrays`: no graph of the backward is recorded;
+# `backward(enable_double_backprop=True)` asks for one, like PyTorch's
 # `create_graph=True`), no hook watches, and the class adds gradients the
 # default way: `backward_accumulate` runs `backward`, then adds each result
 # to the gradient so far (`Linear`'s own is shortcut 5). Switched off:
@@ -261,9 +261,9 @@ buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
 # A hook sees every function a backward applies, so under one (here
-# `mc.memory.measure`) the fast loop runs `backward`,
-# as the reference always does: `tanh`'s applies `TanhGrad`. `mock.patch`
-# records what is applied:
+# `mc.memory.measure`) the fast loop runs `backward`, as the reference
+# always does: `tanh`'s applies `TanhGrad`. `mock.patch` records what is
+# applied:
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -408,7 +408,7 @@ for phase, label, switch, around in (
 from minichain.functions.connection import linear as linear_module
 
 rng = np.random.default_rng(0)
-model = mc.links.MLP(512, 10)  # hidden width 512, 10 outputs: 784-512-512-10
+model = mc.links.MLP(n_units=512, n_out=10)  # 784 (found on first call)-512-512-10
 mlp_x = rng.standard_normal((256, 784)).astype(np.float32)
 mlp_t = rng.integers(0, 10, 256).astype(np.int32)
 
