@@ -3,10 +3,9 @@
 #
 # Chapters 02–05 build an engine by hand; minichain keeps it as real code,
 # its *reference path*. What runs by default is the *fast path*: the same
-# steps, with shortcuts. This chapter times the two, then
-# takes the shortcuts one at a time: the lines that differ, what they buy,
-# and a check that they change no result (one, within a stated float32
-# bound).
+# steps, with shortcuts. This chapter times the two, then takes the
+# shortcuts one at a time: the lines that differ, what they buy, and a
+# check that they change no result (one, within a stated float32 bound).
 #
 # Times vary by machine: each claim compares variants timed in turn, with a
 # wide margin, asserted in its cell (docs/meters.md).
