@@ -242,3 +242,21 @@ def test_chapter_13_reads_walk_by_names_it_holds(name):
     updated with the code."""
     assert f"`{name}`" in _chapter_source("13"), name
     assert name in inspect.getsource(backprop._walk), name
+
+
+# Chapter 13's table of what ``apply`` does instead of ``_apply_reference``:
+# (a name the reference's row cites, a name the fast row cites).
+APPLY_TABLE = (("_check_arguments", "_check_arguments"), ("_as_input", "_gather_inputs"),
+               ("_check_inputs", "view"), ("_forward_with_hooks", "_forward_with_hooks"),
+               ("_check_outputs", "_make_output"), ("set_creator_node", "_make_output"),
+               ("_retain_data", "_retain_data"))
+
+
+@pytest.mark.parametrize("reference, fast", APPLY_TABLE)
+def test_chapter_13_apply_table_names_code_both_functions_hold(reference, fast):
+    """A change to ``apply`` or ``_apply_reference`` that drops a name the
+    table cites fails here, so the table is updated with the code."""
+    text = _chapter_source("13")
+    assert f"`{reference}`" in text and f"`{fast}`" in text, (reference, fast)
+    assert reference in inspect.getsource(mc.FunctionNode._apply_reference), reference
+    assert fast in inspect.getsource(mc.FunctionNode.apply), fast

@@ -5,8 +5,7 @@ Registered into ``exercises.ch13.EXERCISES`` on import; the tests,
 """
 
 import numpy as np
-from exercises.ch13 import EXERCISES, SquaredDifference, objects_per_op  # noqa: F401
-from exercises.common import Case
+from exercises.ch13 import EXERCISES, SquaredDifference  # noqa: F401
 
 
 @EXERCISES.solution(1)
@@ -169,52 +168,27 @@ EXERCISES.malformed(2, [
 EXERCISES.hidden(2, [{"seed": 1301, "shapes": [[5, 1], [4], [2, 2, 3]]}])
 
 
-# ----- 3. objects per op --------------------------------------------------------------
+# ----- 3. when the engine takes the array path ----------------------------------------
 @EXERCISES.solution(3)
 def solution_3():
-    import gc
-    import numpy as np
-    import minichain as mc
-    n = 1000
-    y = mc.Variable(np.ones(10, dtype=np.float32))
-    gc.collect()
-    gc.disable()
-    before = len(gc.get_objects())
-    for _ in range(n):
-        y = y * 1.0001
-    after = len(gc.get_objects())
-    gc.enable()
-    return round((after - before) / n)
+    return "a"   # (b) records a graph, (c) has a hook, (d) is the reference path
 
 
-def _counted(offset):
-    """The count a mistake gives: the right one (measured here) moved."""
-    return lambda: round(objects_per_op()) + offset
-
-
-EXERCISES.mistake(3, "kept every output Variable", "one too many")(_counted(1))
-EXERCISES.mistake(3, "counted with the collector on", "one short")(
-    _counted(-1))
-EXERCISES.mistake(3, "only the two nodes", "weak references and tuples")(
-    _counted(-5))
-EXERCISES.mistake(3, "nothing at all", "every op leaves")(lambda: 0)
-EXERCISES.mistake(3, "the total of a 1000-op chain", "too many")(
-    lambda: 1000 * round(objects_per_op()))
-EXERCISES.mistake(3, "an unrounded average", "whole number")(
-    lambda: objects_per_op() + 0.5)
-
-
-EXERCISES.malformed(3, [
-    ("seven", "a word"),
-    ([7, 7], "a list"),
-    (float("nan"), "not a number"),
+EXERCISES.wrong(3, [
+    ("ab", "double backprop too", "enable_double_backprop=True"),
+    ("ac", "under a hook too", "sets a hook"),
+    ("ad", "the reference path too", "reference path never"),
+    ("abcd", "every pass", "enable_double_backprop=True"),
+    ("b", "only double backprop", "enable_double_backprop=True"),
+    ("", "no pass at all", "give letters"),
 ])
 
 
-# The right count is measured on the machine that checks, so these forms are
-# made when the test asks for them.
-for _what, _make in (
-        ("a float", lambda: float(round(objects_per_op()))),
-        ("a NumPy integer", lambda: np.int64(round(objects_per_op()))),
-        ("an average close to whole", lambda: objects_per_op() + 0.02)):
-    EXERCISES[3].also_right.append(Case(_what, _make))
+EXERCISES.malformed(3, [
+    (1, "a number"),
+    (["a"], "a list"),
+    ("ae", "a letter not offered"),
+])
+
+
+EXERCISES.right(3, [("A", "a capital letter"), (" a ", "spaces around it")])

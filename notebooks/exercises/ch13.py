@@ -1,6 +1,6 @@
 """Exercises of chapter 13:
 the wrong gradient of an in-place backward, an array path written by hand,
-and the objects one operation leaves for the garbage collector.
+and the passes in which the engine takes the array path.
 """
 
 import numpy as np
@@ -8,7 +8,7 @@ import numpy as np
 import minichain as mc
 
 from exercises.common import (
-    Exercises, NotYet, as_array, as_function, as_number, close)
+    Exercises, NotYet, as_array, as_function, as_text, close)
 
 EXERCISES = Exercises()
 
@@ -217,55 +217,56 @@ def _check_one(index, gx, x, gy, difference):
     raise NotYet("the gradient of {} is wrong: compare with backward".format(name))
 
 
-# ----- 3. the objects one op leaves for the garbage collector -----------------
-def objects_per_op(n=2000):
-    """How many more objects ``gc.get_objects()`` lists per ``y * 1.0001``
-    of a long chain, counted with the collector off (so that it untracks
-    nothing while we count)."""
-    import gc
-    x = mc.Variable(np.ones(10, dtype=np.float32))
-    was = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        before = len(gc.get_objects())
-        y = x
-        for _ in range(n):
-            y = y * 1.0001
-        after = len(gc.get_objects())
-    finally:
-        if was:
-            gc.enable()
-    del y
-    return (after - before) / n
+# ----- 3. when the engine takes the array path --------------------------------
+PASSES = {"a": "loss.backward()",
+          "b": "loss.backward(enable_double_backprop=True)",
+          "c": "loss.backward() inside mc.memory.measure()",
+          "d": "loss.backward() inside mc.reference_mode()"}
+
+
+def _array_path_runs(letter):
+    """Whether ``MulConstant.backward_arrays`` runs in pass ``letter``,
+    found by running it (the graph is built inside the same block)."""
+    import contextlib
+    from unittest import mock
+    from minichain.functions.math.basic_math import MulConstant
+    around = {"c": mc.memory.measure, "d": mc.reference_mode}.get(
+        letter, contextlib.nullcontext)
+    original, calls = MulConstant.backward_arrays, []
+
+    def counting(self, target_input_indexes, grad_outputs):
+        calls.append(type(self).__name__)
+        return original(self, target_input_indexes, grad_outputs)
+
+    with mock.patch.object(MulConstant, "backward_arrays", counting), around():
+        loss = mc.functions.sum(mc.Variable(np.ones(3)) * 2.0)
+        loss.backward(enable_double_backprop=(letter == "b"))
+    return bool(calls)
+
+
+_WHY_NOT = {
+    "b": "with enable_double_backprop=True the backward's graph is recorded, "
+         "so gradients travel as Variables and backward runs",
+    "c": "mc.memory.measure sets a hook, and a hook must see every function "
+         "a backward applies, so the fast loop runs backward",
+    "d": "the reference path never takes the array path: its gradients are "
+         "Variables",
+}
 
 
 @EXERCISES.check(3)
 def check_3(answer):
-    """Objects the collector tracks, per op of a chain, as a whole number."""
-    value = as_number(answer)
-    expected = round(objects_per_op())
-    if abs(value - round(value)) > 0.1:
-        raise NotYet("give a whole number of objects per op (round your "
-                     "average)")
-    value = round(value)
-    if value == expected:
-        return None
-    if value == expected + 1:
-        raise NotYet("one too many: is each output Variable still alive in "
-                     "your count? In `y = y * c` the Variable is dropped when "
-                     "y is rebound; only its node stays in the graph")
-    if value == expected - 1:
-        raise NotYet("one short: with the collector running, it stops "
-                     "tracking tuples that hold only numbers (the shapes) as "
-                     "it visits them; count with it switched off")
-    if 0 < value < expected - 1:
-        raise NotYet("more than that: weak references and tuples are objects "
-                     "the collector tracks too, not only the two nodes")
-    if value <= 0:
-        raise NotYet("every op leaves new objects in the graph: count "
-                     "gc.get_objects() before and after a long chain and "
-                     "divide by its length")
-    raise NotYet("too many: count the objects added per op of a chain of "
-                 "`y = y * 1.0001` (the difference over the whole chain, "
-                 "divided by its length), with nothing else kept alive")
+    """The passes, among a-d, in which backward_arrays runs, as letters."""
+    letters = set(as_text(answer, "the letters as a string").lower()) - set(" ,")
+    if not letters or not letters <= set(PASSES):
+        raise NotYet("give letters among a, b, c and d, such as \"bd\"")
+    runs = {letter for letter in PASSES if _array_path_runs(letter)}
+    extra, missing = sorted(letters - runs), sorted(runs - letters)
+    if extra:
+        raise NotYet("not ({}): {}".format(extra[0], _WHY_NOT.get(
+            extra[0], "the array path does not run there")))
+    if missing:
+        raise NotYet("({}) {} is missing: nothing records the backward and "
+                     "no hook watches, which is when it runs".format(
+                         missing[0], PASSES[missing[0]]))
+    return None

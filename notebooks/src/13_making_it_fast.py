@@ -3,14 +3,12 @@
 #
 # Chapters 02–05 build an engine by hand; minichain keeps it as real code,
 # its *reference path*. What runs by default is the *fast path*: the same
-# steps in the same order, with shortcuts. This chapter times the two,
-# prints the fast backward loop beside yours, then takes the shortcuts one
-# at a time: the lines that differ, what they buy, and a check that they
-# change no result.
+# steps, with shortcuts. This chapter times the two, then takes the
+# shortcuts one at a time: the lines that differ, what they buy, and a
+# check that they change no result (one, within a stated float32 bound).
 #
-# Times vary by machine: each claim about them compares variants timed in
-# turn, with a wide margin ("more than 2x"), asserted in its cell
-# (docs/meters.md says why).
+# Times vary by machine: each claim compares variants timed in turn, with a
+# wide margin, asserted in its cell (docs/meters.md).
 
 # %%
 import contextlib
@@ -96,12 +94,14 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 #
 # ## The two paths, timed
 #
-# A chain of 200 ops on 10 float32 numbers, `y * c` and `y + c` in turn,
-# then one backward; hand-written NumPy, the same arithmetic with no graph,
-# is the floor. `overhead.per_op` checks each gradient, then runs the
-# variants in turn and keeps each one's fastest time per op:
+# The timed program: 200 ops on 10 float32 numbers, then one backward.
+# Hand-written NumPy, the same arithmetic without a graph, is the floor.
+# `overhead.per_op` checks each gradient, then times the variants in turn,
+# keeping each one's fastest:
 
 # %%
+print(inspect.getsource(overhead.minichain_chain))
+print("MUL_C =", overhead.MUL_C, "  ADD_C =", overhead.ADD_C)
 tiny = overhead.per_op(10, reps=15)
 for name in ("NumPy", "minichain", "minichain, reference path"):
     forward, backward = tiny[name]
@@ -114,10 +114,11 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 
 # %% [markdown]
 # On ten numbers minichain's time is bookkeeping, and the reference path
-# keeps more: its gradients are Variables, so each backward step applies
-# functions. The same chain from 10 to 10⁶ elements (with PyTorch's line if
-# it is installed); at 10⁶, `overhead.slowdown` gives each path's time over
-# NumPy's in the same turn:
+# does more of it both ways: forward, its `apply` makes every general call
+# and check (the table under shortcut 3); backward, its gradients are
+# Variables, so each step *applies* a function, a forward's bookkeeping
+# again. The same chain from 10 to 10⁶ elements (PyTorch too where it is
+# installed, in the plot only), then what each path adds to NumPy's time:
 
 # %%
 SIZES = [10**k for k in range(1, 7)]
@@ -139,15 +140,30 @@ left.set_title(f"{N} ops, y * c and y + c in turn, fastest of 9")
 fig.tight_layout()
 plt.show()
 
-slower = overhead.slowdown(10**6, ("minichain", "minichain, reference path"))
+NAMES = ("NumPy", "minichain", "minichain, reference path")
+added = {}
+for size in SIZES:
+    numpy_time, fast, reference = (sum(sweep[size][name]) for name in NAMES)
+    added[size] = fast - numpy_time
+    if size <= 10**4:   # above, an op's time varies by more than it adds
+        line = (f"minichain adds {as_time(fast - numpy_time)}, "
+                f"the reference {as_time(reference - numpy_time)}")
+    else:
+        line = (f"NumPy {as_time(numpy_time)}, minichain {as_time(fast)}, "
+                f"the reference {as_time(reference)}")
+    print(f"{size:>9,d} elements: {line} per op")
+flat = 0 < added[10**4] < 3 * added[10]
+slower = overhead.slowdown(10**6, NAMES[1:])   # each over NumPy, same turn
 near_numpy = all(ratio < 2 for ratio in slower.values())
+print("minichain adds at 10^4 less than 3x what it adds at 10:", flat)
 print("at 10^6 elements, both minichain paths within 2x NumPy's time:", near_numpy)
-assert near_numpy
+assert flat and near_numpy
 
 # %% [markdown]
-# Each path adds a cost per op that hardly depends on the size: everything
-# on small arrays, little by 10⁶ elements. The shortcuts serve the left of
-# the plot.
+# Up to 10⁴ elements each path adds a roughly constant cost per op:
+# bookkeeping. From 10⁵ up arithmetic dominates; at 10⁶, bound by memory,
+# it varies from turn to turn by more than the bookkeeping: the ratios
+# there are noise. The shortcuts serve the left of the plot.
 #
 # ## The fast loop, whole
 #
@@ -166,23 +182,25 @@ print(inspect.getsource(backprop._walk))
 # 2. **take** its outputs' gradients out of the table (`take` is
 #    `grads.pop`), the one-output case written out;
 # 3. **run its backward**: `backward_arrays` when allowed (shortcut 1),
-#    else `_call_backward`, which settles the rarer cases and mostly runs
-#    the reference's `_backward_on_variables`;
+#    else `_call_backward`, which runs the reference's
+#    `_backward_on_variables`, or `backward_arrays` for a class with its own
+#    `backward_accumulate` that has nothing to add into yet;
 # 4. **add** each `gx` into its input's gradient (a first one goes in as
-#    `grads[x] = gx`, others through `_add_gradient`) and **push** the
-#    input's creator, once per pass (`pushed`).
+#    `grads[x] = gx`, others through `_add_gradient`, which sums arrays with
+#    NumPy where `_add_gradient_reference` adds Variables, applying an `Add`)
+#    and **push** the input's creator, once per pass (`pushed`).
 #
-# The rest are shortcuts: the step written inline, one input handled
-# without `_targets`, a gradient's shape and dtype checked in full only when
-# they look wrong at a glance (`_ndarray` is `np.ndarray`), and
-# `grad_outputs = gxs = gx = None`, which frees arrays before the next
-# step.
+# The rest are shortcuts: the step written inline; one input taken as the
+# target without `_targets` when `plain` (outside `mc.grad()`, which gives
+# gradients only on paths to the inputs it is asked about); a gradient's
+# shape and dtype checked in full only when they look wrong at a glance
+# (`_ndarray` is `np.ndarray`); and `grad_outputs = gxs = gx = None`, which
+# frees arrays before the next step.
 #
 # ## Shortcuts on the fast path only
 #
-# Each is timed with and without it, the two in turn
-# (`overhead.with_and_without`), and checked;
-# `overhead.replaced(owner, name, value)` switches one off for a block:
+# Each is timed with and without it, in turn (`overhead.with_and_without`),
+# and checked; `overhead.replaced` switches one off for a block:
 
 # %%
 x10 = overhead.start_array(10)             # the chain's 10 float32 inputs
@@ -219,10 +237,11 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # %% [markdown]
 # (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
-# arrays (`arrays`: no graph of the backward is recorded), no hook watches,
-# and the class adds gradients the default way (`backward_accumulate`;
-# Linear's own is shortcut 5). PyTorch, too, records no graph of the
-# backward unless you pass `create_graph=True`. Switched off:
+# arrays (`arrays`: no graph of the backward is recorded;
+# `backward(enable_double_backprop=True)` asks for one, like PyTorch's
+# `create_graph=True`), no hook watches, and the class adds gradients the
+# default way: `backward_accumulate` runs `backward`, then adds each result
+# to the gradient so far (`Linear`'s own is shortcut 5). Switched off:
 
 # %%
 @contextlib.contextmanager
@@ -241,9 +260,9 @@ buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
 # A hook sees every function a backward applies, so under one (here
-# `mc.memory.measure`, chapter 07's meter) the fast loop runs `backward`,
-# as the reference always does: `tanh`'s applies `TanhGrad`. `mock.patch`
-# records what is applied:
+# `mc.memory.measure`) the fast loop runs `backward`, as the reference
+# always does: `tanh`'s applies `TanhGrad`. `mock.patch` records what is
+# applied:
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -280,15 +299,27 @@ assert watched == applied_by_backward(reference=True)
 # The reference wraps each output in `Variable(...)`, which checks its
 # argument. The fast `apply` has already checked what `forward` returned,
 # so for one array it calls `_make_output`, which sets the fields of the
-# Variable and its node directly.
-# `overhead.per_call` times each over 2 000 calls, in turns:
+# Variable and its node directly. Timed per op of the chain's forward, with
+# the public constructor swapped in:
 
 # %%
+from minichain import function_node
 from minichain.variable import _make_output
 
 print(overhead.source_diff(
     overhead.excerpt(mc.FunctionNode._apply_reference, "ys = tuple([Variable("),
     overhead.excerpt(mc.FunctionNode.apply, "var = _make_output(")))
+
+
+def public_output(array, requires_grad, creator=None, rank=0):
+    """The reference's way: the checking constructor, then the node's place."""
+    var = mc.Variable(array, requires_grad=requires_grad)
+    var.node.creator_node, var.node.rank = creator, rank
+    return var
+
+
+def public_constructor():
+    return overhead.replaced(function_node, "_make_output", public_output)
 
 
 def fields(var):
@@ -297,22 +328,20 @@ def fields(var):
             node.requires_grad, node.shape, node.dtype, node.name, node.data)
 
 
-t = overhead.per_call({"cheap": lambda: _make_output(x10, True),
-                       "public": lambda: mc.Variable(x10, requires_grad=True)})
-print("one output: _make_output", as_time(t["cheap"]),
-      " Variable(...)", as_time(t["public"]))
-same = fields(_make_output(x10, True)) == fields(mc.Variable(x10, requires_grad=True))
-print("more than 1.2x faster:", t["public"] > 1.2 * t["cheap"], "  same fields:", same)
-assert t["public"] > 1.2 * t["cheap"] and same
-buys["2. _make_output (one output)"] = t["public"] / t["cheap"]
+on, off = overhead.with_and_without(per_op_time(0), public_constructor)
+print("forward per op: _make_output", as_time(on), " Variable(...)", as_time(off),
+      " saved", as_time(off - on))
+same = (fields(_make_output(x10, True)) == fields(public_output(x10, True))
+        and np.array_equal(plain_grad, grad_without(public_constructor)))
+print("more than 1.05x faster:", off > 1.05 * on, "  same fields and gradient:", same)
+assert off > 1.05 * on and same
+buys["2. _make_output (forward)"] = off / on
 
 # %% [markdown]
 # ### 3. The common case written out
 #
-# `apply` runs once per op, so its commonest case, one Variable in, reads
-# the input's array and node straight from their slots (`_data`, `_node`);
-# any other mix goes through `_gather_inputs`, which does what the
-# reference's two lines do:
+# `apply` runs once per op, so its commonest case, one Variable in, is
+# written out:
 
 # %%
 print(overhead.source_diff(
@@ -321,10 +350,22 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# Timed with each whole reference function swapped in: `_apply_reference`
-# for `apply` (so this includes shortcut 2), and `_walk_reference` for
-# `_walk` with `backward_arrays` off on both sides. Gradients are checked on
-# the chain and on the first program of the chapter:
+# That diff is one of eight differences:
+#
+# | `_apply_reference` | `apply` instead |
+# |---|---|
+# | `_check_arguments` every call | only if applied before, or inputs not a tuple/list |
+# | `_as_input` each input, then `.array` | one Variable: `_data`, `_node`; else `_gather_inputs` |
+# | rank, `requires_grad` from two lists | read off that input's node |
+# | `_check_inputs`, reading `config` (thread-local) per setting | inline, settings read once (`view`) |
+# | `_forward_with_hooks`, looking hooks up | `forward`, unless a hook is set |
+# | `_check_outputs` on each output | the tuple checked; each array where wrapped |
+# | `Variable(...)`, `set_creator_node` | `_make_output` (shortcut 2) |
+# | `_retain_data` always | only if something is retained |
+#
+# Each costs a call or a few lookups. Timed with each whole reference
+# function swapped in (`_walk_reference` with `backward_arrays` off on both
+# sides), gradients checked on the chain and the first program:
 
 # %%
 def reference_apply():
@@ -344,7 +385,7 @@ def same_gradients(switch):
 
 
 for phase, label, switch, around in (
-        (0, "apply (forward, includes 2)", reference_apply, contextlib.nullcontext),
+        (0, "apply (forward, all eight)", reference_apply, contextlib.nullcontext),
         (1, "_walk (backward)", reference_loop, no_backward_arrays)):
     with around():
         on, off = overhead.with_and_without(per_op_time(phase), switch)
@@ -357,17 +398,16 @@ for phase, label, switch, around in (
 # %% [markdown]
 # ## Shortcuts both paths run
 #
-# The last two change what you can observe, so the reference runs them too.
-# Both save memory in one training step of an MLP 784-512-512-10 that
-# accumulates a batch of 256 in two halves. `overhead.whole_step_peak`
-# traces the step's allocations with `tracemalloc` from before it starts,
-# so every gradient buffer counts:
+# The last two are visible, so the reference runs them too. Both save
+# memory in one training step of an MLP that accumulates a batch of 256 in
+# two halves; `overhead.whole_step_peak` traces its allocations from
+# before it starts:
 
 # %%
 from minichain.functions.connection import linear as linear_module
 
 rng = np.random.default_rng(0)
-model = mc.links.MLP(512, 10)            # 784-512-512-10, sizes set on first call
+model = mc.links.MLP(n_units=512, n_out=10)  # 784 (found on first call)-512-512-10
 mlp_x = rng.standard_normal((256, 784)).astype(np.float32)
 mlp_t = rng.integers(0, 10, 256).astype(np.int32)
 
@@ -401,7 +441,7 @@ savings = {}                               # shortcut -> peak without / with
 # ### 4. A Parameter's own gradient buffer
 #
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
-# Parameter *owns*: the engine made it and handed it to nobody (assign
+# Parameter *owns*: `zerograds` made it and handed it to nobody (assign
 # `.grad` yourself and the Parameter gives it up). Backward adds into an
 # owned buffer in place, into anything else as a new array (the rule
 # above). In `_add_to_leaf` (`old`: the gradient so far; `run.arrays`:
@@ -434,16 +474,17 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Without an owned buffer, the second half's backward makes each gradient
 # anew, and the pass keeps every old one until it ends (so that a backward
 # that fails halfway can put each `.grad` back): one extra copy of every
-# parameter at the peak. As the buffer is visible (`p.grad` stays the same
-# array), the reference path keeps it too.
+# parameter at the peak.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
-# into it 64 output rows at a time, so the whole weight gradient never
-# exists as a temporary (`xp` is NumPy, or CuPy on a GPU):
+# into it *fused*: product and addition done together, block by block of
+# output rows, so the whole weight gradient never exists as a temporary
+# (`xp` is NumPy, or CuPy on a GPU):
 
 # %%
+print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
 print(inspect.getsource(linear_module._add_weight_gradient))
 (fused, g_fused), (not_fused, g_not) = (step_peak("zerograds"),
                                         step_peak("zerograds", unfused))
@@ -459,13 +500,13 @@ savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
 # Fused or not, each entry of `gW` is the same sum, but BLAS (behind
-# NumPy's `@`) may add in another order for 64 rows than for 512, which
+# NumPy's `@`) may add in another order for a block than for 512 rows, which
 # rounds differently: hence the check within 16 float32 epsilons.
 #
 # ### What each one buys
 #
-# Each bar is the ratio of two times measured in turn, or of two peaks,
-# each asserted above:
+# Each bar is the ratio of two times per op measured in turn, or of two
+# peaks, each asserted above:
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 2.6))
@@ -489,14 +530,13 @@ plt.show()
 #
 # ## Summary
 #
-# - The fast path is the reference's four steps plus shortcuts; a
-#   differential test checks that they agree.
+# - The fast path is the reference's four steps plus shortcuts, checked
+#   equal by a differential test.
 # - No backward writes into an array another holds.
-# - On small arrays an op costs its bookkeeping, on large ones arithmetic.
-# - The fast path's own shortcuts, `backward_arrays`, the cheap constructor
-#   and the common case written out, change no bit.
-# - The owned buffer (no bit changed) and `Linear`'s blocks (within a
-#   float32 bound) save memory on both paths.
+# - An op costs bookkeeping on small arrays, arithmetic on large ones.
+# - `backward_arrays`, the cheap constructor and the common case written out
+#   change no bit; the owned buffer and `Linear`'s blocks (within a float32
+#   bound) save memory on both paths.
 
 # %% [markdown]
 # ## Exercises
@@ -528,12 +568,11 @@ print(inspect.getsource(ch13.SquaredDifference))
 # %% [markdown]
 # Write its array path: a function `backward_arrays(self,
 # target_input_indexes, grad_outputs)` that returns a tuple with one array per
-# index in `target_input_indexes` (0 for `x`, 1 for `y`). The retained input
-# arrays are the input nodes' retained `data` (chapter 07):
-# `self.inputs[0].data` and `self.inputs[1].data`. Keep the
+# index in `target_input_indexes` (0 for `x`, 1 for `y`). The retained
+# arrays are `self.inputs[0].data` and `self.inputs[1].data` (chapter 07).
+# Keep the
 # contract: do not write into `grad_outputs` or the inputs, and keep the
-# inputs' dtype. The check compares it with `backward` on several shapes,
-# both float dtypes and every choice of targets.
+# inputs' dtype. The check compares it with `backward`.
 
 # %%
 # def backward_arrays(self, target_input_indexes, grad_outputs):
@@ -542,11 +581,11 @@ answer_2 = None
 ch13.check_2(answer_2)
 
 # %% [markdown]
-# **3.** The garbage collector's share of an op grows with the objects the op
-# leaves alive for it to walk. Count them: in a long chain `y = y * 1.0001`,
-# how many more objects does `gc.get_objects()` list per op? Switch the
-# collector off while you count (`gc.disable()`, then `gc.enable()`), and give
-# a whole number.
+# **3.** In which of these passes does the engine call
+# `MulConstant.backward_arrays`? (a) `loss.backward()`;
+# (b) `loss.backward(enable_double_backprop=True)`; (c) `loss.backward()`
+# inside `mc.memory.measure()`; (d) `loss.backward()` inside
+# `mc.reference_mode()`. Give the letters as a string, such as `"bd"`.
 
 # %%
 answer_3 = None
