@@ -191,9 +191,9 @@ print("calls per block:", calls, " total:", sum(calls),
 # - otherwise, the second: pick a first checkpoint $h_m$, advance `m`
 #   blocks and store it; reverse the `n - m` blocks above it with `M - 1`
 #   slots; free it and reverse the first `m` with all `M`. The best `m`
-#   wins, and no schedule beats it: one may keep its first checkpoint until
-#   the blocks above it are reversed (runs there start from it more cheaply
-#   than from `x`), and those below need only `x`:
+#   wins, and no schedule beats it: a schedule may keep its first
+#   checkpoint until the blocks above it are reversed (runs there start
+#   from it more cheaply than from `x`), and those below need only `x`:
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
 #
@@ -221,7 +221,7 @@ for n in range(1, 11):
     print(f"n={n:<3d} " + "".join(f"{hand_cost(n, M):<6d}" for M in range(1, 6)))
 
 # %% [markdown]
-# Most of the saving comes with the first few slots.
+# Most saving comes with the first few slots.
 #
 # ## The real thing
 #
@@ -392,8 +392,8 @@ for _, run in ways.values():
 # Beyond its slots, a step holds chapter 10's two arrays in flight (the
 # gradient waiting, the array being made), and a third in the one-slot
 # case: after the first backward, a one-block tape from the value just
-# reached that fills the last slot keeps that value. Each peak must match,
-# within a third of an activation (small objects):
+# reached that fills the last slot keeps that value. Each peak is slots
+# plus in flight, within a third of an activation (small objects):
 
 # %%
 def in_flight(schedule):
@@ -425,7 +425,7 @@ for name, (schedule, run) in ways.items():
 # %% [markdown]
 # ## The time–memory curve
 #
-# The model's price of `M` slots is `R(L, M) / L` forwards per step; here
+# The model's price of `M` slots is `R(L, M) / L` forwards per step; drawn
 # for every `M`, beside uniform segments, the plain chain and the measured
 # peaks (circles):
 
@@ -458,8 +458,9 @@ plt.show()
 #
 # Revolve's game differs in three rules: `x` takes one of its `c`
 # checkpoints; every block is taped alone and reversed at once; that tape
-# takes no checkpoint. Let $\beta(c, t)$ be the most blocks that `c` checkpoints can reverse if
-# no block is advanced more than `t` times (its taped call not counted).
+# takes no checkpoint. Let $\beta(c, t)$ be the most blocks that `c`
+# checkpoints can reverse if no block is advanced more than `t` times (its
+# taped call not counted).
 #
 # - $\beta(c, 0) = 1$: with no advance, only block 1 can be taped (from `x`).
 # - $\beta(1, t) = t + 1$: with `x` as the only checkpoint, block 1 is
@@ -494,7 +495,7 @@ assert all(most_blocks(c, t) == math.comb(c + t, c)
 
 # %% [markdown]
 # From the same counting comes Revolve's fewest calls for `n` blocks, the
-# `n` taped ones included, which we take as given from Griewank, "Achieving
+# `n` taped ones included, taken as given from Griewank, "Achieving
 # logarithmic growth of temporal and spatial complexity in reverse
 # automatic differentiation", Optimization Methods and Software 1(1), 1992
 # (exercise 2 checks it against a recursion of Revolve's game):
