@@ -121,8 +121,11 @@ def revolve_cost(length, budget):
     """R(length, budget): the fewest block calls, forward and backward.
 
     Named after Griewank and Walther's Revolve, but this is the variant of
-    course chapter 14, where ``x`` takes no slot and a taped run may cover
-    several blocks: never more than Revolve's own count T, often less.
+    course chapter 14, where ``x`` takes no slot and a taped run from ``x``
+    or a checkpoint may cover several blocks (from the value just reached,
+    one, as in Revolve): never more than Revolve's own count T, often less.
+    Optimal within those rules; a longer tape from the value just reached
+    would be cheaper still (4 calls for ``length`` 3, budget 2).
 
     Memoised: the table for a length is filled once, one row per budget,
     and kept (``length`` 1024 with a budget of 12 takes about a tenth of a
@@ -138,7 +141,9 @@ def revolve_cost(length, budget):
 
 
 def revolve_schedule(length, budget):
-    """The optimal schedule for ``length`` blocks and ``budget`` slots.
+    """The variant's schedule for ``length`` blocks and ``budget`` slots.
+
+    The cheapest within chapter 14's rules (``revolve_cost`` calls).
 
     A list of actions, each a tuple; ranges name blocks ``start+1 .. stop``
     and positions name activations ``h_i`` (``h_0`` is the input):
@@ -256,7 +261,11 @@ def _check_size(where, length, budget):
 # ----- running a schedule -----------------------------------------------------
 
 def checkpoint_revolve(functions, x, budget):
-    """Apply ``functions`` in order to ``x``, backward on an optimal schedule.
+    """Apply ``functions`` in order to ``x``; backward on the variant's schedule.
+
+    The schedule is ``revolve_schedule``'s, optimal within chapter 14's rules.
+    Note the order: ``x`` comes second, where ``checkpoint_sequential`` takes
+    ``(functions, segments, x)``.
 
     The forward runs the schedule's first sweep: it advances without a
     graph, keeps the checkpoints the schedule stores, and tapes the last

@@ -181,9 +181,12 @@ def _chapter_14_peaks():
 
 
 def test_chapter_14_peaks_are_far_from_a_rounding_edge():
-    """Chapter 14 prints each peak rounded to whole activations."""
+    """Chapter 14 prints each peak rounded to whole activations and asserts
+    the rest (small objects) is under a third of one: here the rest must
+    stay 0.05 of one (13 KiB) inside that, so that neither the printed peak
+    nor the chapter's check moves on another machine."""
     for name, peak in _chapter_14_peaks().items():
-        assert abs(peak % 1 - 0.5) > 0.1, (name, peak)
+        assert abs(peak - round(peak)) < 1 / 3 - 0.05, (name, peak)
 
 def _chapter_13_step_peaks():
     """Chapter 13's MLP step, peaks of the four ways it prints in MiB."""
