@@ -1,10 +1,10 @@
 # %% [markdown]
 # # 14 · Beyond the square root: optimal checkpoint schedules
 #
-# Optional, after chapter 10. PyTorch's
-# `torch.utils.checkpoint.checkpoint_sequential` is chapter 10's uniform
-# segments. Here the question turns round: with `M` *slots* (room for `M`
-# stored activations), which schedule makes the fewest block calls? You
+# Optional, after chapter 10, whose uniform segments are PyTorch's
+# `torch.utils.checkpoint.checkpoint_sequential`; here the question turns
+# round: with `M` *slots* (room for `M` stored activations), which schedule
+# makes the fewest block calls? You
 # work small cases by hand, derive the recursion, and measure
 # `mc.checkpoint_revolve` on a real net.
 #
