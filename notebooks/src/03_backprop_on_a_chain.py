@@ -93,9 +93,9 @@ assert abs(numeric - gx) < 1e-8
 # in `[0.1, 1]`) and checks three facts: it falls 100× per step down to
 # `h = 1e-4`, is smallest at `h = 1e-5`, and from `h = 1e-6` on grows about
 # 10× per step (the plot; only truncation errors are printed, as round-off
-# differs between CPUs). A finite difference is therefore a check, not a way to
-# train; backprop has no truncation error, and no `1/h` factor magnifies its
-# rounding.
+# differs between CPUs). A finite difference is therefore a check, not a
+# way to train; backprop has no truncation error, and no `1/h` factor
+# magnifies its rounding.
 
 # %%
 steps = 10.0 ** -np.arange(1, 13)                 # h = 1e-1 ... 1e-12
@@ -288,11 +288,11 @@ assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
 # the gradient of one number, the seed-weighted sum of the outputs. A seed of
 # ones therefore gives the gradient of `sum(y)`: the sum of each *column* of
 # `J`. That is each element's own derivative (the diagonal of `J`) only when
-# `yᵢ` depends on `xᵢ` alone: an elementwise function. A counter-example is `y = x · sum(x)` at `x = [1, 2, 3]`
-# (`F.sum` gives a 0-d Variable; the product broadcasts as in NumPy): each
-# `yᵢ` depends on every `xⱼ` (how backward handles `x` used twice is
-# chapter 04's subject). Its Jacobian, by central differences, one column
-# per input element:
+# `yᵢ` depends on `xᵢ` alone: an elementwise function. A counter-example is
+# `y = x · sum(x)` at `x = [1, 2, 3]` (`F.sum` gives a 0-d Variable; the
+# product broadcasts as in NumPy): each `yᵢ` depends on every `xⱼ` (how
+# backward handles `x` used twice is chapter 04's subject). Its Jacobian,
+# by central differences, one column per input element:
 
 # %%
 def times_sum(x):
@@ -437,8 +437,8 @@ ch03.check_1(answer_1)
 # %% [markdown]
 # **2.** Write a FunctionNode `Cube` (`y = x³`, used as
 # `y, = Cube().apply((x,))`) whose backward is written with Variables, and
-# assign the class to `answer_2`. As in `Sin` above: forward
-# calls `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
+# assign the class to `answer_2`. As in `Sin` above: forward calls
+# `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
 # (`from minichain.utils.array import force_array`: a 0-d `x` gives a NumPy
 # scalar otherwise); backward takes `x` from `self.get_retained_inputs()`
 # and multiplies by the incoming gradient. The check tries random incoming

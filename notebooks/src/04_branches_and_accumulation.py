@@ -410,10 +410,11 @@ import minichain.backprop as backprop
 print(inspect.getsource(backprop._add_gradient_reference))
 
 p, q = mc.Variable(np.zeros(2)), mc.Variable(np.zeros(2))
-gp, gq = (p + q).creator_node.backward((0, 1), (mc.Variable(np.ones(2)),))
-gp.array += 1                            # += into p's gradient only ...
-print("p's gradient:", gp.array, "  q's, changed too:", gq.array)
-assert gp is gq and np.array_equal(gq.array, [2.0, 2.0])
+gy = mc.Variable(np.ones(2))
+gx_p, gx_q = (p + q).creator_node.backward((0, 1), (gy,))
+gx_p.array += 1                          # += into p's gradient only ...
+print("p's gradient:", gx_p.array, "  q's, changed too:", gx_q.array)
+assert gx_p is gx_q and np.array_equal(gx_q.array, [2.0, 2.0])
 
 # %% [markdown]
 # ## Leaves keep adding, across calls
