@@ -2,8 +2,8 @@
 # # 03 · Backprop on a chain
 #
 # Backprop on the chain `y = exp(sin(x)²)`: you run the chain rule backwards
-# by hand, check the result against finite differences, turn the hand
-# computation into a small engine,
+# by hand, check the result against finite differences (and see why too
+# small a step defeats them), turn the hand computation into a small engine,
 # then meet minichain's `backward()`, the functions it calls and the seed it
 # starts from.
 #
@@ -90,7 +90,7 @@ assert abs(numeric - gx) < 1e-8
 # then share nearly all their digits, and dividing their difference by `h`
 # magnifies the rounding error of `f` like `1/h` (*round-off*). The cell
 # measures the error for `h = 1e-1 … 1e-12` (its median over 91 points `x`
-# in `[0.1, 1]`) and checks three facts: it falls 100× per step down to
+# in `[0.1, 1]`) and checks that it falls 100× per step down to
 # `h = 1e-4`, is smallest at `h = 1e-5`, and from `h = 1e-6` on grows about
 # 10× per step (the plot; only truncation errors are printed, as round-off
 # differs between CPUs). A finite difference is therefore a check, not a
@@ -318,8 +318,8 @@ assert np.allclose(xt.grad, [12, 12, 12])
 # %% [markdown]
 # In PyTorch terms, `y.grad = g; y.backward()` is `y.backward(gradient=g)`.
 # `y.backward()` picks the seed 1 by itself only when `y` has one element,
-# a loss. For an output of several elements it does not guess: without a
-# seed in `y.grad` it stops and says what to do.
+# a loss. For an output of several elements it does not guess: it stops and
+# says what to do.
 
 # %%
 yt_unseeded = xt * F.sum(xt)
@@ -351,8 +351,8 @@ assert np.allclose(np.stack(rows), jacobian)
 # %% [markdown]
 # Those calls walked `yt`'s graph again: unlike PyTorch (without
 # `retain_graph=True`), backward keeps the graph (chapter 07 drops it). A
-# second `yv.backward()` on the chain above adds to the leaf's `.grad`
-# again, doubling it (chapter 04).
+# second `yv.backward()` on the chain above adds to `x.grad`, doubling it
+# (chapter 04).
 
 # %%
 yv.backward()                       # the chain's graph, walked once more
