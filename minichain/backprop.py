@@ -152,10 +152,10 @@ def _walk_reference(run):
     """Backward as chapter 05 builds it: while a function is waiting, take
     the one of highest rank and do its step.
 
-    ``_run`` has put the seeds' gradients in the table and their creators
-    on the heap. This is the reference path (``mc.reference_mode()``);
-    the fast path, ``_walk`` (chapter 13), is the same loop made fast, and a
-    test compares the two exactly on hundreds of random programs.
+    ``_run`` (which ``backward()`` calls) has put the seeds in the dict
+    ``run.grads`` and their creators on the heap. This is the reference
+    path (``mc.reference_mode()``); the fast ``_walk`` (chapter 13) is the
+    same loop made fast; a test compares the two exactly on random programs.
     """
     while run.heap:
         run.func = func = heapq.heappop(run.heap)[2]  # the highest rank

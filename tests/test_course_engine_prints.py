@@ -260,3 +260,30 @@ def test_chapter_13_apply_table_names_code_both_functions_hold(reference, fast):
     assert f"`{reference}`" in text and f"`{fast}`" in text, (reference, fast)
     assert reference in inspect.getsource(mc.FunctionNode._apply_reference), reference
     assert fast in inspect.getsource(mc.FunctionNode.apply), fast
+
+
+def test_chapter_03_says_which_backward_the_chain_ran(monkeypatch):
+    """Chapter 03 prints ``backward`` of exp and sin and says the default
+    ``y.backward()`` ran their ``backward_arrays`` (the fast path), while
+    ``mc.reference_mode()`` runs the printed ``backward``."""
+    from minichain.functions.math.exponential import Exp
+    from minichain.functions.math.trigonometric import Sin
+    ran = []
+    for cls in (Exp, Sin):
+        for method in ("backward", "backward_arrays"):
+            def spy(self, *args, _cls=cls, _method=method,
+                    _original=getattr(cls, method)):
+                ran.append((_cls.__name__, _method))
+                return _original(self, *args)
+            monkeypatch.setattr(cls, method, spy)
+
+    def chain_ran(reference):
+        del ran[:]
+        x = mc.Variable(np.array(0.5))
+        with mc.using_config("reference_mode", reference):
+            F.exp(F.square(F.sin(x))).backward()
+        return sorted(ran)
+
+    assert chain_ran(False) == [("Exp", "backward_arrays"),
+                                ("Sin", "backward_arrays")]
+    assert chain_ran(True) == [("Exp", "backward"), ("Sin", "backward")]

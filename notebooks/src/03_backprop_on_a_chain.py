@@ -90,11 +90,12 @@ assert abs(numeric - gx) < 1e-8
 # then share nearly all their digits, and dividing their difference by `h`
 # magnifies the rounding error of `f` like `1/h` (*round-off*). The cell
 # measures the error for `h = 1e-1 … 1e-12` (its median over 91 points `x`
-# in `[0.1, 1]`): it falls 100× per step, bottoms out at `h = 1e-5`, then grows about 10× per
-# step (the plot; only truncation errors are printed, as round-off differs
-# between CPUs). A finite difference is therefore a check, not a way to
-# train; backprop has no truncation error, and no `1/h` factor magnifies its
-# rounding.
+# in `[0.1, 1]`) and checks that it falls 100× per step down to
+# `h = 1e-4`, is smallest at `h = 1e-5`, and from `h = 1e-6` on grows about
+# 10× per step (the plot; only truncation errors are printed, as round-off
+# differs between CPUs). A finite difference is therefore a check, not a
+# way to train; backprop has no truncation error, and no `1/h` factor
+# magnifies its rounding.
 
 # %%
 steps = 10.0 ** -np.arange(1, 13)                 # h = 1e-1 ... 1e-12
@@ -124,15 +125,20 @@ plt.show()
 # Now turn the hand computation into code, growing chapter 02's hand-made
 # engine by two things: a variable gets a `grad` slot, and each function
 # node gets a `backward` like chapter 02's `HandTwice`, with minichain's
-# signature `backward(target_input_indexes, grad_outputs)`: the engine says
-# which inputs it wants gradients for (here always input `0`) and passes one
-# gradient per output in a tuple; the function returns a tuple with one
-# gradient per input asked for (or one per input: minichain takes either and
-# keeps those asked for; chapter 04's functions have two inputs). Each
-# backward multiplies the incoming gradient by its local derivative, reading
-# what the forward pass left in `inputs` or `outputs`. The engine starts at
-# the output and follows `creator` links until it reaches the leaf, passing
-# the gradient along (minichain names this slot `creator_node`).
+# signature `backward(target_input_indexes, grad_outputs)`:
+#
+# - the engine passes the inputs it wants gradients for (here `(0,)`) and a
+#   tuple of incoming gradients, one per output;
+# - backward returns a tuple of its inputs' gradients: the incoming gradient
+#   times the local derivative, read from what forward left in `inputs` or
+#   `outputs`;
+# - that tuple holds one gradient per input asked for, or one per input:
+#   minichain takes either and keeps those asked for.
+#
+# The engine starts at the output and follows `creator` links to the leaf.
+# (minichain's graph links not the Variables but their *VariableNodes*,
+# small records of them: name, rank, `creator_node`, and no array unless a
+# backward needs it; chapter 07 shows what that frees.)
 
 # %%
 class HandVariable:
@@ -239,9 +245,8 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   backward.
 # - `xp = backend.get_array_module(inputs[0])`: `xp` is NumPy, or CuPy when
 #   the array lives on a GPU (chapter 09), so one forward serves both.
-# - `force_array(...)`: NumPy gives a scalar, not an array, when a function
-#   of a 0-d array returns one number; `force_array` makes it a 0-d array
-#   again, since forward must return arrays.
+# - `force_array(...)`: NumPy turns a 0-d result into a scalar;
+#   `force_array` makes it the 0-d array forward must return.
 # - backward works on Variables, not arrays: `grad_outputs[0] * y`
 #   multiplies two Variables and `cos(x)` is minichain's `F.cos`, defined
 #   further down the same module, so the computation of a gradient can
@@ -249,12 +254,14 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   backprop, chapter 11; exercise 2 below tries it on yours).
 #
 # By default `y.backward()` records no graph of the gradients
-# (`enable_double_backprop=False`, PyTorch's `create_graph=False`); set to
-# True, it records one, at a cost in nodes and time, so the gradients can be
-# differentiated again. The classes hold three more methods: `label` (the
-# name drawings use), `check_type_forward` (chapter 08) and
-# `backward_arrays`, the same formula on bare arrays, which the fast path
-# (chapter 13) takes when no graph of the gradients is recorded.
+# (`enable_double_backprop=False`, PyTorch's `create_graph=False`); `True`
+# records one, at a cost in nodes and time. The classes hold three more
+# methods: `label` (the name drawings use), `check_type_forward` (chapter
+# 08) and `backward_arrays`, the same formula on bare arrays. The default
+# `yv.backward()` above ran `backward_arrays` of `exp` and `sin`: the fast
+# path (chapter 13) takes it when no graph of the gradients is recorded. The
+# `backward` printed here runs when one is, and always under
+# `mc.reference_mode()` (chapter 02).
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -281,11 +288,11 @@ assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
 # the gradient of one number, the seed-weighted sum of the outputs. A seed of
 # ones therefore gives the gradient of `sum(y)`: the sum of each *column* of
 # `J`. That is each element's own derivative (the diagonal of `J`) only when
-# `J` is diagonal, that is, when `yᵢ` depends on `xᵢ` alone: an elementwise
-# function. A counter-example is `y = x · sum(x)` at `x = [1, 2, 3]`: each
-# `yᵢ` depends on every `xⱼ` (how backward handles `x` used twice is
-# chapter 04's subject). Its Jacobian, by central differences, one column
-# per input element:
+# `yᵢ` depends on `xᵢ` alone: an elementwise function. A counter-example is
+# `y = x · sum(x)` at `x = [1, 2, 3]` (`F.sum` gives a 0-d Variable; the
+# product broadcasts as in NumPy): each `yᵢ` depends on every `xⱼ` (how
+# backward handles `x` used twice is chapter 04's subject). Its Jacobian,
+# by central differences, one column per input element:
 
 # %%
 def times_sum(x):
@@ -311,8 +318,8 @@ assert np.allclose(xt.grad, [12, 12, 12])
 # %% [markdown]
 # In PyTorch terms, `y.grad = g; y.backward()` is `y.backward(gradient=g)`.
 # `y.backward()` picks the seed 1 by itself only when `y` has one element,
-# a loss. For an output of several elements it does not guess: without a
-# seed in `y.grad` it stops and says what to do.
+# a loss. For an output of several elements it does not guess: it stops and
+# says what to do.
 
 # %%
 yt_unseeded = xt * F.sum(xt)
@@ -327,15 +334,11 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # `mc.grad(outputs, inputs, grad_outputs)`, PyTorch's `torch.autograd.grad`,
 # runs the same backward without reading or writing any `.grad`: it returns
 # the gradients of `inputs` as Variables (the cell reads their `.array`), and
-# its `grad_outputs` are the seeds, one per output. It is not as strict as
-# `backward()` (nor as `torch.autograd.grad`, which refuses a non-scalar
-# output without `grad_outputs`): a seed left out is ones of the output's
-# shape, **whatever that shape**, so on `y = x · sum(x)` it quietly returns
-# the column sums. A seed that is 1 at position `i` and 0 elsewhere picks
-# row `i` of `J`, the gradient of `yᵢ` alone, so three calls rebuild the
-# whole Jacobian. They reuse the graph `yt.backward()` already walked:
-# unlike PyTorch (without `retain_graph=True`), backward keeps the graph,
-# so you can run it again (chapter 07 says what is freed and how to drop it).
+# its `grad_outputs` are the seeds, one per output. A seed left out is ones
+# of the output's shape, **whatever that shape**, so on `yt_unseeded` it
+# quietly returns the column sums. A seed that is 1 at position `i` and 0
+# elsewhere picks row `i` of `J`, the gradient of `yᵢ` alone, so three
+# calls on `yt` rebuild the whole Jacobian.
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -344,6 +347,17 @@ assert np.array_equal(unseeded.array, xt.grad)
 rows = [mc.grad([yt], [xt], grad_outputs=[e])[0].array for e in np.eye(3)]
 print("rows from mc.grad with one-hot seeds:\n", np.stack(rows))
 assert np.allclose(np.stack(rows), jacobian)
+
+# %% [markdown]
+# Those calls walked `yt`'s graph again: unlike PyTorch (without
+# `retain_graph=True`), backward keeps the graph (chapter 07 drops it). A
+# second `yv.backward()` on the chain above adds to `x.grad`, doubling it
+# (chapter 04).
+
+# %%
+yv.backward()                       # the chain's graph, walked once more
+print(f"x.grad after two backward() calls: {float(xv.grad):.6f}")
+assert np.isclose(xv.grad, 2 * gx)
 
 # %% [markdown]
 # ## Many points at once
@@ -378,10 +392,10 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# `mc.gradient_check.check_backward` packs this comparison into one call: it
-# runs backward from the seed given as its third argument, takes a
-# numerical derivative along a random direction, and raises if the two
-# disagree; exercise 2 runs it on yours.
+# `mc.gradient_check.check_backward` packs this comparison into one call:
+# for a seed `g` (its third argument) and a random direction `d`, it
+# compares `gᵀJd` from backward with the central difference of `gᵀf` along
+# `d`, and raises if they disagree; exercise 2 runs it on yours.
 
 # %%
 mc.gradient_check.check_backward(
@@ -397,9 +411,8 @@ print("check_backward passed")
 # enough; it becomes the engine's `_walk_reference` of chapter 05), then
 # `retain_inputs`, `retain_outputs` and the `get_retained_*` methods (Task
 # 4). Task 4 also checks that an array no function retained is freed once
-# you drop its Variable: your `apply` (Task 2) links each Variable's
-# VariableNode (the graph's small record of it: name, rank, creator, no
-# array), not the Variables themselves, and chapter 07 shows what that frees.
+# you drop its Variable: your `apply` (Task 2) links VariableNodes, not
+# Variables.
 # `make conformance` judges every task written so far.
 
 # %% [markdown]
@@ -422,14 +435,15 @@ answer_1 = None
 ch03.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Write a FunctionNode `Cube` (`y = x³`) whose backward is written with
-# Variables, and assign the class to `answer_2`. As in `Sin` above: forward
-# calls `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
+# **2.** Write a FunctionNode `Cube` (`y = x³`, used as
+# `y, = Cube().apply((x,))`) whose backward is written with Variables, and
+# assign the class to `answer_2`. As in `Sin` above: forward calls
+# `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
 # (`from minichain.utils.array import force_array`: a 0-d `x` gives a NumPy
 # scalar otherwise); backward takes `x` from `self.get_retained_inputs()`
 # and multiplies by the incoming gradient. The check tries random incoming
 # gradients on several shapes and dtypes, runs `check_backward`, and
-# differentiates your gradient once more, by `x` and by `gy` (`6x` and
+# differentiates your gradient once more, by `x` and by `gy` (`6x·gy` and
 # `3x²`): that works only if backward computed with Variables.
 
 # %%

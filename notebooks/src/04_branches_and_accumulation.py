@@ -16,9 +16,8 @@
 #     |--- g <--- z
 # ```
 #
-# `x` influences the result along two paths, so its gradient is the **sum** of
-# what comes back along each path. Chainer's documentation says it in one line:
-# the gradients from `f` and `g` are *accumulated* into the gradient of `x`.
+# In its words, the gradients from `f` and `g` are *accumulated* into the
+# gradient of `x`: added up.
 
 # %%
 import inspect
@@ -44,6 +43,7 @@ class Labelled(mc.FunctionNode):
     """The identity, drawn under a label of our choosing."""
 
     def __init__(self, label):
+        super().__init__()
         self._label = label
 
     @property
@@ -96,8 +96,7 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # every function behind the outputs, then visits them. In which order is
 # chapter 05's question, and this engine **borrows chapter 05's answer**
 # without arguing for it yet: it sorts the functions by rank (chapter 02),
-# highest first. Chapter 05 shows an engine that picks a wrong order, and
-# why this one is right. `HandVariable` and `HandFunctionNode` are chapter
+# highest first. `HandVariable` and `HandFunctionNode` are chapter
 # 03's, unchanged: `apply` already takes any number of inputs. Each function
 # hands one gradient per input back, and the engine stores it. The one line
 # that matters here is marked: add, or overwrite.
@@ -223,6 +222,32 @@ assert set(hand_branch(accumulate=False)) in ({1.0}, {10.0})
 # Overwriting keeps only the gradient of whichever path the engine visited
 # last, `f`'s 1 or `g`'s 10, never their sum, and raises no error.
 #
+# An output that nothing used has no gradient: our engine hands its backward
+# `y.grad`, still `None`, and so does minichain. A function with two outputs
+# whose backward keeps what it receives:
+
+# %%
+class Peek(mc.FunctionNode):
+    """Two outputs, x and 2x; backward keeps what the engine hands it."""
+
+    def forward(self, inputs):
+        x, = inputs
+        return x, 2 * x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        self.received = grad_outputs
+        return None,                     # no gradient for x: a demo only
+
+
+peek = Peek()
+first, second = peek.apply((mc.Variable(np.array([1.0, 2.0])),))
+F.sum(first).backward()                  # second is never used
+print("grad_outputs =", peek.received)
+gy_first, gy_second = peek.received
+assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
+
+# %% [markdown]
+#
 # ## One function, the same input twice: `f(x, x)`
 #
 # The branch need not involve two functions. In `y = x * x` the multiplication
@@ -267,15 +292,12 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 #
 # `a` feeds two functions whose results meet in the sum. The chain rule
 # along both paths gives `dy/dx = (cos a - sin a) · e^x`. Here is the graph,
-# drawn as text (the sum has two inputs, so it is drawn once, tagged `[1]`,
-# and the tag ends its second input's line, `c <--- [1]`: backward goes
-# from the sum to `c`) and as a picture after backward, with each
-# variable's value and gradient. A backward frees the gradients of the
-# variables in the middle as soon as they are used (chapter 03). To show
-# them, we use one option of `backward` ahead of chapter 07, which teaches
-# it: `y.backward(retain_grad=True)` leaves each variable in the middle
-# holding its gradient, as a leaf does. (PyTorch asks tensor by tensor,
-# `h.retain_grad()`; here one flag of `backward` keeps them all.)
+# drawn as text (the sum is drawn once, tagged `[1]`, on the first line; the
+# `[1]` ending the second line points back to it: `c` is its second input)
+# and as a picture after backward, with each variable's value and gradient.
+# Backward frees the gradients in the middle once used (chapter 03);
+# `y.backward(retain_grad=True)` (chapter 07) keeps them, as leaves keep
+# theirs (PyTorch asks tensor by tensor, `h.retain_grad()`).
 
 # %%
 x = mc.Variable(np.array(0.3), name="x")
@@ -294,11 +316,12 @@ print(draw(y))
 to_digraph(y, show_values=True, show_grads=True)
 
 # %% [markdown]
-# The picture writes one gradient on each variable, `y`'s being the seed 1:
-# `retain_grad=True` keeps the seed too (chapter 01's picture, drawn
-# without it, showed none on `y`). The arrows carry none (they point the
-# way forward ran, from input to function to output, where the text drawing
-# points back, the way backward walks).
+# The picture's arrows point forward (input → function → output); the
+# text drawing's point back, the way backward walks.
+#
+# The picture writes one gradient on each variable, none on the arrows;
+# `y`'s is the seed 1: `retain_grad=True` keeps the seed too (chapter 01's
+# picture, drawn without it, showed none on `y`).
 # `a`'s gradient is a sum of two parts, one per branch: `sin`'s backward
 # sent back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
 # `-sin a` times `c`'s gradient (1). Only once both had arrived did `exp`
@@ -365,26 +388,33 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# `_add_gradient_reference` (the readable reference path; a fast path does
-# the same, chapter 13) is where a new gradient `gx` for a node meets what
-# the node has received so far. The engine keeps those in a dict,
-# `run.grads` (`run` holds the state of one backward pass; a *node* is the
-# graph's small record of a Variable, so that the graph does not keep the
-# Variable and its array alive, chapter 07), where our `hand_backward` used
-# each variable's `.grad`. Three cases:
+# `_add_gradient_reference` (the reference path; the fast path does the
+# same, chapter 13) is where a new gradient `gx` for a VariableNode (chapter
+# 03) meets what it has received so far, kept in the dict `run.grads` (`run`
+# is one backward pass) where our `hand_backward` used `.grad`. Here the
+# gradients are Variables; a leaf's `x.grad` prints an ndarray because it
+# is the array of the Variable `x.grad_var`. Three cases:
 #
 # - a leaf (`creator_node is None`) adds `gx` to its own `.grad`
-#   (`_add_to_leaf`; the next section shows it). `run.into_leaves` is False
-#   only under `mc.grad` (chapter 03), which writes no `.grad`;
+#   (`_add_to_leaf`; the next section shows its effect), unless
+#   `run.into_leaves` is False: under `mc.grad` (chapter 03);
 # - a node that already has a gradient gets the sum: our `x.grad + gx`;
 # - a node without one stores `gx`: our first `x.grad = gx`.
 #
-# The docstring says why the sum is a *new* Variable, never `+=`.
+# The docstring says why the sum is a *new* Variable, never `+=`; the cell
+# then shows `_ + _` handing one gradient to both inputs.
 
 # %%
 import minichain.backprop as backprop
 
 print(inspect.getsource(backprop._add_gradient_reference))
+
+p, q = mc.Variable(np.zeros(2)), mc.Variable(np.zeros(2))
+gy = mc.Variable(np.ones(2))
+gx_p, gx_q = (p + q).creator_node.backward((0, 1), (gy,))
+gx_p.array += 1                          # += into p's gradient only ...
+print("p's gradient:", gx_p.array, "  q's, changed too:", gx_q.array)
+assert gx_p is gx_q and np.array_equal(gx_q.array, [2.0, 2.0])
 
 # %% [markdown]
 # ## Leaves keep adding, across calls
@@ -393,8 +423,8 @@ print(inspect.getsource(backprop._add_gradient_reference))
 # gradient to the one it already holds. That lets a training loop sum the
 # gradients of several mini-batches before one update, and it is why you
 # clear a leaf's gradient (`x.cleargrad()` sets it back to `None`, as
-# `x.grad = None` does in PyTorch) before the next backward, or the old one
-# is counted again.
+# `x.grad = None` or `optimizer.zero_grad()` does in PyTorch) before the
+# next backward, or the old one is counted again.
 
 # %%
 x = mc.Variable(np.array(2.0))
@@ -446,8 +476,8 @@ ch04.check_1(answer_1)
 # input (`y1, y2 = Fork().apply((x,))`), and its `backward`, written with
 # Variables as in chapter 03, so that `x` gets the right gradient whatever
 # is done with `y1` and `y2` afterwards. Think about what the engine hands
-# your backward: one gradient per output in `grad_outputs`, and `None` for
-# an output that nothing downstream used. Assign the class to `answer_2`;
+# your backward: one gradient per output in `grad_outputs`, `None` for
+# an unused one (`Peek` above). Assign the class to `answer_2`;
 # the check uses the two outputs in several graphs, with random seeds, and
 # differentiates your gradient once more.
 

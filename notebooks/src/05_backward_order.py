@@ -9,11 +9,10 @@
 #
 # Chapter 04's hand engine borrowed an order (highest rank first) without
 # arguing for it. Here is the argument. A variable used twice *adds* the
-# gradients coming back along each path, so a function may run its backward
-# only when its output's gradient is **complete**: after every function that
-# used that output has run. Any order with that property (a *reverse
-# topological order*) is right; on a graph with branches, many orders lack
-# it.
+# gradients coming back along each path, so its gradient is **complete**
+# only once every function that used it has run. Any order with that
+# property (a *reverse topological order*) is right; on a graph with
+# branches, many orders lack it.
 
 # %%
 import heapq
@@ -235,9 +234,9 @@ assert x_hand.grad == right
 # and `h`'s rank is one more than its creator's. So **every consumer of a
 # function's output has a larger rank than the function itself**. If backward
 # always runs the waiting function with the highest rank, all consumers of an
-# output have run before its creator: the gradient is complete when it is
-# used. Chapter 04's hand engine, which sorted all the functions by rank,
-# highest first, was right for this reason.
+# output have run before its creator: each consumer outranks it, and is
+# pushed by a function of even higher rank, which pops earlier still. So the
+# gradient is complete when it is used.
 
 # %%
 functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
@@ -281,12 +280,13 @@ assert x_hand.grad == right
 # %% [markdown]
 # ## The real engine
 #
-# minichain's `y.backward()` does the same. `visualize.record_backward(y)`
-# runs `y.backward()` and records, at each step, which function ran and what
-# was left waiting on the heap once it was popped; the table adds what the
-# step then pushed. (It watches the engine through a *function hook*, an
-# object the engine calls around each function it runs; chapter 08 teaches
-# hooks. Here we only read what it recorded.)
+# minichain's `y.backward()` does the same, and its default fast path takes
+# this very order (chapter 13 checks it). `visualize.record_backward(y)` runs
+# `y.backward()` and records, at each step, which function ran and what was
+# left waiting on the heap once it was popped; the table adds what the step
+# then pushed, and names each function by its output (`_ * 2 -> h`:
+# function -> its output). It watches through a *function hook* (chapter
+# 08).
 
 # %%
 record = visualize.record_backward(y)
@@ -302,14 +302,16 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # `_walk_reference`, one function's step `_step_reference`, and `_push`.
 # `run` is the state of one backward pass: its `heap`, its set `pushed`, and
 # `grads`, a dict from each node to the gradient it has received so far.
-# Before the loop, `backward()` puts the seed in `run.grads` and pushes
-# `y`'s creator. Against our `heap_backward` and `run_backward`:
+# Before the loop, `_run` (which `backward()` calls) puts the seed in
+# `run.grads` and pushes `y`'s creator. Against our `heap_backward` and
+# `run_backward`:
 #
 # - pop: `heapq.heappop(run.heap)[2]`, on the same
 #   `(-rank, push count, function)` entries as ours;
-# - backward: `gys = ... run.grads.pop(...)` is our
-#   `tuple(y.grad for y in f.outputs)` (`pop` frees each gradient of the
-#   middle once used: chapter 03's empty `a.grad`), and
+# - backward: `gys = ... run.grads.pop(ref(), None) ...` is our
+#   `tuple(y.grad for y in f.outputs)` (`func.outputs` holds weak
+#   references to the output nodes, chapter 07: `ref()` fetches the node;
+#   `pop` frees each gradient once used: chapter 03's empty `a.grad`), and
 #   `_backward_on_variables` calls `func.backward(targets, gys)`;
 # - add and push: the `for` loop is our `add_grad` and `push`, input by
 #   input; `_add_gradient_reference` is chapter 04's addition, `_push` our
@@ -367,8 +369,10 @@ steps = range(1, len(pre_order) + 1)
 ax_pre.plot(steps, pre_ranks, "-", color="C7", zorder=1)
 ax_pre.scatter(steps, pre_ranks, c=["C3" if e else "C0" for e in too_early],
                zorder=2)
+named = {s.name.split(" ->")[0]: s.name for s in record.steps}  # "_ * 2 -> h"
 for step, label, rank, early in zip(steps, pre_order, pre_ranks, too_early):
-    ax_pre.annotate(label + (" (too early)" if early else ""), (step, rank),
+    text = named[label] + (" (too early)" if early else "")
+    ax_pre.annotate(text, (step, rank),
                     textcoords="offset points", xytext=(6, 6), fontsize=8,
                     color="C3" if early else "black")
 ax_pre.set_xlabel("backward step")
@@ -383,10 +387,9 @@ plt.show()
 # ## A bigger graph, with the heap at work
 #
 # Two branches of different lengths meet at the end: `a` goes through `exp`
-# and `sin` on one side and through `_ * 3` on the other. The table shows the
-# heap after each pop and what each step pushed, and the picture writes the
-# step on each function. `_ * 3` and `exp` have the same rank; the one pushed
-# first runs first.
+# and `sin` on one side and through `_ * 3` on the other. The picture writes
+# the step on each function. `_ * 3` and `exp` have the same rank; the one
+# pushed first runs first.
 
 # %%
 x = mc.Variable(np.array(0.5), name="x")
@@ -477,10 +480,9 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # `.save(path)` writes one file that opens offline.) Its last line counts
 # the bytes of the gradients alive and of the arrays kept for backward: 8
 # each, one float64 number (`_ + _` hands one gradient array to both `h`
-# and `hh`; the array kept is `h`'s, which `_ * _` needs). The 8 kept bytes
-# are still there when backward is done: the graph, and what it keeps,
-# stays after backward (PyTorch frees it unless `retain_graph=True`);
-# chapter 07 shows how to free it.
+# and `hh`, chapter 04's reason for never `+=`; the array kept is `h`'s,
+# which `_ * _` needs). The 8 kept bytes are still there when backward is
+# done: the graph stays (chapter 03), until chapter 07 frees it.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
