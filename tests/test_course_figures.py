@@ -121,15 +121,17 @@ def test_chapter_04_picture_outlines_only_a():
 
 
 def test_chapter_01_picture_shows_what_its_text_says():
-    """Chapter 01 says of its first picture: functions show their rank, the
-    unnamed ``v1`` and ``v2`` show no value (freed), ``x`` alone shows a
-    gradient and is the one kept for backward (``_ ** 2`` needs it)."""
+    """Chapter 01 says of its first picture: functions show their rank (the
+    node tagged ``[1]`` in the text has rank 2), the unnamed ``v1`` and
+    ``v3`` show no value (freed), ``x`` alone shows a gradient and is the
+    one kept for backward (``_ ** 2`` needs it)."""
     from minichain import visualize
 
     x = mc.Variable(np.array(3.0), name="x")
-    y = x ** 2 + 2 * x
+    y = 2 * x ** 2 + x
     y.name = "y"
     y.backward()
+    assert "_ + _ [1] <--- y" in visualize.draw(y)
     source = visualize.to_digraph(y, show_values=True, show_grads=True,
                                   rankdir="LR").source
     labels = {}
@@ -138,16 +140,17 @@ def test_chapter_01_picture_shows_what_its_text_says():
             node = line.split()[0]
             labels[node] = line.split('label="')[1].split('"')[0].split("\\n")
     variables = {lines[0]: lines for lines in labels.values()
-                 if lines[0] in ("x", "v1", "v2", "y")}
-    functions = [lines for lines in labels.values()
-                 if lines[0] in ("_ ** 2", "_ * 2", "_ + _")]
+                 if lines[0] in ("x", "v1", "v3", "y")}
+    functions = {lines[0]: lines for lines in labels.values()
+                 if lines[0] in ("_ ** 2", "_ * 2", "_ + _")}
     assert len(variables) == 4 and len(functions) == 3
-    assert all(lines[1].startswith("rank ") for lines in functions)
-    for name in ("v1", "v2"):
+    assert all(lines[1].startswith("rank ") for lines in functions.values())
+    assert functions["_ + _"][1] == "rank 2"
+    for name in ("v1", "v3"):
         assert not any(line.startswith("value") for line in variables[name])
     assert [line for line in variables["x"] if line.startswith(("grad", "kept"))] \
-        == ["grad 8.", "kept for backward: 8 B"]
-    for name in ("v1", "v2", "y"):
+        == ["grad 13.", "kept for backward: 8 B"]
+    for name in ("v1", "v3", "y"):
         assert not any(line.startswith(("grad", "kept"))
                        for line in variables[name])
 def _chapter_14_peaks():

@@ -1,13 +1,13 @@
 # %% [markdown]
 # # 02 · Variables and functions: the graph `x <--- f <--- y`
 #
-# You build by hand, in a dozen lines, the two objects that record a graph
-# while code runs (a variable that remembers the function that made it, a
-# function that remembers its inputs), write the same function as a
-# minichain `FunctionNode`, and end with one step of backprop: a `backward`
-# that turns `y.grad` into `x.grad`, run by hand, then by minichain.
+# You build by hand the two objects that record a graph while code runs (a
+# variable that remembers the function that made it, a function that
+# remembers its inputs), write the same function as a minichain
+# `FunctionNode`, and end with one step of backprop, a `backward` that turns
+# `y.grad` into `x.grad`, by hand and by minichain.
 #
-# Define-by-run means the graph is not declared in advance: it is *recorded*
+# Define-by-run means the graph is not declared in advance but *recorded*
 # while the forward computation runs. Two kinds of objects do the recording.
 #
 # - A **Variable** holds an array (`.array`) and remembers the function that
@@ -41,16 +41,17 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # This is the first piece of a hand-made engine that grows over chapters 02
 # to 05. The hand-made variable is an array plus a `creator` slot (the link
-# minichain calls `creator_node`). The hand-made function's `apply(inputs)`
-# does three things: it computes the output arrays from the input arrays
-# (`forward`, tuples in and out), remembers its `inputs`, and writes itself
-# into each output's `creator` slot. Those two links are the whole graph.
-# It also keeps its `outputs` (backward reads them in chapter 03) and gives
-# every node a `rank`, a number explained below.
+# minichain calls `creator_node`; minichain's own `creator` is the same
+# object except for chapter 09's old-style functions). The hand-made
+# function's `apply(inputs)` does three things: it computes the output
+# arrays from the input arrays (`forward`, tuples in and out), remembers
+# its `inputs`, and writes itself into each output's `creator` slot. Those
+# two links are the whole graph. It also keeps its `outputs` (backward
+# reads them in chapter 03) and gives every node a `rank`, a number
+# explained below.
 #
-# The documentation's `f` is the identity: it returns its input unchanged,
-# which keeps the attention on the links. Its `label` is the name a drawing
-# shows.
+# The documentation's `f` is the identity, which keeps the attention on the
+# links; its `label` is the name a drawing shows.
 
 # %%
 class HandVariable:
@@ -87,9 +88,8 @@ y_hand.name = "y"
 print(y_hand.creator.label, "<---", y_hand.creator.inputs[0].name)
 
 # %% [markdown]
-# Following the links from `y` to the leaf and writing down what we meet
-# gives the documentation's drawing (collected from `y` backwards, printed
-# reversed so that it starts at the leaf):
+# Following the links from `y` to the leaf, and printing what we meet in
+# reverse, gives the documentation's drawing:
 
 # %%
 def hand_draw(y):
@@ -108,10 +108,11 @@ print(hand_draw(y_hand))
 #
 # In minichain the same `f` is a subclass of `mc.FunctionNode` with the same
 # `forward`. `apply` comes with the base class: it does what our `apply`
-# does, plus checks, and returns a tuple of output Variables (chapter 07
-# prints it). `minichain.visualize.draw` walks the real graph and prints its
-# arrows, showing each function by its `label` (the class name, unless the
-# class sets one, as here):
+# does, plus checks, and returns a tuple of output Variables; as `inputs`
+# it stores each input's graph node rather than the Variable (chapter 07
+# prints `apply` and shows why). `minichain.visualize.draw` walks the real
+# graph and prints its arrows, showing each function by its `label` (the
+# class name, unless the class sets one, as here):
 
 # %%
 class MyIdentity(mc.FunctionNode):
@@ -158,8 +159,8 @@ assert "cannot be applied twice" in message
 # backward needs these numbers. On a chain of two identities, our
 # hand-made `apply` and minichain's give the same ranks. In the drawing,
 # the unnamed variable between the two functions is shown by its graph id,
-# `v1` (variables are numbered `v0`, `v1`, ... in the order a walk back
-# from the output meets them):
+# `v1`: variables are numbered in the order a walk back from the output
+# meets them, the output being `v0`; named ones show their name instead:
 
 # %%
 leaf = HandVariable(np.zeros(3))
@@ -200,17 +201,17 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # ## One step of backprop: `backward`
 #
 # A function that can be differentiated has, besides `forward`, a method
-# `backward`. It is one step of the chain rule: given the gradient of the
-# loss with respect to the function's output, the *incoming gradient* `gy`,
-# it returns the gradient with respect to its input, `gx`. For `y = 2x`,
+# `backward`. It is one step of the chain rule. Call the final output that
+# backward starts from the *loss*: given the gradient of the loss with
+# respect to the function's output, the *incoming gradient* `gy`, backward
+# returns the gradient with respect to its input, `gx`. For `y = 2x`,
 # `dy/dx = 2`, so `gx = 2 * gy`.
 #
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
 # says which inputs want a gradient (for one input, always `(0,)`); it
-# returns one gradient per input asked for. The print shows what each call
-# receives.
+# returns one gradient per input asked for.
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
 # of the loss with respect to `y`; for the loss `sum(y)` that is a 1 for
@@ -270,9 +271,8 @@ assert np.array_equal(x.grad, x_hand.grad)
 # identity, printed from the package: `IdentityNode`, labelled
 # `Identity`, and `identity`, the lowercase function that applies a new
 # one and returns its single output rather than a tuple. Its backward
-# passes the incoming gradients through unchanged, and names its first
-# argument `indexes`, as Chainer's functions do (the engine passes it by
-# position).
+# passes the incoming gradients through unchanged. `indexes` is Chainer's
+# name for `target_input_indexes`: the same argument, passed by position.
 
 # %%
 import minichain.functions.array.identity as identity_module
@@ -289,8 +289,8 @@ print(inspect.getsource(identity_module.identity))
 # The assignment `build_your_own/mychain` of chapter 01 (guide:
 # `docs/build-your-own-engine.md`) asks you to write this chapter's two
 # classes for real: `Variable` with its link to the function that made it
-# (Task 1; mychain calls that link `creator`, as our hand-made variable
-# does) and `FunctionNode.apply`, one application per instance (Task 2).
+# (Task 1; mychain names that link `creator`, like ours) and
+# `FunctionNode.apply`, one application per instance (Task 2).
 # Judge them from the repository's root with
 # `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
 
@@ -307,17 +307,17 @@ from exercises import ch02
 
 # %% [markdown]
 # **1.** Write the arrow drawing of `F.identity(F.identity(x))` for a
-# variable named `x`, whose output is named `z`, as a string. The unnamed
-# variable in the middle is drawn as `v1`, as in the section on ranks.
+# variable named `x`, whose output is named `z`, as a string. The middle
+# variable is `v1`, as in the section on ranks.
 
 # %%
 answer_1 = None
 ch02.check_1(answer_1)
 
 # %% [markdown]
-# **2.** Write a FunctionNode `AddOne` whose forward adds one to its input,
-# keeping its shape and dtype and leaving the caller's array unchanged, and
-# assign the class to `answer_2`.
+# **2.** Write a FunctionNode `AddOne`, forward only, that adds one to its
+# input, keeping its shape and dtype and leaving the caller's array
+# unchanged, and assign the class to `answer_2`.
 
 # %%
 # class AddOne(mc.FunctionNode):
@@ -327,7 +327,7 @@ ch02.check_2(answer_2)
 
 # %% [markdown]
 # **3.** In the graph of `y = x * w + 1` above, what is the rank of the
-# function `_ + 1`? Answer with an integer, found by reasoning, then check.
+# function `_ + 1`? Reason it out, then check.
 
 # %%
 answer_3 = None

@@ -20,12 +20,13 @@
 #
 # **If you know PyTorch.** An old-style Function is a
 # `torch.autograd.Function`: you write `forward` and `backward`, and `self`
-# plays the part of `ctx` (`self.retain_inputs` and `self.retain_outputs`
-# keep what `ctx.save_for_backward` keeps). Its array backward is a PyTorch
-# backward marked `@once_differentiable`: the same limit, but minichain is
-# silent in the common case (below). A FunctionNode is one without that
-# decorator, its backward written in differentiable operations. `enable_double_backprop=True` is
-# `create_graph=True`.
+# plays the part of `ctx`. `self.retain_inputs` and `self.retain_outputs`
+# do what `ctx.save_for_backward` does, with the opposite default: `ctx`
+# keeps nothing unless told, a Function keeps all its inputs. Its array
+# backward is a PyTorch backward marked `@once_differentiable`: the same
+# limit, but minichain is silent in the common case (below). A FunctionNode
+# is one without that decorator, its backward written in differentiable
+# operations. `enable_double_backprop=True` is `create_graph=True`.
 
 # %%
 import copy
@@ -65,9 +66,10 @@ assert draw(y) == draw(y_new) == "x <--- Identity <--- y"
 # ## An old-style function
 #
 # A `Function` subclass overrides `forward(inputs)` and
-# `backward(inputs, grad_outputs)`. Both take and return tuples of arrays;
-# `backward` gets the forward's inputs again and the incoming gradients
-# `gy`. An instance is called like a Python function.
+# `backward(inputs, grad_outputs)`. Both take and return tuples of arrays.
+# Unlike a FunctionNode's, `backward`'s first argument is the forward's
+# inputs, not indexes; the second holds the incoming gradients `gy`. An
+# instance is called like a Python function.
 
 # %%
 class Square(mc.Function):
@@ -113,6 +115,8 @@ class HandAdapter(mc.FunctionNode):
         xs = tuple(x.array for x in self.get_retained_inputs())
         gys = tuple(gy.array for gy in grad_outputs)  # Variables -> arrays
         gxs = self.function.backward(xs, gys)
+        # one gx per input, whatever target_input_indexes asks: the engine
+        # keeps those asked for
         return tuple(mc.Variable(gx) for gx in gxs)   # arrays -> Variables
 
 
@@ -231,8 +235,7 @@ class Exp(mc.Function):
         self.retain_inputs(())          # backward does not read x
         self.retain_outputs((0,))       # ... but it reads y = exp(x)
         x, = inputs
-        xp = mc.backend.get_array_module(x)  # numpy or cupy: see below
-        return xp.exp(x),
+        return np.exp(x),
 
     def backward(self, inputs, grad_outputs):
         y, = self.output_data           # inputs is (None,): x was not kept
@@ -354,7 +357,8 @@ def softplus(x):
 rng = np.random.default_rng(1)
 x_check = rng.normal(size=(3, 4))
 print("xp for a NumPy array:", mc.backend.get_array_module(x_check).__name__)
-mc.gradient_check.check_backward(softplus, x_check, rng.normal(size=(3, 4)))
+gy = rng.normal(size=(3, 4))              # a random incoming gradient
+mc.gradient_check.check_backward(softplus, x_check, gy)
 print("check_backward passed")
 
 # %% [markdown]
@@ -394,13 +398,8 @@ print("agrees with the run on NumPy (rtol 1e-5, atol 1e-6):", same)
 assert same
 
 # %% [markdown]
-# The package's GPU tests run every function's gradient check on CuPy
-# (`make test-gpu`, after `pip install -e '.[gpu]'`). Their first run, on
-# an NVIDIA H100, is reported in `docs/benchmarks.md`, section "2026-11-26:
-# the CuPy path's first run on a GPU", not shown by a cell here: once the
-# bugs it found were fixed, they passed on both engine paths (chapter 13),
-# and a timed training step was bound by the host (Python, kernel
-# launches), not by the GPU.
+# `make test-gpu` (after `pip install -e '.[gpu]'`) runs every function's
+# gradient check on CuPy; `docs/benchmarks.md` records its run on a GPU.
 #
 # Two rules keep code device-neutral. A module function applied to data
 # (`exp`, `zeros_like`) comes from `xp`; operators (`x ** 3`, `a @ b`),
