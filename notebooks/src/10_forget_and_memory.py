@@ -148,9 +148,8 @@ print(draw(y))
 # rebuilt segment the inner backward's seed holds a third, the segment's
 # incoming gradient, but only once the segment's last `tanh` has freed its
 # output, so the total holds (chapter 12 meets segments where nothing
-# makes room). The
-# **peak estimate** is therefore `s + 1 + ⌈L/s⌉` activations: an estimate,
-# not a bound; chapter 14 counts exactly.
+# makes room). The **peak estimate** is therefore `s + 1 + ⌈L/s⌉`
+# activations: an estimate, not a bound; chapter 14 counts exactly.
 #
 # The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
 # Sublinear Memory Cost" (2016, arXiv:1604.06174). PyTorch's
@@ -167,9 +166,9 @@ print(inspect.getsource(mc.checkpoint_sequential))
 # zeros, where `cleargrad()` sets it to `None`. When `W.grad` is already an
 # array, `Linear`'s backward adds `gW` into it in place; after
 # `cleargrad()` each `gW` would be a new array, and would count. So the
-# measured peak is what the step itself adds:
-# activations, plus the arrays in flight during backward. The input is a
-# constant (`requires_grad=False`, chapter 07).
+# measured peak is what the step itself adds: activations, plus the arrays
+# in flight during backward. The input is a constant (`requires_grad=False`,
+# chapter 07).
 
 # %%
 L, width, batch = 16, 256, 1024
