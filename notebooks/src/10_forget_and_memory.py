@@ -17,6 +17,7 @@
 import gc
 import inspect
 import math
+import tracemalloc
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -36,8 +37,7 @@ MiB = 2 ** 20
 # or kept, and it retains its input. Its backward calls `func` again on a
 # fresh leaf, this time recording the graph (`force_backprop_mode`: backward
 # itself runs with recording off), and backpropagates the incoming gradient
-# through that new graph with `mc.grad` (chapter 03), seeded with the
-# gradient backward brought.
+# through that new graph with `mc.grad` (chapter 03).
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -47,7 +47,7 @@ class HandForget(mc.FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0,))
         with mc.no_backprop_mode():
-            return self.func(mc.Variable(inputs[0])).array,
+            return self.func(mc.Variable(inputs[0])).array,  # a 1-tuple
 
     def backward(self, target_input_indexes, grad_outputs):
         x, = self.get_retained_inputs()
@@ -102,9 +102,10 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # `F.forget` is the same idea (PyTorch's is
 # `torch.utils.checkpoint.checkpoint(func, x)`), with three differences: it
 # takes any number of inputs and outputs; it saves the random state for the
-# recomputation (the dropout section below shows why); and it frees the
-# rebuilt arrays function by function as the inner backward walks down
-# them. It agrees with our hand-made one on the gradient and the memory:
+# recomputation (the dropout section below shows why); and it frees each
+# array its inner graph keeps, function by function, whether rebuilt or
+# kept (below), as the inner backward walks down it. It agrees with our
+# hand-made one on the gradient and the memory:
 
 # %%
 x = mc.Variable(x_array, name="x")
@@ -143,16 +144,17 @@ print(draw(y))
 #
 # smallest near `s = √L`. At its worst moment backward also holds two
 # arrays in flight: the gradient waiting at the block being walked back,
-# and the array being made (a block's output, or a new gradient). The
-# **peak estimate** is therefore `s + 1 + ⌈L/s⌉` activations: an estimate,
-# not a bound; chapter 14 counts exactly.
+# and the array being made (a block's output, or a new gradient). In a
+# rebuilt segment the inner backward's seed holds a third, the segment's
+# incoming gradient, but only once the segment's last `tanh` has freed its
+# output, so the total holds (chapter 12 meets segments where nothing
+# makes room). The **peak estimate** is therefore `s + 1 + ⌈L/s⌉`
+# activations: an estimate, not a bound; chapter 14 counts exactly.
 #
 # The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
-# Sublinear Memory Cost" (2016, arXiv:1604.06174): `√L` segments hold
-# memory of order `√L` for the price of about one extra forward. PyTorch
-# ships it as `torch.utils.checkpoint.checkpoint_sequential(functions,
-# segments, input)`, which also runs its last segment without
-# checkpointing it. Ours:
+# Sublinear Memory Cost" (2016, arXiv:1604.06174). PyTorch's
+# `torch.utils.checkpoint.checkpoint_sequential(functions, segments,
+# input)` also keeps its last segment's graph. Ours:
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
@@ -162,12 +164,11 @@ print(inspect.getsource(mc.checkpoint_sequential))
 # activation is 1 MiB. The weights are `mc.Parameter`s (chapter 08) whose
 # gradient buffers exist before we measure: `zerograd()` fills `.grad` with
 # zeros, where `cleargrad()` sets it to `None`. When `W.grad` is already an
-# array, `Linear`'s backward adds `gW` into it in place
-# (`backward_accumulate`); after `cleargrad()` it would build each `gW` as a
-# new array, with `Transpose` and `Linear` (chapter 08's nested steps), and
-# those would count. So the measured peak is what the step itself adds:
-# activations, plus the arrays in flight during backward. The input is a
-# constant (`requires_grad=False`, chapter 07).
+# array, `Linear`'s backward adds `gW` into it in place; after
+# `cleargrad()` each `gW` would be a new array, and would count. So the
+# measured peak is what the step itself adds: activations, plus the arrays
+# in flight during backward. The input is a constant (`requires_grad=False`,
+# chapter 07).
 
 # %%
 L, width, batch = 16, 256, 1024
@@ -226,11 +227,9 @@ zerograds()
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
 # for `L = 16`). The dashed line is the peak estimate for 4 segments: 7
-# activations kept and 2 in flight. A peak is the arrays alive at the worst
-# moment plus the small Python objects around them (nodes, and the random
-# state `forget` saves for each segment: a fraction of an activation), so
-# we print it as a whole number of activations and check that the rest is
-# less than a third of one.
+# activations kept and 2 in flight. A peak also holds small Python objects
+# (nodes, the random state `forget` saves per segment), so we print it in
+# whole activations and check that the rest is under a third of one.
 
 # %%
 def measure(segments):
@@ -277,10 +276,12 @@ plt.show()
 # until `loss` is dropped. (PyTorch differs here: its backward frees what
 # each function saved as it passes, unless `retain_graph=True`.) With
 # `forget` the forward keeps only the checkpoints and the last segment's
-# graph; backward runs that segment's backward at once, then rebuilds the
-# other segments one at a time and frees each as it goes, which is where
-# the humps come from. The peak is the peak estimate: 7 kept, 2 in
-# flight (the input `x_batch` is the caller's and not measured).
+# graph: in each graph-free segment a block's `linear` and `tanh` outputs
+# live only until the next function has used them (the small teeth).
+# Backward runs the last segment's backward at once, then rebuilds the
+# other segments one at a time and frees each as it goes: the humps. The
+# peak is the peak estimate: 7 kept, 2 in flight (the input `x_batch` is
+# the caller's and not measured).
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` nothing is
 # recomputed: the only segment is the last, which keeps its graph (the
@@ -320,13 +321,11 @@ plt.show()
 # %% [markdown]
 # From 2 segments on, every peak is the peak estimate. At `s = 1` the
 # measured curve dips one below both the peak estimate and the dotted plain
-# line (17 against 18), because only one array is in flight: the kept graph
-# is freed block by block as backward walks down it (`F.forget`'s third
-# difference), so its peak comes at the start of backward, with the 16
-# activations and only the array being made (the gradient of `F.sum` is a
-# view of one number and takes no memory). The plain graph stays whole
-# until the step ends, so later in its backward a gradient is waiting as
-# well.
+# line (17 against 18): the kept graph is freed block by block as backward
+# walks down it (`F.forget`'s third difference), so its peak comes at the
+# start of backward, 16 activations and the array being made (the gradient
+# of `F.sum` is a view of one number). The plain graph stays whole, so
+# later a gradient is waiting as well.
 
 # %% [markdown]
 # ## What it costs
@@ -335,13 +334,14 @@ plt.show()
 # with a hook shows it exactly: with 4 segments, the `linear` and `tanh`
 # forwards of three segments run twice, those of the last one (whose graph
 # was kept) once. A hook changes how backward runs, not what it computes:
-# while one watches (`mc.memory.measure` uses one too), backward calls each
-# function's `backward` on Variables, which applies functions (chapter 08),
-# not its bare-array twin (chapter 13). So plain counts `2 L = 32` forwards
-# and 15 more `Linear` calls: the backwards of blocks 2 to 16 compute their
-# input's gradient with `linear` (block 1's input is a constant; the
-# weights' gradients go into their buffers, as said above). Those are the
-# same in both runs and cancel in the difference.
+# backward has a fast path on bare arrays and a slower one on Variables,
+# applying functions (chapter 08), taken whenever a hook watches
+# (`mc.memory.measure` uses one; chapter 13). So plain counts `2 L = 32`
+# forwards and 15 more `Linear` calls: the backwards of blocks 2 to 16
+# compute their input's gradient with `linear` (block 1's input is a
+# constant; the weights' gradients go into their buffers, as said above),
+# the same in both runs. The peaks are the same without a hook: the last
+# line measures `step(4)` with plain `tracemalloc`, as chapter 07 does.
 
 # %%
 class ForwardCounter(mc.FunctionHook):
@@ -367,6 +367,16 @@ recomputed = counts[4] - counts[None]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
       f" tanh) = {4 - 1} segments of {L // 4} blocks")
 assert recomputed == (4 - 1) * (L // 4) * 2
+
+gc.collect()
+tracemalloc.start()                       # no hook watching: the fast path
+start = tracemalloc.get_traced_memory()[0]
+step(4)
+unwatched = in_activations(tracemalloc.get_traced_memory()[1] - start)
+tracemalloc.stop()
+zerograds()
+print(f"peak with 4 segments, no hook: {unwatched} activations")
+assert unwatched == in_activations(forgetful.peak)
 
 # %% [markdown]
 # ## Dropout inside forget: replay the random numbers

@@ -73,9 +73,8 @@ for cube in (ArrayCube, VariableCube):
 # engine to keep the graph switched on while it runs the backwards. With
 # `VariableCube` the gradient `gx` has a `creator_node`, so we can ask for
 # *its* gradient: `d(3x²)/dx = 6x`, which is 9 at `x = 1.5`. With
-# `ArrayCube` the gradient is a leaf: nothing connects it to `x`, and
-# `mc.grad` answers `None` (the gradient does not depend on `x`, as far as
-# the graph knows).
+# `ArrayCube` the gradient has no `creator_node`: nothing connects it to
+# `x`, and `mc.grad` answers `None`.
 
 # %%
 def second_derivative(cube, x):
@@ -125,9 +124,10 @@ assert np.isclose(ggx.item(), 6 * x0_value)
 # The graph behind `gx` is the backward of `_ ** 3`, written out: `x`
 # squared, times the incoming gradient (here the seed, value 1.0, drawn as
 # `v2`), times 3. Three functions, each of which can be differentiated
-# again. In the text drawing, a tag like `[1]` marks a function with several
-# inputs (here `_ * _`), so that its other inputs can be listed under the
-# same tag; it is not a value.
+# again. In the text drawing each `<---` points from an output back to its
+# input, so read it leftwards from `gx`; a tag like `[1]` marks a function
+# with several inputs (here `_ * _`), whose other inputs end in the same
+# tag.
 
 # %%
 gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
@@ -345,14 +345,13 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 # %% [markdown]
 # minichain's `mc.gradient_check.check_double_backward` uses the same idea:
 # it compares the double backward along one random direction with a finite
-# difference of the backward. It raises if they disagree and returns nothing
-# otherwise.
+# difference of the backward, and raises if they disagree.
 
 # %%
 mc.gradient_check.check_double_backward(
     F.tanh, x0,
     y_grad=np.ones(5),                   # the seed of the first backward
-    x_grad_grad=rng.normal(size=5))      # the random direction
+    x_grad_grad=rng.normal(size=5))      # the random direction: the v of H v
 print("tanh's double backward agrees with finite differences")
 
 # %% [markdown]
@@ -361,11 +360,12 @@ print("tanh's double backward agrees with finite differences")
 # Chapter 10's `HandForget` recomputes `func` in its backward and returns
 # the gradient `mc.grad` gives on a fresh leaf (repeated below). That
 # gradient has no graph reaching the real input, like `ArrayCube`'s,
-# so a second derivative through it is lost (`None`). When double backprop
-# is asked for, `F.forget` instead recomputes on `identity(x)` of the real
-# input `x`, cut loose from `x` while its inner backward runs and joined
-# again after, so the gradient's graph reaches `x` and can be differentiated
-# again. The test: `x³` at `x = [0.5, 3]`, second derivative `6x`.
+# so a second derivative through it is lost (`None`). Under double
+# backprop `F.forget` extends chapter 10's recipe: its new leaf is
+# `identity(x)` of the real input `x`, unchained while the inner backward
+# runs, so that backward stops there instead of running on into the outer
+# graph, and chained again after, so the gradient's graph reaches `x`. The
+# test: `x³` at `x = [0.5, 3]`, second derivative `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):

@@ -152,7 +152,9 @@ class HandSGD(mc.optimizer.Optimizer):
         return HandSGDRule(self.hyperparam)
 
 # %% [markdown]
-# minichain's `SGD` is built the same way. Its rule:
+# minichain's `SGD` is built the same way. Its rule (the setter is
+# `Variable.array`'s, which also updates the node's shape and dtype;
+# `grad.dtype.type(lr)` makes the rate a scalar of the gradient's dtype):
 
 # %%
 from minichain.optimizers.sgd import SGDRule
@@ -163,7 +165,7 @@ print(inspect.getsource(SGDRule.update_core))
 # Three MLPs made from the same seed, stepped by `hand_sgd_step`, our
 # `HandSGD` and `mc.optimizers.SGD`, must end equal. Before each backward,
 # `model.cleargrads()` sets every parameter's `.grad` to `None`
-# (`cleargrad()` on each, as the hand loop did; PyTorch's
+# (the hand loop's `cleargrad()` on each; PyTorch's
 # `zero_grad(set_to_none=True)`). Its sibling `model.zerograds()` fills the
 # gradients with zeros instead, keeping the arrays; chapter 13 weighs the
 # two.
@@ -197,20 +199,21 @@ assert same
 # minibatches of 30 points and `Adam` does the update. Adam keeps, for every
 # *element* of every parameter, running averages of its gradient (`m`) and
 # of its squared gradient (`v`), and moves that element by about
-# `α · m̂ / √v̂`, where `m̂ = m / (1 - β₁ᵗ)` and `v̂ = v / (1 - β₂ᵗ)` at
-# step `t` are the averages with their *bias correction*: both start at
-# zero, so early on they are too small. Its update rule writes
-# `m ← β₁ m + (1 - β₁) g` as `m += (1 - β₁)(g - m)` and, as in Chainer,
-# folds the correction into the step size:
-# `self.lr = α · √(1 - β₂ᵗ) / (1 - β₁ᵗ)`.
+# `α · m̂ / √v̂`, where `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)` at
+# step `k` (the rule's `self.t`; our `t` is the labels) are the averages
+# with their *bias correction*: both start at zero (`init_state`), so early
+# on they are too small. Its update rule writes `m ← β₁ m + (1 - β₁) g` as
+# `m += (1 - β₁)(g - m)` and, as in Chainer, folds the correction into the
+# step size: `self.lr = α · √(1 - β₂ᵏ) / (1 - β₁ᵏ)`.
 
 # %%
 from minichain.optimizers.adam import AdamRule
 
+print(inspect.getsource(AdamRule.init_state))
 print(inspect.getsource(AdamRule.update_core))
 
 # %% [markdown]
-# At `t = 1`, `m = (1 - β₁) g` and `v = (1 - β₂) g²`, so the factors cancel
+# At `k = 1`, `m = (1 - β₁) g` and `v = (1 - β₂) g²`, so the factors cancel
 # and the step is `α · g / |g|`: every element moves by `α` (up to `eps`),
 # whatever the scale of its gradient. Here `Adam(alpha=0.01)` steps four
 # elements whose gradients span four orders of magnitude (one Parameter in
@@ -262,9 +265,12 @@ assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 
 # %% [markdown]
 # The history holds one loss and one accuracy per epoch, the means over
-# that epoch's minibatches. On the left, our hand-made loop on the same
-# model: one of its full-batch steps is one pass over the data, so it has
-# run 300 epochs to Adam's 100.
+# that epoch's minibatches, each taken before its update while the weights
+# still moved; the progress bar shows the last epoch's, so it differs from
+# `result.accuracy`, the trained model evaluated afterwards. On the left,
+# our hand-made loop: the same architecture with other initial weights,
+# and two changes at once, Adam and minibatches. One of its full-batch
+# steps is one pass over the data, so it has run 300 epochs to Adam's 100.
 
 # %%
 epochs = np.arange(1, len(result.history["loss"]) + 1)
@@ -301,8 +307,7 @@ print(inspect.getsource(spiral.evaluate))
 # which mode they are in; `F.dropout` is one: while training it zeroes each
 # element with probability `ratio` (0.5 here) and doubles the rest, and in
 # evaluation mode (`using_config("train", False)`) it passes its input
-# through unchanged. Our MLP has no dropout, so for it the switch changes
-# nothing.
+# through unchanged. Our MLP has no dropout: the switch changes nothing.
 
 # %%
 mc.random.seed(0)
@@ -354,9 +359,9 @@ plt.show()
 # `spiral.train(..., segments=k)` runs the model's layers through
 # `mc.checkpoint_sequential` (chapter 10), via `spiral.forward` above. The
 # recomputation in backward repeats the same arithmetic on the same arrays
-# (this MLP has no dropout, nothing random to replay), so the gradients, and
-# with them the training history, are the same, number for number. Twenty
-# epochs are enough to see it:
+# (no dropout here, nothing random to replay), so the gradients, and with
+# them the training history, are the same, number for number. Twenty
+# epochs show it:
 
 # %%
 checkpointed = spiral.train(n_epochs=20, seed=0, n_layers=1, segments=2,
@@ -371,41 +376,51 @@ assert same_history
 # points), plain and with `s = 4` segments; an *activation* is one hidden
 # layer's output, 6000 × 64 float32 values.
 #
-# Chapter 10's count: plain keeps all `L` ReLU outputs, with 2 arrays in
-# flight. Checkpointed keeps `s - 1` checkpoints and a rebuilt segment's 3
-# ReLU outputs (the segments of the 25 steps of `model.functions()`,
-# `linear, relu, …, linear`, are printed below), with 3 in flight: the seed
-# of a segment's inner backward holds the segment's incoming gradient until
-# that backward ends, so at its first ReLU's backward three gradients are
-# alive. Chapter 10's segments end in a `tanh`, whose rebuilt output, freed
-# after its backward, makes room for the third; ours end in a `linear`,
-# whose output nothing keeps: 9, one over the peak estimate
-# `s + 1 + ⌈L/s⌉ = 8`. Each peak also holds ReLU's mask (`y > 0`: one byte
-# per element, a quarter of an activation) and a little more: the class
-# scores, the loss's arrays, Python objects.
+# Both peaks come in backward at a ReLU; checkpointed, at the first ReLU in
+# backward order of a rebuilt segment. The table names what is alive then
+# (plus, under a third of one, small arrays and Python objects). It
+# confirms chapter 10's count in flight: the inner seed's gradient is the
+# third, and our segments end in a `linear`, whose rebuilt output nothing
+# keeps, so no freed output makes room for it: one over the peak estimate.
+# The totals' difference predicts the saving.
 
 # %%
-print(inspect.getsource(spiral.step_memory))
-L, s, n_points, n_units = 12, 4, 6000, 64
+print(inspect.getsource(spiral.step_memory))   # compare_memory calls it twice:
+L, s, n_points, n_units = 12, 4, 6000, 64       # plain, then with s segments
 memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3)
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
 steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
-sizes = [len(segment) for segment in split_into_segments(steps, s)]
-relus = [segment.count(F.relu) for segment in split_into_segments(steps, s)]
+segments = split_into_segments(steps, s)
+relus = [segment.count(F.relu) for segment in segments]
+assert all(segment[-1] is not F.relu for segment in segments)   # each ends in a linear
 mask = np.zeros((n_points, n_units), dtype=bool).nbytes / activation
-kept = {"plain": L, "checkpointed": (s - 1) + max(relus)}
-in_flight = {"plain": 2, "checkpointed": 3}
-print(f"one activation: {activation / 2 ** 20:.2f} MiB   ReLU's mask: {mask} of one")
-print(f"segments, in steps: {sizes}; ReLUs in each: {relus}")
-for name in ("plain", "checkpointed"):
-    peak = memory[name] / activation
-    whole = kept[name] + in_flight[name]
-    print(f"{name:13s} peak {peak:4.1f} activations: {kept[name]} kept +"
-          f" {in_flight[name]} in flight + the mask + less than a third")
-    assert whole + mask <= peak < whole + mask + 1 / 3, (name, peak)
-saved = (memory["plain"] - memory["checkpointed"]) / activation
-print(f"saved: {saved:.1f} activations")
+print(f"one activation: {activation / 2 ** 20:.2f} MiB")
+print(f"segments, in steps: {[len(segment) for segment in segments]};"
+      f" ReLUs in each: {relus}")
+alive = {                                  # activations: (plain, checkpointed)
+    "checkpoints, s - 1": (0, s - 1),
+    "ReLU outputs kept": (L, max(relus)),
+    "the inner seed's gradient": (0, 1),
+    "the gradient waiting (the ReLU's gy)": (1, 1),
+    "the gradient being made (its gx)": (1, 1),
+    "the ReLU's mask y > 0 (1 byte each)": (mask, mask),
+}
+totals = [sum(counts[i] for counts in alive.values()) for i in (0, 1)]
+peaks = [memory[name] / activation for name in ("plain", "checkpointed")]
+print(f"{'alive at the peak, in activations':38s}{'plain':>7s}{'checkpointed':>14s}")
+for name, (plain_count, checkpointed_count) in alive.items():
+    print(f"{name:38s}{plain_count:7g}{checkpointed_count:14g}")
+print(f"{'total':38s}{totals[0]:7g}{totals[1]:14g}")
+print(f"{'measured peak':38s}{peaks[0]:7.1f}{peaks[1]:14.1f}")
+for total, peak in zip(totals, peaks):
+    assert total <= peak < total + 1 / 3, (total, peak)
+estimate = s + 1 + -(-L // s)              # chapter 10's s + 1 + ⌈L/s⌉
+assert totals[1] - mask == estimate + 1
+print(f"peak estimate s + 1 + ⌈L/s⌉: {estimate}")
+saved, predicted = peaks[0] - peaks[1], totals[0] - totals[1]
+print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
+assert abs(saved - predicted) < 1 / 3
 
 # %% [markdown]
 # Chapter 13 looks at where the time of a small operation goes; chapter 14
