@@ -150,14 +150,13 @@ with StepPrinter():
 # ## Ready-made hooks: print, time, memory
 #
 # `PrintHook` prints what goes into each step: the function's label and a
-# summary of each input, and in backward the
-# incoming gradient too (its *output gradient*: the gradient of the
-# function's output). It prints `(removed)` for the inputs the function did
-# not keep (chapter 07). Its blocks are long, so we send them to a string
-# (its `file` argument), print the backward block whole, then a few lines of
-# each, marked forward or backward: the forward of `x * 2`, its backward (the
-# derivative is the constant 2, so its input was not kept), and the `_ * 2`
-# that this backward applies to the incoming gradient.
+# summary of each input, and in backward the incoming gradient too (its *output
+# gradient*: the gradient of the function's output). It prints `(removed)` for
+# the inputs the function did not keep (chapter 07). Its blocks are long, so we
+# send them to a string (its `file` argument), print the backward block whole,
+# then a few lines of each, marked forward or backward: the forward of `x * 2`,
+# its backward (the derivative is the constant 2, so its input was not kept),
+# and the `_ * 2` that this backward applies to the incoming gradient.
 
 # %%
 import io
@@ -375,14 +374,13 @@ print(hand_message)
 # %% [markdown]
 # minichain's functions write the same promises in
 # `check_type_forward(in_types)`, with the small expression language of
-# `minichain.utils.type_check`. `in_types` holds one stand-in per input,
-# whose `.shape`, `.dtype` and `.ndim` build expressions rather than values:
-# a condition such as `a.shape[-1] == b.shape[-2]` is recorded, not
-# evaluated at once, so the error can print it as written next to the
-# values that broke it. In `matmul`'s checks, `argname` names
-# the inputs for the messages, `expect` checks conditions, `eval` turns a
-# recorded shape into a tuple, and `expect_broadcast_shapes` requires shapes
-# that broadcast together:
+# `minichain.utils.type_check`. `in_types` holds one stand-in per input, whose
+# `.shape`, `.dtype` and `.ndim` build expressions rather than values: a
+# condition such as `a.shape[-1] == b.shape[-2]` is recorded, not evaluated at
+# once, so the error can print it as written next to the values that broke it.
+# In `matmul`'s checks, `argname` names the inputs for the messages, `expect`
+# checks conditions, `eval` turns a recorded shape into a tuple, and
+# `expect_broadcast_shapes` requires shapes that broadcast together:
 
 # %%
 from minichain.functions.math.matmul import MatMul
@@ -483,12 +481,12 @@ with mc.using_config("debug", True):
     y = BuggyDouble().apply((x,))[0]
 
 # %% [markdown]
-# Its backward fails with the message chapter 06 showed: the shape check
-# runs in any mode. Debug mode adds only what comes below the line of
-# dashes, the stack of the line that applied `BuggyDouble`, recorded when
-# it was applied, so the backward below runs outside debug mode. That stack
-# starts with Jupyter's frames, which differ between machines, so we print
-# only its last line, the one in this notebook:
+# Its backward fails with the message chapter 06 showed: the shape check runs
+# in any mode. Debug mode adds only what comes below the line of dashes, the
+# stack of the line that applied `BuggyDouble`, recorded then: the backward
+# below runs outside debug mode and still shows it. That stack starts with
+# Jupyter's frames, which differ between machines, so we print only its last
+# line, the one in this notebook:
 
 # %%
 try:
@@ -530,9 +528,8 @@ assert debug > 2 * plain
 # %% [markdown]
 # ## If you know PyTorch
 #
-# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at
-# one node's backward, like a FunctionHook added with
-# `y.creator_node.add_hook`.
+# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at one
+# node's backward, like a FunctionHook added with `y.creator_node.add_hook`.
 # `torch.autograd.detect_anomaly()` is debug mode: it records the line that
 # built each node and stops at a NaN gradient (debug mode checks forward
 # outputs too). `torch.profiler` does the work of `TimerHook` and, with
