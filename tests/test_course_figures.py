@@ -56,6 +56,17 @@ def test_chapter_08_memory_figures_are_far_from_a_rounding_edge():
             assert _margin(figure, tenth) > 8 * 1024, (event, figure / MiB)
 
 
+def test_chapter_08_relu_grad_temporaries_are_far_from_a_rounding_edge():
+    """Chapter 08 prints ReLUGrad's peak minus what it leaves (0.3 MiB) and
+    explains it as the mask ``y > 0`` plus NumPy's cast buffer."""
+    record = _chapter_08_memory_hook().summary()["forward:ReLUGrad"]
+    extra = record["peak_bytes"] - record["allocated_bytes"]
+    mask = 512 * 512 * np.dtype(bool).itemsize
+    cast = np.getbufsize() * np.dtype(np.float32).itemsize
+    assert abs(extra - mask - cast) < 4 * 1024, extra
+    assert _margin(extra, MiB / 10) > 16 * 1024, extra / MiB
+
+
 def test_chapter_12_peaks_are_far_from_a_rounding_edge():
     memory = spiral.compare_memory(n_layers=12, segments=4, n_per_class=2000)
     tenth = memory["activation"] / 10

@@ -102,9 +102,8 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # printed here, works on plain arrays, like our `hand_sum_to` (its
 # `force_array` keeps a 0-d result an array, not a NumPy scalar).
 # `F.sum_to` (next section) is a function on Variables: it applies the
-# FunctionNode `SumTo`, whose forward calls the array `sum_to` and whose
-# backward is `F.broadcast_to`, so it can be differentiated. The array
-# version agrees with ours on every case above:
+# FunctionNode `SumTo`, whose backward is `F.broadcast_to`, so it can be
+# differentiated. The array version agrees with ours on every case above:
 
 # %%
 from minichain.utils import array as array_utils
@@ -178,12 +177,11 @@ assert np.isclose(left, right)
 # %% [markdown]
 # ## What happens when a backward forgets to sum
 #
-# Here is a bias addition whose backward hands back the gradient of the
-# output unchanged, shape `(3, 4)`, for the bias of shape `(4,)`. minichain
-# checks every gradient against its variable's shape and stops with a
-# `ValueError` that names the function with the bug: this is
-# `_check_gradient` in the backward step chapter 05 printed. The cell
-# catches the error and prints its message.
+# Here is a bias addition whose backward hands back the gradient of the output
+# unchanged, shape `(3, 4)`, for the bias of shape `(4,)`. minichain checks
+# every gradient against its variable's shape and stops with a `ValueError`
+# that names the function with the bug: this is `_check_gradient` in the
+# backward step chapter 05 printed.
 
 # %%
 class ForgetfulAddBias(mc.FunctionNode):
@@ -207,13 +205,13 @@ assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 
 # %% [markdown]
 # The first line names the class, then its `label` (chapter 02's name for
-# printouts), which defaults to the class name, hence the repetition. The
-# last line says `data` for the variable's array, in Chainer's words. The
-# fix sums `b`'s gradient down to `b`'s shape with `F.sum_to`. Inside
-# `backward` there is no `b`, but the function's `inputs` remember each
-# input's shape even when its array is not kept (as `BroadcastTo.backward`
-# above reads it; chapter 07 shows what `inputs` contains). `F.sum`'s seed is
-# all ones and `b` was copied onto 3 rows, so each element of `b` gets 3:
+# printouts), which defaults to the class name, hence the repetition. The last
+# line says `data` for the variable's array, in Chainer's words. The fix: `gy`
+# is a Variable (chapter 03), so `F.sum_to` sums it down to `b`'s shape. Inside
+# `backward` there is no `b`, but the function's `inputs` remember each input's
+# shape even when its array is not kept (chapter 07 shows what `inputs` holds).
+# The seed is the scalar 1, `Sum`'s backward spreads it as ones over `y`, and
+# `b` was copied onto 3 rows, so each element of `b` gets 3:
 
 # %%
 class AddBias(mc.FunctionNode):
@@ -260,8 +258,9 @@ assert np.allclose(wv.grad, gw_by_hand) and np.allclose(xv.grad, gx_by_hand)
 # %% [markdown]
 # As a FunctionNode of our own, the whole idea is the two products in
 # `backward`, on the Variables that forward kept (a Variable has `.T` and
-# `@` like an array). It returns one gradient per input; its gradients are
-# minichain's:
+# `@` like an array). It returns both gradients even when the engine asks
+# for one: the engine accepts one per input or one per requested index
+# (chapter 03). Its gradients are minichain's:
 
 # %%
 class HandMatMul(mc.FunctionNode):
@@ -288,14 +287,12 @@ assert np.allclose(xh.grad, xv.grad) and np.allclose(wh.grad, wv.grad)
 # minichain's `MatMul.backward`, printed below with `a` and `b` for our `x`
 # and `W` (`op(b)` in its comments: `b`, or `b.T` if `transb`), is longer
 # than ours because of three things our version leaves out.
-# `if 0 in indexes` computes only the gradients the engine asks for
-# (chapter 03's `target_input_indexes`). Flags `transa` and `transb`
-# multiply by a transposed matrix without building the transpose. And
-# matrix products broadcast like any NumPy operation: `x` of shape
-# `(B, N, D)` times `W` of shape `(D, H)` is `B` products with the same
-# `W`, so `W`'s gradient is the sum of the `B` products' gradients, and
-# each gradient ends with `sum_to` back to its operand's shape (checked on a
-# batch of 4).
+# `if 0 in indexes` computes only the gradients asked for. Flags `transa`
+# and `transb` multiply by a transposed matrix without building the
+# transpose. And matrix products broadcast like any NumPy operation: `x` of
+# shape `(B, N, D)` times `W` of shape `(D, H)` is `B` products with the
+# same `W`, so `W`'s gradient is the sum of the `B` products' gradients, and
+# each gradient ends with `sum_to` back to its operand's shape.
 
 # %%
 import minichain.functions.math.matmul as matmul_module
@@ -389,10 +386,11 @@ for v in (x, W, b):
 # %% [markdown]
 # ## Now build it: Task 8
 #
-# Write `Sum` and `MatMul` in `mychain/functions.py`, and make the backward of
-# `Add` and `Mul` sum each gradient back to its input's shape with the
-# `sum_to` given in that file (Task 8). mychain's `sum_to` is the one on
-# Variables, like `F.sum_to`, so the backward you write stays differentiable.
+# Write `Sum` and `MatMul` in `build_your_own/mychain/functions.py`, and
+# make the backward of `Add` and `Mul` sum each gradient back to its input's
+# shape with the `sum_to` given in that file. mychain's `sum_to` is the one
+# on Variables, like `F.sum_to`, so the backward you write stays
+# differentiable.
 
 # %% [markdown]
 # ## Exercises

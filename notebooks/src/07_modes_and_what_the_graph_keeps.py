@@ -21,6 +21,7 @@ import minichain as mc
 import minichain.functions as F
 from minichain import visualize
 from minichain.visualize import draw, to_digraph
+from minichain.visualize.engine_api import collect
 
 np.set_printoptions(precision=4, suppress=True)
 MiB = 2 ** 20
@@ -28,12 +29,10 @@ MiB = 2 ** 20
 # %% [markdown]
 # ## By hand: a switch that turns recording off
 #
-# Recording happens in one place, the hand-made `apply`, where a function
-# node remembers its inputs and writes itself into its outputs' `creator`. A
-# global flag can guard those lines, and a context manager sets the flag for
-# a `with` block and puts the old value back afterwards, even if the block
-# raises. `HandVariable` is chapter 03's, `apply` chapter 02's with the
-# recording under an `if`.
+# Recording happens in one place, the hand-made `apply`, where a function node
+# remembers its inputs and writes itself into its outputs' `creator`. A global
+# flag can guard those lines, and a context manager sets the flag for a `with`
+# block and puts the old value back afterwards, even if the block raises.
 
 # %%
 hand_config = {"enable_backprop": True}
@@ -93,17 +92,18 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 #
 # minichain's switch is `mc.config.enable_backprop`. The cell prints the
 # readable `apply`, `FunctionNode._apply_reference` (chapter 02 mapped its
-# lines; by default a fast path derived from it runs, chapter 13). Its
-# `if config.enable_backprop:` is our `if`, guarding the same lines: the
+# lines; a fast copy runs unless `mc.reference_mode()` is on, chapter 13).
+# Its `if config.enable_backprop:` is our `if`, guarding the same lines: the
 # rank, the inputs, the outputs and each output's creator
-# (`set_creator_node`, our `y.creator = self`). `mc.no_backprop_mode()` is
+# (`set_creator_node`, our `y.creator = self`; `x.node` and the weak
+# outputs: "What the graph keeps" below). `mc.no_backprop_mode()` is
 # `using_config("enable_backprop", False)`, whose end, printed last, is our
 # `hand_using_config`.
 
 # %%
 source = inspect.getsource(mc.FunctionNode._apply_reference)
-print("\n".join(line for line in source.splitlines()   # without the two lines
-                if "lazy_grad_sum" not in line))        # of a flag minichain ignores
+print("\n".join(line for line in source.splitlines()   # left out: 2 lines on
+                if "lazy_grad_sum" not in line))        # a Chainer-only flag
 print(inspect.getsource(mc.no_backprop_mode))
 lines = inspect.getsource(mc.using_config).splitlines()
 first = next(i for i, line in enumerate(lines)
@@ -130,9 +130,9 @@ hand.append(hand_tanh(x_hand).creator is not None)
 assert real == hand == [True, False, True]
 
 # %% [markdown]
-# The values are the same either way; only the graph is missing. A result
-# made in `no_backprop_mode` is a leaf, so a backward from it gives the seed
-# to `y` and nothing reaches `x` (PyTorch raises an error instead):
+# The values are the same; only the graph is missing. A result made in
+# `no_backprop_mode` is a leaf, so a backward from it gives the seed to `y` and
+# nothing reaches `x` (PyTorch raises an error instead):
 
 # %%
 with mc.no_backprop_mode():
@@ -232,7 +232,9 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 # does not keep its object alive), and a function's `outputs` are
 # weak references to their nodes. A node keeps an array, its `data`, only
 # when a function asked for it with `retain_inputs` or `retain_outputs`
-# (chapter 03); otherwise `data` is None.
+# (chapter 03); otherwise `data` is None. So *retain* means two things:
+# `retain_grad` keeps gradients, `retain_inputs`/`retain_outputs` keep
+# arrays; PyTorch's `retain_graph` is a third (below).
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0]), name="x")
@@ -332,8 +334,8 @@ def kept_bytes(y):
     return sum(arrays.values())
 
 
-print("kept by the graph of y:", kept_bytes(y), "bytes =", 2 * x.array.nbytes,
-      f"(x and y, {x.array.nbytes} bytes each)")
+print("kept by the graph of y:", kept_bytes(y), "bytes = 2 ×", x.array.nbytes,
+      "(the arrays of x and y)")
 assert kept_bytes(y) == 2 * x.array.nbytes
 
 # %% [markdown]
@@ -372,19 +374,20 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # %% [markdown]
 # The measurement agrees with the count: the four outputs kept with the
 # graph (the last is also the result), one without; the peak without is one
-# `tanh`'s input (the previous output) and its output (`x`, made before the
-# block, is not counted).
-#
+# `tanh`'s input and its output (`x`, made before the block, is not
+# counted).
+
+# %% [markdown]
 # ## The bytes during a backward, step by step
 #
-# Chapter 05's player printed, on its example (`y = h + h·h`, `h = 2x`), 8
-# bytes of gradients and 8 kept at every step. Each frame's `"grads"` gives a
-# gradient's state: *arriving* (the running function's incoming gradient),
-# *held* (in the engine's table, or a leaf's `.grad`) or *freed*. At step 2
-# two variables have a gradient, `h` and `hh`, but it is one array: `_ + _`
-# hands its incoming gradient to both inputs unchanged. At step 3 `h`'s
-# complete gradient, 13, is a new array and the used ones are gone. The 8
-# bytes kept are `h`'s array, which `_ * _` needs.
+# Chapter 05's player again (`y = h + h·h`, `h = 2x`): 8 bytes of gradients and
+# 8 kept at every step. Each frame's `"grads"` gives a gradient's state:
+# *arriving* (the running function's incoming gradient), *held* (in the
+# engine's table, or a leaf's `.grad`) or *freed*. At step 2 `h` and `hh` both
+# have a gradient, yet the 8 bytes are one float64: `_ + _` hands its incoming
+# gradient to both inputs unchanged. At step 3 `h`'s complete gradient, 13, is
+# a new array; the used ones are gone. The 8 bytes kept are `h`'s array, which
+# `_ * _` needs.
 
 # %%
 def chapter_05_example():
@@ -403,15 +406,17 @@ x_05, h_05, y_05 = chapter_05_example()
 player = visualize.animate_backward(y_05)
 print(player.table())
 
+graph = collect(y_05)            # the player's ids v0, v1, ... (chapter 02)
+names = {graph.node_id(n): n.name for n in graph.nodes if graph.is_variable(n)}
 one_float = x_05.array.nbytes
-held_at_step_2 = [name for name, (text, state) in player.frames[1]["grads"].items()
-                  if state in ("held", "arriving")]
-print("gradients held or arriving at step 2:", len(held_at_step_2),
-      "  bytes of one float64:", one_float)
-print("the gradient arriving at step 3 (h's, complete):",
-      *[text for text, state in player.frames[2]["grads"].values()
-        if state == "arriving"])
-assert len(held_at_step_2) == 2
+print("bytes of one float64:", one_float)
+for step in (2, 3):
+    frame = player.frames[step - 1]
+    print(f"step {step}:", ", ".join(f"{names[i]} {text} {state}"
+                                   for i, (text, state) in frame["grads"].items()),
+          f"- {frame['grad_bytes']} bytes in gradients")
+alive_at_step_2 = [s for _, s in player.frames[1]["grads"].values() if s != "freed"]
+assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
 assert ["13.", "arriving"] in player.frames[2]["grads"].values()
 assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
@@ -420,11 +425,15 @@ assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 # ## Over a whole step: forward, then backward
 #
 # `measure` works through a `MemoryHook` (chapter 08) that records the bytes
-# in use after each function's step. While a hook watches, backward applies
-# its functions on Variables, so they get rows; unwatched, the engine may
-# skip them (chapter 13), and the same step measured with `tracemalloc` alone
-# reaches the same peak (the last line). One step on the 4-deep chain (an
-# inner `measure` tells the two passes apart):
+# in use after each function's step. With a hook installed, backward
+# computes each gradient with FunctionNodes, which the hook sees; without
+# one, minichain may compute on bare arrays (chapter 13). So backward has
+# `forward:…` rows, functions a backward step applied: `Sum`'s backward
+# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
+# `TanhGrad`. A row is written when its step ends: a nested row comes
+# before the step that applied it, and a step's row before the engine drops
+# the gradient the step received. One step on the 4-deep chain (an inner
+# `measure` tells the two passes apart):
 
 # %%
 x.cleargrad()
@@ -447,24 +456,6 @@ assert abs(step.final - x.grad.nbytes) < 16 * 1024
 levels = [round(n / MiB) for phase, _, n in rows if phase == "backward"]
 assert levels[:3] == [4, 4, 4] and max(levels) == 6 and levels[-1] == 6
 
-spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
-print("a seed spread as Sum's backward spreads it: shape", spread.shape,
-      " strides", spread.array.strides)
-assert spread.array.strides == (0, 0) and spread.array.base is not None
-
-x.cleargrad()
-tracemalloc.start()                        # the same step, no hook watching
-start = tracemalloc.get_traced_memory()[0]
-loss = F.sum(tanh_chain(x, 4))
-loss.backward()
-del loss
-unwatched_peak = tracemalloc.get_traced_memory()[1] - start
-tracemalloc.stop()
-print(f"peak of the step: watched {step.peak / MiB:.1f} MiB,"
-      f" unwatched {unwatched_peak / MiB:.1f} MiB")
-assert abs(step.peak - 6 * MiB) < 16 * 1024
-assert abs(unwatched_peak - step.peak) < 16 * 1024
-
 # %%
 from matplotlib.patches import Patch
 
@@ -481,16 +472,35 @@ ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
-# Forward climbs by 1 MiB per `tanh` output kept. In backward, the rows
-# named `forward:…` are functions a backward step applied: `Sum`'s backward
-# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
-# `TanhGrad`. A row is written when its step ends: a nested row comes before
-# the step that applied it, and a step's row before the engine drops the
-# gradient the step received. The spread seed is a view of one number
-# (strides `(0, 0)`: every element reads the same 4 bytes), so the first
-# `TanhGrad` adds its 1 MiB result (5 MiB); from the second on, the received
-# gradient and the produced one are 1 MiB each (6 MiB). Chapter 10 cuts the
-# climb of the forward with `forget`.
+# Forward climbs by 1 MiB per `tanh` output kept (chapter 10 cuts this with
+# `forget`). The seed spread by `Sum`'s backward costs nothing, a view of
+# one number, every element reading the same 4 bytes:
+
+# %%
+spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
+print("a seed spread as Sum's backward spreads it: shape", spread.shape,
+      " strides", spread.array.strides)
+assert spread.array.strides == (0, 0) and spread.array.base is not None
+
+# %% [markdown]
+# So the first `TanhGrad` adds its 1 MiB result (5 MiB); from the second on,
+# the received gradient and the produced one are 1 MiB each (6 MiB). The
+# same step unwatched, measured with `tracemalloc` alone, reaches the same
+# peak:
+
+# %%
+x.cleargrad()
+tracemalloc.start()                        # the same step, no hook watching
+start = tracemalloc.get_traced_memory()[0]
+loss = F.sum(tanh_chain(x, 4))
+loss.backward()
+del loss
+unwatched_peak = tracemalloc.get_traced_memory()[1] - start
+tracemalloc.stop()
+print(f"peak of the step: watched {step.peak / MiB:.1f} MiB,"
+      f" unwatched {unwatched_peak / MiB:.1f} MiB")
+assert abs(step.peak - 6 * MiB) < 16 * 1024
+assert abs(unwatched_peak - step.peak) < 16 * 1024
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10

@@ -7,8 +7,7 @@
 # words, and debug mode, which stops at the first NaN and, when a backward
 # fails, names the line that built the function.
 #
-# Several cells below make errors on purpose and print their messages:
-# reading them is the point.
+# Several cells below print errors made on purpose: read them.
 
 # %%
 import inspect
@@ -87,8 +86,7 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # `hand_apply` did; the backward engine (the loop of chapter 05) does the same
 # around each backward step. What a hook itself must provide is the base class
 # printed below: registration (`__enter__`, `__exit__`) and six methods that
-# do nothing until a subclass overrides them. It is not the code that calls
-# the hooks; that lives in `apply` and in the engine.
+# do nothing until a subclass overrides them.
 
 # %%
 print(inspect.getsource(mc.FunctionHook))
@@ -107,14 +105,13 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # ## Hooks see backward too, and it nests
 #
 # A function's `backward` is written with minichain functions on Variables.
-# Without hooks the engine may skip applying them and compute the same
-# numbers on bare arrays (chapter 13; chapter 07's memory timeline, taken
-# through a hook, showed them, with the same peak as unwatched); while a hook
-# is registered it always applies them, so the hook sees every step, and
-# their forwards run *inside* the backward step that applied them. A
-# hook that prints an indented line per step shows the nesting: `Tanh`'s
-# backward applies `TanhGrad`, a function of its own, and `_ * 2`'s
-# backward applies `_ * 2` to the incoming gradient.
+# Hooks change what backward runs: while a hook is registered, backward always
+# applies these functions, so the hook sees every step, and their forwards run
+# *inside* the backward step that applied them; without hooks, minichain may
+# compute on bare arrays (chapter 13). The numbers and the peak are the same
+# (chapter 07 measured both). A hook that prints an indented line per step
+# shows the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its
+# own, and `_ * 2`'s backward applies `_ * 2` to the incoming gradient.
 
 # %%
 class StepPrinter(mc.FunctionHook):
@@ -153,14 +150,13 @@ with StepPrinter():
 # ## Ready-made hooks: print, time, memory
 #
 # `PrintHook` prints what goes into each step: the function's label and a
-# summary of each input (shape, dtype, mean, std), and in backward the
-# incoming gradient too (its *output gradient*: the gradient of the
-# function's output). It prints `(removed)` for the inputs the function did
-# not keep (chapter 07). Its blocks are long, so we send them to a string
-# (its `file` argument) and print a few lines of each, marked forward or
-# backward: the forward of `x * 2`, its backward (the derivative is the
-# constant 2, so its input was not kept), and the `_ * 2` that this backward
-# applies to the incoming gradient.
+# summary of each input, and in backward the incoming gradient too (its *output
+# gradient*: the gradient of the function's output). It prints `(removed)` for
+# the inputs the function did not keep (chapter 07). Its blocks are long, so we
+# send them to a string (its `file` argument), print the backward block whole,
+# then a few lines of each, marked forward or backward: the forward of `x * 2`,
+# its backward (the derivative is the constant 2, so its input was not kept),
+# and the `_ * 2` that this backward applies to the incoming gradient.
 
 # %%
 import io
@@ -171,8 +167,10 @@ with PrintHook(file=log):
     y = x * 2
     y.grad = np.ones((2, 2), dtype=np.float32)
     y.backward()
+blocks = log.getvalue().split("function\t")[1:]     # one block per step
+print("function\t" + blocks[1] + "...")             # the backward step, raw
 kept = ("input data", "output gradient", "(removed)", "- shape", "- grad: mean")
-for block in log.getvalue().split("function\t")[1:]:   # one block per step
+for block in blocks:
     label, *lines = block.splitlines()
     phase = "backward" if "output gradient" in lines else "forward "
     print(phase, label, "|", " | ".join(l for l in lines if l.startswith(kept)))
@@ -180,8 +178,7 @@ assert "(removed)" in log.getvalue()
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated. With a hook registered, backward applies functions on Variables
-# (the section above), so they time and weigh that program. They watch a
+# allocated (in backward: the steps the section above showed). They watch a
 # two-layer network, so that the sizes are those of real activations:
 #
 # - 512 points of 32 features, 512 hidden units (an activation of 512 × 512
@@ -191,8 +188,8 @@ assert "(removed)" in log.getvalue()
 # - the weights are `mc.Parameter`s, Variables that chapter 12's optimizers
 #   update; here they behave like any Variable.
 #
-# Times change from run to run, so the table prints only the calls per
-# class; the times are drawn further down.
+# Times vary, so the table prints only the calls per class; the times are drawn
+# further down.
 
 # %%
 MiB = 2 ** 20
@@ -218,13 +215,14 @@ for name, record in timer.summary().items():
     print(f"{name:22s} {record['occurrence']} call(s)")
 
 # %% [markdown]
-# `TimerHook` groups by function class, forwards and backwards together.
-# So the step calls `linear` twice, yet `Linear` counts seven calls: 2
-# forwards, the 2 backward steps, and 3 `Linear`s applied inside those
-# backwards, for the gradients of `h`, `W2` and `W1` (`x` is an array: it
-# needs none). The backward of `SoftmaxCrossEntropy` applies `Softmax`,
-# `_ - _`, two `_ * _` and `_ * 0.001953125`, which is `1/512`: the loss is
-# a mean over 512 points.
+# `TimerHook` groups by function class, forwards and backwards together. So the
+# step calls `linear` twice, yet `Linear` counts seven calls: 2 forwards, the 2
+# backward steps, and 3 `Linear`s applied inside those backwards, for the
+# gradients of `h`, `W2` and `W1` (`x` is an array: it needs none). Each also
+# applies `Transpose`, once for `h`'s gradient and twice for a weight's: 5
+# calls. The backward of `SoftmaxCrossEntropy` applies `Softmax`, `_ - _`, two
+# `_ * _` and `_ * 0.001953125`, which is `1/512`: the loss is a mean over 512
+# points.
 
 # %%
 with StepPrinter():
@@ -254,10 +252,11 @@ assert rows > timer.total_time()
 # As with the times, a nested step's bytes count in its own row and again in
 # the row of the backward step around it. A row of several calls can have a
 # peak *below* its allocated figure: the five `forward:Linear` calls add up
-# what all five left alive (the cell after the table adds up their outputs),
-# while the peak is that of the largest call. The figures also count a few
-# hundred bytes of Python objects per step, so the table prints tenths of a
-# MiB.
+# what all five left alive (summed after the table), while the peak is that of
+# the largest call. `ReLUGrad`'s peak exceeds what it leaves by its
+# temporaries: the mask `y > 0` and NumPy's buffer casting it to float32 (after
+# the table). The figures also count a few hundred bytes of Python objects per
+# step, so the table prints tenths of a MiB.
 
 # %%
 table = memory.summary()
@@ -283,12 +282,20 @@ print(f"forward:ReLU's output: {512 * 512 * 4 / MiB:.1f} MiB; the row, within 2 
 assert abs(linear_bytes - sum(sizes.values())) < 2048
 assert abs(relu_bytes - 512 * 512 * 4) < 2048
 
+mask = 512 * 512 * np.dtype(bool).itemsize               # ReLUGrad's y > 0
+cast = np.getbufsize() * np.dtype(np.float32).itemsize   # to float32, block by block
+relu_grad = table["forward:ReLUGrad"]
+extra = relu_grad["peak_bytes"] - relu_grad["allocated_bytes"]
+print(f"forward:ReLUGrad's peak - allocated: {extra / MiB:.1f} MiB; the mask"
+      f" {mask // KiB} KiB + the cast buffer {cast // KiB} KiB, within 4 KiB:",
+      abs(extra - mask - cast) < 4 * KiB)
+assert abs(extra - mask - cast) < 4 * KiB
+
 # %% [markdown]
 # A picture says the same faster: where the time goes (`TimerHook`, by
 # class) and where the bytes go (`MemoryHook`, forward and backward apart).
-# (The bars on the left change from run to run, and on a busy machine one
-# call can take many times its usual time; the bars on the right do not
-# change.)
+# (The left bars change from run to run, a lot on a busy machine; the right
+# ones do not.)
 
 # %%
 times = timer.summary()
@@ -309,11 +316,12 @@ plt.show()
 # %% [markdown]
 # ## A hook on one function only
 #
-# `with hook:` watches every function. `node.add_hook(hook)` watches one
-# node. A hook added to a node after its forward sees that node's backward
-# step and nothing else; a global hook beside it sees every step. (Hooks are
-# registered under their `name`: a local hook with the same name as a global
-# one replaces it for that node, so ours get two names.)
+# `with hook:` watches every function. `add_hook` on a function node,
+# `y.creator_node.add_hook(hook)`, watches that node. Added after the forward,
+# it sees that node's backward step and nothing else; a global hook beside it
+# sees every step. (Hooks are registered under their `name`: a local hook with
+# the same name as a global one replaces it for that node, so ours get two
+# names.)
 
 # %%
 class BackwardLabels(mc.FunctionHook):
@@ -364,14 +372,15 @@ hand_message = message(lambda: HandDot().apply((np.ones((2, 3)), np.ones((2, 3))
 print(hand_message)
 
 # %% [markdown]
-# minichain's functions write the same promises in `check_type_forward`,
-# with the small expression language of `minichain.utils.type_check`. A
-# condition such as `a.shape[-1] == b.shape[-2]` is recorded as an
-# expression, not evaluated at once, so the error can print it as written
-# next to the values that broke it. In `matmul`'s checks, `argname` names
-# the inputs for the messages, `expect` checks conditions, `eval` turns a
-# recorded shape into a tuple, and `expect_broadcast_shapes` requires shapes
-# that broadcast together:
+# minichain's functions write the same promises in
+# `check_type_forward(in_types)`, with the small expression language of
+# `minichain.utils.type_check`. `in_types` holds one stand-in per input, whose
+# `.shape`, `.dtype` and `.ndim` build expressions rather than values: a
+# condition such as `a.shape[-1] == b.shape[-2]` is recorded, not evaluated at
+# once, so the error can print it as written next to the values that broke it.
+# In `matmul`'s checks, `argname` names the inputs for the messages, `expect`
+# checks conditions, `eval` turns a recorded shape into a tuple, and
+# `expect_broadcast_shapes` requires shapes that broadcast together:
 
 # %%
 from minichain.functions.math.matmul import MatMul
@@ -379,8 +388,8 @@ from minichain.functions.math.matmul import MatMul
 print(inspect.getsource(MatMul.check_type_forward))
 
 # %% [markdown]
-# The same mistake with the real `F.matmul` says the same, with the
-# function's name; the error is an `InvalidType`, not a `TypeError`:
+# The same mistake with the real `F.matmul` gives the same numbers, with
+# the function's name; the error is an `InvalidType`, not a `TypeError`:
 
 # %%
 real_message = message(lambda: F.matmul(np.ones((2, 3)), np.ones((2, 3))))
@@ -428,9 +437,8 @@ with mc.using_config("type_check", False):
 #
 # A NaN spreads: every operation with a NaN input gives NaN, so by the time
 # the loss is NaN, the place it was born is far away. Here `log` of a
-# negative number makes one. NumPy warns, from the line inside minichain's
-# `log` that calls `np.log` (we catch the warning to print it without the
-# file's path), but nothing stops, and the NaN flows to the end:
+# negative number makes one. NumPy warns (we catch the warning to print it
+# without the file's path), but nothing stops, and the NaN flows to the end:
 
 # %%
 import warnings
@@ -473,11 +481,12 @@ with mc.using_config("debug", True):
     y = BuggyDouble().apply((x,))[0]
 
 # %% [markdown]
-# Its backward fails with the message chapter 06 showed: the shape check
-# runs in any mode. Debug mode adds only what comes below the line of
-# dashes, the stack of the line that applied `BuggyDouble`. That stack
-# starts with Jupyter's frames, which differ between machines, so we print
-# only its last line, the one in this notebook:
+# Its backward fails with the message chapter 06 showed: the shape check runs
+# in any mode. Debug mode adds only what comes below the line of dashes, the
+# stack of the line that applied `BuggyDouble`, recorded then: the backward
+# below runs outside debug mode and still shows it. That stack starts with
+# Jupyter's frames, which differ between machines, so we print only its last
+# line, the one in this notebook:
 
 # %%
 try:
@@ -519,8 +528,8 @@ assert debug > 2 * plain
 # %% [markdown]
 # ## If you know PyTorch
 #
-# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at
-# one node's backward, like a FunctionHook added with `node.add_hook`.
+# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at one
+# node's backward, like a FunctionHook added with `y.creator_node.add_hook`.
 # `torch.autograd.detect_anomaly()` is debug mode: it records the line that
 # built each node and stops at a NaN gradient (debug mode checks forward
 # outputs too). `torch.profiler` does the work of `TimerHook` and, with
