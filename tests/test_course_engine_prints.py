@@ -193,7 +193,7 @@ def test_chapter_05_pushed_column_pushes_each_function_once_before_it_runs():
 
 def test_chapter_13_prints_both_loops_whole():
     """Chapter 13 shows ``_walk`` whole beside the reference loop: short
-    enough to read in one go, so that the four steps can be found in it."""
+    enough to read in one go, so that the three steps can be found in it."""
     source = _chapter_source("13")
     for expression, function, limit in PRINTED_FAST:
         assert f"inspect.getsource({expression})" in source, expression
