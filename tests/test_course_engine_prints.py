@@ -246,9 +246,11 @@ def test_chapter_13_reads_walk_by_names_it_holds(name):
 
 # Chapter 13's table of what ``apply`` does instead of ``_apply_reference``:
 # (a name the reference's row cites, a name the fast row cites).
-APPLY_TABLE = (("_check_arguments", "_check_arguments"), ("_as_input", "_gather_inputs"),
-               ("_check_inputs", "view"), ("_forward_with_hooks", "_forward_with_hooks"),
-               ("_check_outputs", "_make_output"), ("set_creator_node", "_make_output"),
+APPLY_TABLE = (("_check_arguments", "_check_arguments"),
+               ("_as_input", "_gather_inputs"), ("_check_inputs", "view"),
+               ("_forward_with_hooks", "_forward_with_hooks"),
+               ("_check_outputs", "_make_output"),
+               ("set_creator_node", "_make_output"),
                ("_retain_data", "_retain_data"))
 
 

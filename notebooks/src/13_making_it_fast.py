@@ -32,7 +32,7 @@ def as_time(seconds):
 # %% [markdown]
 # ## One engine, two readings
 #
-# `mc.reference_mode()` runs the whole engine on the reference path for a
+# `mc.reference_mode()` runs the engine on the reference path for a
 # block: like switching to a slower, readable implementation of the same
 # ops. Both paths give the same gradients, bit for bit:
 
@@ -261,8 +261,7 @@ buys["1. backward_arrays (backward)"] = off / on
 # %% [markdown]
 # A hook sees every function a backward applies, so under one (here
 # `mc.memory.measure`) the fast loop runs `backward`, as the reference
-# always does: `tanh`'s applies `TanhGrad`. `mock.patch` records what is
-# applied:
+# always does: `tanh`'s applies `TanhGrad`. `mock.patch` records them:
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -481,7 +480,7 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
 # into it *fused*: product and addition done together, block by block of
 # output rows, so the whole weight gradient never exists as a temporary
-# (`xp` is NumPy, or CuPy on a GPU):
+# (`xp`: NumPy, or CuPy on a GPU):
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
@@ -499,11 +498,11 @@ assert 0.5 < saved < 1 and worst <= 16
 savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
-# The peak falls by most of one `l1.W`: no whole `gy.T @ x`, only a
-# 64-row scratch block. Each entry of `gW` is the same sum, but BLAS
-# (behind NumPy's `@`) may add a block in another order, which rounds
-# differently; by how much depends on the CPU, so only the bound is
-# printed.
+# The peak falls by most of one `l1.W` (the first layer's weights): no
+# whole `gy.T @ x`, only a 64-row scratch block. Each entry of `gW` is the
+# same sum, but BLAS (behind NumPy's `@`) may add a block in another order,
+# which rounds differently; by how much depends on the CPU, so only the
+# bound is printed.
 #
 # ### What each one buys
 #
