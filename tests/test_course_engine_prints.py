@@ -193,7 +193,7 @@ def test_chapter_05_pushed_column_pushes_each_function_once_before_it_runs():
 
 def test_chapter_13_prints_both_loops_whole():
     """Chapter 13 shows ``_walk`` whole beside the reference loop: short
-    enough to read in one go, so that the four steps can be found in it."""
+    enough to read in one go, so that the three steps can be found in it."""
     source = _chapter_source("13")
     for expression, function, limit in PRINTED_FAST:
         assert f"inspect.getsource({expression})" in source, expression
@@ -246,9 +246,11 @@ def test_chapter_13_reads_walk_by_names_it_holds(name):
 
 # Chapter 13's table of what ``apply`` does instead of ``_apply_reference``:
 # (a name the reference's row cites, a name the fast row cites).
-APPLY_TABLE = (("_check_arguments", "_check_arguments"), ("_as_input", "_gather_inputs"),
-               ("_check_inputs", "view"), ("_forward_with_hooks", "_forward_with_hooks"),
-               ("_check_outputs", "_make_output"), ("set_creator_node", "_make_output"),
+APPLY_TABLE = (("_check_arguments", "_check_arguments"),
+               ("_as_input", "_gather_inputs"), ("_check_inputs", "view"),
+               ("_forward_with_hooks", "_forward_with_hooks"),
+               ("_check_outputs", "_make_output"),
+               ("set_creator_node", "_make_output"),
                ("_retain_data", "_retain_data"))
 
 

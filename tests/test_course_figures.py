@@ -202,8 +202,9 @@ def test_chapter_14_peaks_are_far_from_a_rounding_edge():
     for name, peak in _chapter_14_peaks().items():
         assert abs(peak - round(peak)) < 1 / 3 - 0.05, (name, peak)
 
+@functools.lru_cache(maxsize=None)
 def _chapter_13_step_peaks():
-    """Chapter 13's MLP step, peaks of the four ways it prints in MiB."""
+    """Chapter 13's MLP step, peaks of the three ways it prints in MiB."""
     from minichain.functions.connection import linear as linear_module
     from minichain.utils import overhead
     rng = np.random.default_rng(0)
@@ -230,3 +231,12 @@ def _chapter_13_step_peaks():
 def test_chapter_13_peaks_are_far_from_a_rounding_edge():
     for way, figure in _chapter_13_step_peaks().items():
         assert _margin(figure, MiB / 10) > 8 * 1024, (way, figure / MiB)
+
+
+def test_chapter_13_fused_saving_is_far_from_a_rounding_edge():
+    """Chapter 13 prints what the fused Linear saves in copies of ``l1.W``
+    (784 x 512 float32), to one decimal: that figure must not move either."""
+    peaks = _chapter_13_step_peaks()
+    saved = peaks[("zerograds", False)] - peaks[("zerograds", True)]
+    one_weight = 784 * 512 * 4
+    assert _margin(saved, one_weight / 10) > 8 * 1024, saved / one_weight

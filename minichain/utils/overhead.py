@@ -211,7 +211,9 @@ def slowdown(size, names, baseline="NumPy", reps=9, ops=200):
     large arrays, bound by memory traffic, can take twice as long from one
     second to the next, for many repetitions on end, so the fastest times
     of two chains may come from different weather. Two chains run back to
-    back share it.
+    back share it. Even so the medians move in their first decimal from run
+    to run: a notebook asserts them against a wide margin and prints
+    neither them nor the times (chapter 13, docs/meters.md).
     """
     found = frameworks()
     chains = {name: found[name] for name in (baseline, *names)}

@@ -7,8 +7,8 @@
 # shortcuts one at a time: the lines that differ, what they buy, and a
 # check that they change no result (one, within a stated float32 bound).
 #
-# Times vary by machine: each claim compares variants timed in turn, with a
-# wide margin, asserted in its cell (docs/meters.md).
+# Times vary by machine: each claim has a wide margin, asserted in its cell
+# (docs/meters.md).
 
 # %%
 import contextlib
@@ -32,9 +32,9 @@ def as_time(seconds):
 # %% [markdown]
 # ## One engine, two readings
 #
-# `mc.reference_mode()` runs the whole engine on the reference path for a
-# block, as `torch.no_grad()` turns recording off for one. Both paths give
-# the same gradients, bit for bit:
+# `mc.reference_mode()` runs the engine on the reference path for a
+# block: like switching to a slower, readable implementation of the same
+# ops. Both paths give the same gradients, bit for bit:
 
 # %%
 def gradient(reference):
@@ -56,7 +56,7 @@ assert same
 # ## The rule every shortcut keeps: never write into a shared array
 #
 # Writing into an array you were handed saves an allocation, and is right
-# only if **nobody else holds that array**. The trap, on
+# only if **nobody else holds it**. The trap, on
 # `sum(relu(x + relu(y)) * 3)` at `x = [1, 1]`, `y = [-1, 1]` (the gradient
 # for `x` is `[3, 3]`): `Add` hands its incoming gradient to both inputs,
 # *the same array twice* (right, and cheap); then a "fast" ReLU backward
@@ -113,15 +113,14 @@ print("the reference path takes more than 2x the fast path's:", reference > 2 * 
 assert fast > 2 * numpy_time and reference > 2 * fast
 
 # %% [markdown]
-# On ten numbers minichain's time is bookkeeping, and the reference path
-# does more of it both ways: forward, its `apply` makes every general call
-# and check (the table under shortcut 3); backward, its gradients are
-# Variables, so each step *applies* a function, a forward's bookkeeping
-# again. The same chain from 10 to 10⁶ elements (PyTorch too where it is
-# installed, in the plot only), then what each path adds to NumPy's time:
+# On ten numbers minichain's time is bookkeeping; the reference does more
+# of it both ways: forward, its `apply` makes every general call and check;
+# backward, its gradients are Variables, so each step *applies* a function,
+# a forward's bookkeeping again. The same chain from 10 to 10⁵ elements,
+# then what each path adds to NumPy's time:
 
 # %%
-SIZES = [10**k for k in range(1, 7)]
+SIZES = [10**k for k in range(1, 6)]
 sweep = {size: overhead.per_op(size, reps=9) for size in SIZES}
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 3.4))
@@ -153,17 +152,18 @@ for size in SIZES:
                 f"the reference {as_time(reference)}")
     print(f"{size:>9,d} elements: {line} per op")
 flat = 0 < added[10**4] < 3 * added[10]
-slower = overhead.slowdown(10**6, NAMES[1:])   # each over NumPy, same turn
+slower = overhead.slowdown(10**6, NAMES[1:])   # ratios: asserted, not printed
 near_numpy = all(ratio < 2 for ratio in slower.values())
 print("minichain adds at 10^4 less than 3x what it adds at 10:", flat)
-print("at 10^6 elements, both minichain paths within 2x NumPy's time:", near_numpy)
+print("at 10^6 elements, both paths within 2x NumPy (paired medians):", near_numpy)
 assert flat and near_numpy
 
 # %% [markdown]
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
-# bookkeeping. From 10⁵ up arithmetic dominates; at 10⁶, bound by memory,
-# it varies from turn to turn by more than the bookkeeping: the ratios
-# there are noise. The shortcuts serve the left of the plot.
+# bookkeeping; at 10⁵ arithmetic dominates. At 10⁶, bound by memory, an
+# op's time swings between turns by more than the bookkeeping, so fastest
+# times would compare different moments: `overhead.slowdown` takes the
+# median of each path's time over NumPy's in the same turn.
 #
 # ## The fast loop, whole
 #
@@ -176,26 +176,27 @@ print(inspect.getsource(backprop._step_reference))
 print(inspect.getsource(backprop._walk))
 
 # %% [markdown]
-# `_walk` holds the same four steps:
+# `_walk` holds chapter 05's three steps:
 #
 # 1. **pop** the function of highest rank: `heapq.heappop(heap)`;
-# 2. **take** its outputs' gradients out of the table (`take` is
-#    `grads.pop`), the one-output case written out;
-# 3. **run its backward**: `backward_arrays` when allowed (shortcut 1),
-#    else `_call_backward`, which runs the reference's
-#    `_backward_on_variables`, or `backward_arrays` for a class with its own
-#    `backward_accumulate` that has nothing to add into yet;
-# 4. **add** each `gx` into its input's gradient (a first one goes in as
-#    `grads[x] = gx`, others through `_add_gradient`, which sums arrays with
-#    NumPy where `_add_gradient_reference` adds Variables, applying an `Add`)
-#    and **push** the input's creator, once per pass (`pushed`).
+# 2. **backward**: take its outputs' gradients out of the table (`take` is
+#    `grads.pop`), then run `backward_arrays` when allowed (shortcut 1),
+#    else `_call_backward`: the reference's `_backward_on_variables`, or
+#    `backward_arrays` for a class with its own `backward_accumulate`
+#    (which runs `backward` and adds the results in) when there is nothing
+#    to add into yet;
+# 3. **add and push**: each `gx` goes into its input's gradient (a first
+#    as `grads[x] = gx`, others through `_add_gradient`: NumPy's sum, not
+#    an applied `Add` as in `_add_gradient_reference`), and the input's
+#    creator is pushed once per pass (`pushed`).
 #
-# The rest are shortcuts: the step written inline; one input taken as the
-# target without `_targets` when `plain` (outside `mc.grad()`, which gives
-# gradients only on paths to the inputs it is asked about); a gradient's
-# shape and dtype checked in full only when they look wrong at a glance
-# (`_ndarray` is `np.ndarray`); and `grad_outputs = gxs = gx = None`, which
-# frees arrays before the next step.
+# `debug` is chapter 08's debug mode; `seen`, what the hooks are shown
+# before the backward and again after. The rest are shortcuts: the step
+# written inline; one input taken as the target without `_targets` when
+# `plain` (not under `mc.grad()`); a gradient's shape and dtype checked in
+# full only when they look wrong at a glance (`_ndarray` is `np.ndarray`);
+# and `grad_outputs = gxs = gx = None`, which frees arrays before the next
+# step.
 #
 # ## Shortcuts on the fast path only
 #
@@ -225,7 +226,7 @@ buys = {}                                  # shortcut -> time without / with
 #
 # `backward` is written with Variables so that it can itself be
 # differentiated (chapter 11); `backward_arrays` is the same formula on
-# arrays, making no function and no Variable. For `y * c` (the function
+# arrays, making no function or Variable. For `y * c` (the function
 # `MulConstant`):
 
 # %%
@@ -239,9 +240,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
 # arrays (`arrays`: no graph of the backward is recorded;
 # `backward(enable_double_backprop=True)` asks for one, like PyTorch's
-# `create_graph=True`), no hook watches, and the class adds gradients the
-# default way: `backward_accumulate` runs `backward`, then adds each result
-# to the gradient so far (`Linear`'s own is shortcut 5). Switched off:
+# `create_graph=True`), no hook watches, and the class keeps the default
+# `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
 
 # %%
 @contextlib.contextmanager
@@ -261,8 +261,7 @@ buys["1. backward_arrays (backward)"] = off / on
 # %% [markdown]
 # A hook sees every function a backward applies, so under one (here
 # `mc.memory.measure`) the fast loop runs `backward`, as the reference
-# always does: `tanh`'s applies `TanhGrad`. `mock.patch` records what is
-# applied:
+# always does: `tanh`'s applies `TanhGrad`. `mock.patch` records them:
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -299,8 +298,8 @@ assert watched == applied_by_backward(reference=True)
 # The reference wraps each output in `Variable(...)`, which checks its
 # argument. The fast `apply` has already checked what `forward` returned,
 # so for one array it calls `_make_output`, which sets the fields of the
-# Variable and its node directly. Timed per op of the chain's forward, with
-# the public constructor swapped in:
+# Variable and its node directly. Timed per forward op, the public
+# constructor swapped in:
 
 # %%
 from minichain import function_node
@@ -338,9 +337,9 @@ assert off > 1.05 * on and same
 buys["2. _make_output (forward)"] = off / on
 
 # %% [markdown]
-# ### 3. The common case written out
+# ### 3. `apply` and `_walk` as a whole
 #
-# `apply` runs once per op, so its commonest case, one Variable in, is
+# `apply` runs once per op; its commonest case, one Variable in, is
 # written out:
 
 # %%
@@ -350,22 +349,23 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# That diff is one of eight differences:
+# That diff is one of eight:
 #
 # | `_apply_reference` | `apply` instead |
 # |---|---|
 # | `_check_arguments` every call | only if applied before, or inputs not a tuple/list |
 # | `_as_input` each input, then `.array` | one Variable: `_data`, `_node`; else `_gather_inputs` |
 # | rank, `requires_grad` from two lists | read off that input's node |
-# | `_check_inputs`, reading `config` (thread-local) per setting | inline, settings read once (`view`) |
+# | `_check_inputs`, reading `config` (thread-local) per setting | inline; the thread's engine settings read in one go (`view`) |
 # | `_forward_with_hooks`, looking hooks up | `forward`, unless a hook is set |
-# | `_check_outputs` on each output | the tuple checked; each array where wrapped |
+# | `_check_outputs` on each output | the tuple checked; each array as it becomes a Variable |
 # | `Variable(...)`, `set_creator_node` | `_make_output` (shortcut 2) |
 # | `_retain_data` always | only if something is retained |
 #
 # Each costs a call or a few lookups. Timed with each whole reference
-# function swapped in (`_walk_reference` with `backward_arrays` off on both
-# sides), gradients checked on the chain and the first program:
+# function swapped in (so the `apply` bar includes shortcut 2's;
+# `backward_arrays` off on both sides of `_walk`'s), gradients checked on
+# the chain and the first program:
 
 # %%
 def reference_apply():
@@ -398,10 +398,10 @@ for phase, label, switch, around in (
 # %% [markdown]
 # ## Shortcuts both paths run
 #
-# The last two are visible, so the reference runs them too. Both save
-# memory in one training step of an MLP that accumulates a batch of 256 in
-# two halves; `overhead.whole_step_peak` traces its allocations from
-# before it starts:
+# The last two change what you can observe (whether `.grad` stays the
+# same object; rounding), so the reference does them too. Both save memory
+# in a training step of an MLP accumulating a batch of 256 in two halves;
+# `overhead.whole_step_peak` traces its allocations from before it starts:
 
 # %%
 from minichain.functions.connection import linear as linear_module
@@ -441,11 +441,10 @@ savings = {}                               # shortcut -> peak without / with
 # ### 4. A Parameter's own gradient buffer
 #
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
-# Parameter *owns*: `zerograds` made it and handed it to nobody (assign
-# `.grad` yourself and the Parameter gives it up). Backward adds into an
-# owned buffer in place, into anything else as a new array (the rule
-# above). In `_add_to_leaf` (`old`: the gradient so far; `run.arrays`:
-# gradients travel as arrays):
+# Parameter *owns*: made by `zerograds`, handed to nobody (assign `.grad`
+# yourself and it is given up). Backward adds into an owned buffer in
+# place, into anything else as a new array (the rule above). In
+# `_add_to_leaf` (`old`: the gradient so far):
 
 # %%
 print("\n".join(overhead.excerpt(backprop._add_to_leaf, "if old is None", "old + gx")))
@@ -472,16 +471,16 @@ savings["4. owned buffer (step)"] = not_owned / owned
 
 # %% [markdown]
 # Without an owned buffer, the second half's backward makes each gradient
-# anew, and the pass keeps every old one until it ends (so that a backward
-# that fails halfway can put each `.grad` back): one extra copy of every
-# parameter at the peak.
+# anew, and the pass keeps every old one until it ends (so that a failed
+# backward can put each `.grad` back): one extra copy of every parameter
+# at the peak.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
 # into it *fused*: product and addition done together, block by block of
 # output rows, so the whole weight gradient never exists as a temporary
-# (`xp` is NumPy, or CuPy on a GPU):
+# (`xp`: NumPy, or CuPy on a GPU):
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
@@ -492,21 +491,22 @@ print("peak of the step: fused", MiB(fused), " not fused", MiB(not_fused))
 eps = np.finfo(np.float32).eps
 worst = max(np.abs(a - b).max() / (eps * np.abs(b).max()) for a, b in zip(
     g_fused, g_not))
-one_weight = model.l1.W.array.nbytes
-print("saves more than half of l1.W:", fused + one_weight / 2 < not_fused,
+saved = (not_fused - fused) / model.l1.W.array.nbytes
+print(f"saved, in copies of l1.W: {saved:.1f}",
       "  within 16 eps of the largest entry:", worst <= 16)
-assert fused + one_weight / 2 < not_fused and worst <= 16
+assert 0.5 < saved < 1 and worst <= 16
 savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
-# Fused or not, each entry of `gW` is the same sum, but BLAS (behind
-# NumPy's `@`) may add in another order for a block than for 512 rows, which
-# rounds differently: hence the check within 16 float32 epsilons.
+# The peak falls by most of one `l1.W` (the first layer's weights): no
+# whole `gy.T @ x`, only a 64-row scratch block. Each entry of `gW` is the
+# same sum, but BLAS (behind NumPy's `@`) may add a block in another order,
+# which rounds differently; by how much depends on the CPU, so only the
+# bound is printed.
 #
 # ### What each one buys
 #
-# Each bar is the ratio of two times per op measured in turn, or of two
-# peaks, each asserted above:
+# Each bar is a ratio asserted above:
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 2.6))
@@ -524,18 +524,18 @@ plt.show()
 # ## Leaving Python
 #
 # All of this trims the interpreter's work per op; faster engines leave it.
-# PyTorch's graph and backward loop are C++ (Chainer's late
-# ChainerX too). `torch.compile` and `jax.jit` *trace* a function once into
-# a graph and compile it, paying the per-op cost once per trace.
+# PyTorch's graph and backward loop are C++. `torch.compile` and `jax.jit`
+# *trace* a function once into a graph and compile it, paying the per-op
+# cost once per trace.
 #
 # ## Summary
 #
-# - The fast path is the reference's four steps plus shortcuts, checked
-#   equal by a differential test.
+# - The fast path is the reference's three steps plus shortcuts, checked
+#   equal by `tests/test_reference_path.py`.
 # - No backward writes into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
-# - `backward_arrays`, the cheap constructor and the common case written out
-#   change no bit; the owned buffer and `Linear`'s blocks (within a float32
+# - `backward_arrays`, the cheap constructor, `apply` and `_walk` changed no
+#   bit here; the owned buffer and `Linear`'s blocks (within a float32
 #   bound) save memory on both paths.
 
 # %% [markdown]
@@ -566,13 +566,14 @@ ch13.check_1(answer_1)
 print(inspect.getsource(ch13.SquaredDifference))
 
 # %% [markdown]
-# Write its array path: a function `backward_arrays(self,
-# target_input_indexes, grad_outputs)` that returns a tuple with one array per
-# index in `target_input_indexes` (0 for `x`, 1 for `y`). The retained
-# arrays are `self.inputs[0].data` and `self.inputs[1].data` (chapter 07).
-# Keep the
-# contract: do not write into `grad_outputs` or the inputs, and keep the
-# inputs' dtype. The check compares it with `backward`.
+# Write its array path, a function `backward_arrays(self,
+# target_input_indexes, grad_outputs)` returning a tuple with one array per
+# index in `target_input_indexes` (0 for `x`, 1 for `y`), and assign the
+# function itself to `answer_2`. The retained arrays are
+# `self.inputs[0].data` and `self.inputs[1].data` (chapter 07). Keep the
+# contract: write into neither `grad_outputs` nor the inputs, keep their
+# dtype, and return arrays (0-d inputs give NumPy scalars: `force_array`,
+# shortcut 1; the check tries none). It is compared with `backward`.
 
 # %%
 # def backward_arrays(self, target_input_indexes, grad_outputs):
