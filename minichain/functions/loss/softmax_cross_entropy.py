@@ -94,13 +94,16 @@ class SoftmaxCrossEntropy(FunctionNode):
         xp = backend.get_array_module(x.array)
         onehot, mask = _onehot_and_mask(xp, t.array, x.shape[1], x.dtype,
                                         self.ignore_label)
-        from minichain.functions.activation.softmax import softmax
+        from minichain.functions.activation.log_softmax import log_softmax
         from minichain.functions.array.reshape import reshape
+        from minichain.functions.math.exponential import exp
         if self.reduce == "no":   # one gradient per sample: (N, 1, d1, ...)
             scale = reshape(gy, gy.shape[:1] + (1,) + gy.shape[1:])
         else:                     # a 0-d gradient for the mean
             scale = gy * self._coefficient(t.array)
-        gx = (softmax(x, axis=1) * mask - onehot) * scale
+        # softmax(x) as exp(log_softmax(x)): the forward's log_p, so the
+        # numbers round as in backward_arrays, bit for bit.
+        gx = (exp(log_softmax(x, axis=1)) * mask - onehot) * scale
         return tuple([gx if i == 0 else None for i in indexes])
 
     def backward_arrays(self, indexes, grad_outputs):
