@@ -83,7 +83,7 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 # from a value to what it was computed from (`_` is a Variable operand; a
 # Python number makes no node: `2 * ...` shows as `_ * 2`).
 #
-# - Top row: `y` was computed by `_ + _`, one of whose operands is `x`.
+# - Top row: `y` was computed by `_ + _`, one of whose inputs is `x`.
 #   `[1]` tags a node drawn once and reached again (not its rank: the
 #   picture gives it rank 2).
 # - Bottom row: the row of `[1]`'s other input ends at the tag: `v1`,
