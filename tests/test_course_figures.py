@@ -18,6 +18,7 @@ import minichain as mc
 import minichain.functions as F
 from minichain.examples import spiral
 from minichain.function_hooks import MemoryHook
+from minichain.visualize.engine_api import collect
 
 MiB = 2 ** 20
 
@@ -143,6 +144,12 @@ def test_chapter_01_picture_shows_what_its_text_says():
     y.name = "y"
     y.backward()
     assert "_ + _ [1] <--- y" in visualize.draw(y)
+    # The row of [1]'s other input, v1 (not x, drawn with [1]), ends at the
+    # tag; x is the third variable met walking back from y, hence v2.
+    assert visualize.draw(y).splitlines()[-1].endswith("v1 <--- [1]")
+    assert y.creator_node.inputs[1] is x.node
+    graph = collect(y)
+    assert graph.node_id(x.node) == "v2" and graph.node_id(y.node) == "v0"
     source = visualize.to_digraph(y, show_values=True, show_grads=True,
                                   rankdir="LR").source
     labels = {}

@@ -138,6 +138,7 @@ class BackwardAnimation:
     def __init__(self, frames, graphs, heap_shown=True, watched=False):
         self.frames = frames
         self.graph_titles = [g.title for g in graphs]
+        self._names = [g.names for g in graphs]
         self.heap_shown, self.watched = heap_shown, watched
         self._svgs = [g.svg() for g in graphs]
 
@@ -158,6 +159,19 @@ class BackwardAnimation:
                              i, frame["caption"], heap or "(empty)",
                              frame["grad_bytes"], frame["kept_bytes"]))
         return "\n".join(lines)
+
+    def gradients(self, step):
+        """``{variable name: (gradient text, state)}`` at frame ``step``,
+        numbered from 1 as ``table()`` numbers them; an unnamed variable goes
+        by its graph id (``v1``), as in the picture. A reader's view of
+        ``frames[step - 1]["grads"]``, whose keys are the picture's ids."""
+        if not 1 <= step <= len(self.frames):
+            raise IndexError("BackwardAnimation.gradients: step {} is not one of"
+                             " the frames 1 to {}".format(step, len(self.frames)))
+        frame = self.frames[step - 1]
+        names = self._names[frame["graph"]]
+        return {names[node_id]: tuple(value)
+                for node_id, value in frame["grads"].items()}
 
     def html(self):
         """The player as an HTML fragment (``minichain.visualize.player``):
@@ -192,6 +206,7 @@ class _Graph:
         self._ids = {}  # id(node) -> (DOT id, weak reference to the node)
         self.nodes = []  # (id, weak reference), in the walk's order
         self.labels = {}  # id -> label lines (the gradient line comes later)
+        self.names = {}  # id of a variable -> its name, or the id if unnamed
         self.kinds = {}  # id -> 'variable', 'function' or 'forget'
         self.edges = [(graph.node_id(a), graph.node_id(b))
                       for a, b in graph.edges]
@@ -201,6 +216,8 @@ class _Graph:
             self._ids[id(node)] = (node_id, ref)
             self.nodes.append((node_id, ref))
             self.labels[node_id], self.kinds[node_id] = _describe(graph, node)
+            if self.kinds[node_id] == "variable":
+                self.names[node_id] = self.labels[node_id][0]
         self.function_count = sum(k != "variable" for k in self.kinds.values())
         self.done = []  # ids of the functions whose backward has finished
         self.widest_grad = {}  # id -> longest gradient text shown on it

@@ -71,7 +71,7 @@ def check_2(answer):
     if count < functions:
         raise NotYet("too few: every operator applied to a Variable records a "
                      "function of its own")
-    raise NotYet("too many: constants make no function of their own; count "
+    raise NotYet("too many: Python numbers make no function of their own; count "
                  "the boxes of a picture of y")
 
 

@@ -22,8 +22,8 @@
 # make lab
 # ```
 #
-# Alongside the chapters there is an assignment, `build_your_own/mychain`
-# (guide: `docs/build-your-own-engine.md`): you write the engine yourself; a
+# The assignment `build_your_own/mychain` (guide:
+# `docs/build-your-own-engine.md`) has you write the engine yourself; a
 # chapter's "Now build it" says which task is ready and how to judge it.
 #
 # Run each chapter top to bottom (*Run → Run All Cells*); it needs nothing
@@ -56,7 +56,7 @@ print(f"by hand: {by_hand}   numeric: {numeric:.6f}")
 assert abs(numeric - by_hand) < 1e-6
 
 # %% [markdown]
-# In minichain the same formula, applied to a `Variable` (an array, held in
+# In minichain the same formula, applied to a `Variable` (an array in
 # `.array`, with a name for drawings), records its graph; `y.backward()`
 # computes the derivative and stores it in `x.grad`:
 
@@ -71,8 +71,8 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # %% [markdown]
 # ## A first graph
 #
-# What did `backward` walk? The recorded graph, as text (`visualize.draw`)
-# and picture (`visualize.to_digraph`):
+# What `backward` walked, as text (`visualize.draw`) and picture
+# (`visualize.to_digraph`):
 
 # %%
 print(visualize.draw(y))
@@ -81,22 +81,23 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 # %% [markdown]
 # Read the text from the right, the way backward goes: each `<---` points
 # from a value to what it was computed from (`_` is a Variable operand; a
-# constant makes no node: `2 * ...` shows as `_ * 2`).
+# Python number makes no node: `2 * ...` shows as `_ * 2`).
 #
-# - Top row: `y` was computed by `_ + _`, one of whose operands is `x`.
-#   `[1]` is a reference number for a node drawn once and reached again,
-#   not its rank: the picture gives this node rank 2.
-# - Bottom row: `[1]`'s other operand, `v1`, was computed by `_ * 2`
-#   from `v3`, which `_ ** 2` computed from `x`.
+# - Top row: `y` was computed by `_ + _`, one of whose inputs is `x`.
+#   `[1]` tags a node drawn once and reached again (not its rank: the
+#   picture gives it rank 2).
+# - Bottom row: the row of `[1]`'s other input ends at the tag: `v1`,
+#   computed by `_ * 2` from `v3`, which `_ ** 2` computed from `x`.
 # - Middle row: `x <-+`: both rows start from the same `x`.
 #
-# The picture's arrows point forward, as the computation ran. Functions
-# are boxes, with their rank (chapter 02). Variables are ellipses; each
-# shows name, shape and dtype, plus its value, gradient and kept bytes when
-# there are any. `v1` and `v3` show no value: the graph keeps a light node
-# for each variable; its array stays only while you hold the Variable
-# (like `y`) or a backward needs it, as `_ ** 2` needs `x` (outlined in
-# red) to compute `2x` (chapter 07).
+# The picture's arrows point forward. Functions are boxes, with their rank
+# (chapter 02). Variables are ellipses with name, shape, dtype and any
+# value, gradient or kept bytes (v-numbers count variables met walking back
+# from `y`; `x` got `v2` and shows its name). `v1` and `v3` show no value:
+# the graph keeps a light `VariableNode` (`x.node`) for each variable; its
+# array stays only while you hold the Variable (like `y`) or a backward
+# needs it, as `_ ** 2` needs `x` (outlined in red) to compute `2x`
+# (chapter 07).
 #
 # Only `x` shows a gradient. Backward starts from the *seed*, the gradient 1
 # of `y` with respect to itself, and by default keeps only the leaves'
@@ -106,7 +107,7 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a variable you made yourself, a *leaf*, has none.
-# Each function knows its `inputs`: the graph nodes of its input
+# Each function knows its `inputs`: the `VariableNode`s of its input
 # variables, not the Variables (chapter 07 says why). Those two links are
 # the whole graph. A function's `label` is the name the drawings show.
 
@@ -117,7 +118,7 @@ print("its inputs:", [type(node).__name__ for node in y.creator_node.inputs])
 print("y.grad:", y.grad)
 assert y.creator_node.label == "_ + _" and x.creator_node is None
 assert y.creator_node.rank == 2 and y.grad is None
-assert y.creator_node.inputs[1] is x.node   # x's graph node, not x
+assert y.creator_node.inputs[1] is x.node   # x's VariableNode, not x
 
 # %% [markdown]
 # ## If you know PyTorch

@@ -41,8 +41,7 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # This is the first piece of a hand-made engine that grows over chapters 02
 # to 05. The hand-made variable is an array plus a `creator` slot (the link
-# minichain calls `creator_node`; minichain's own `creator` is the same
-# object except for chapter 09's old-style functions). The hand-made
+# minichain calls `creator_node`). The hand-made
 # function's `apply(inputs)` does three things: it computes the output
 # arrays from the input arrays (`forward`, tuples in and out), remembers
 # its `inputs`, and writes itself into each output's `creator` slot. Those
@@ -50,7 +49,7 @@ np.set_printoptions(precision=4, suppress=True)
 # reads them in chapter 03) and gives every node a `rank`, a number
 # explained below.
 #
-# The documentation's `f` is the identity, which keeps the attention on the
+# The documentation's `f` is the identity, which keeps attention on the
 # links; its `label` is the name a drawing shows.
 
 # %%
@@ -184,8 +183,8 @@ assert hand_ranks == real_ranks == (0, 0, 1, 2)
 # Arithmetic on Variables applies FunctionNodes behind the scenes, so a
 # formula records its graph with no `apply` in sight. As in chapter 01, a
 # function with two inputs is drawn once, tagged `[1]`; the row of its
-# second input, `w`, ends at `[1]`. A constant makes no node: `_ + 1` has
-# one input, the product.
+# other input, `w`, ends at `[1]`. A Python number makes no node: `_ + 1`
+# has one input, the product.
 
 # %%
 x = mc.Variable(np.array(2.0), name="x")
@@ -210,12 +209,13 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (for one input, always `(0,)`); it
-# returns one gradient per input asked for.
+# says which inputs want a gradient (for one input, always `(0,)`). It
+# returns one gradient per input asked for, or one per input, of which the
+# engine keeps the ones asked for.
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
-# of the loss with respect to `y`; for the loss `sum(y)` that is a 1 for
-# each element. One call then turns `y.grad` into `x.grad`:
+# of the loss with respect to `y`: ones, as if the loss were `sum(y)`; we
+# set that seed ourselves. One call turns `y.grad` into `x.grad`:
 
 # %%
 class HandTwice(HandFunctionNode):

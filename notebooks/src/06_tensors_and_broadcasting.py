@@ -101,8 +101,8 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
 # printed here, works on plain arrays, like our `hand_sum_to` (its
 # `force_array` keeps a 0-d result an array, not a NumPy scalar).
-# `F.sum_to` (next section) is a function on Variables: it applies the
-# FunctionNode `SumTo`, whose backward is `F.broadcast_to`, so it can be
+# `F.sum_to` (two sections on) is a function on Variables: it applies the
+# FunctionNode `SumTo`, whose backward is `F.broadcast_to`: it can be
 # differentiated. The array version agrees with ours on every case above:
 
 # %%
@@ -207,7 +207,7 @@ assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 # The first line names the class, then its `label` (chapter 02's name for
 # printouts), which defaults to the class name, hence the repetition. The last
 # line says `data` for the variable's array, in Chainer's words. The fix: `gy`
-# is a Variable (chapter 03), so `F.sum_to` sums it down to `b`'s shape. Inside
+# is a Variable (chapter 02), so `F.sum_to` sums it down to `b`'s shape. Inside
 # `backward` there is no `b`, but the function's `inputs` remember each input's
 # shape even when its array is not kept (chapter 07 shows what `inputs` holds).
 # The seed is the scalar 1, `Sum`'s backward spreads it as ones over `y`, and

@@ -21,7 +21,6 @@ import minichain as mc
 import minichain.functions as F
 from minichain import visualize
 from minichain.visualize import draw, to_digraph
-from minichain.visualize.engine_api import collect
 
 np.set_printoptions(precision=4, suppress=True)
 MiB = 2 ** 20
@@ -91,14 +90,17 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # ## The real modes
 #
 # minichain's switch is `mc.config.enable_backprop`. The cell prints the
-# readable `apply`, `FunctionNode._apply_reference` (chapter 02 mapped its
-# lines; a fast copy runs unless `mc.reference_mode()` is on, chapter 13).
-# Its `if config.enable_backprop:` is our `if`, guarding the same lines: the
-# rank, the inputs, the outputs and each output's creator
-# (`set_creator_node`, our `y.creator = self`; `x.node` and the weak
-# outputs: "What the graph keeps" below). `mc.no_backprop_mode()` is
-# `using_config("enable_backprop", False)`, whose end, printed last, is our
-# `hand_using_config`.
+# readable `apply`, `FunctionNode._apply_reference`, whose hand-made twin
+# chapter 02 built (a fast copy runs outside `mc.reference_mode()`, chapter
+# 13). Its `if config.enable_backprop:` is our `if`:
+#
+# - `self.rank`, `self.inputs`, `self.outputs`: our three lines, on nodes
+#   (`x.node`) and weak references ("What the graph keeps", below);
+# - `y.node.set_creator_node(self)`: our `y.creator = self` and `y.rank`;
+# - `_retain_data`: new, keeps what backward needs.
+#
+# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`,
+# whose end, printed last, is our `hand_using_config`.
 
 # %%
 source = inspect.getsource(mc.FunctionNode._apply_reference)
@@ -146,7 +148,7 @@ assert y.grad == 1.0 and x.grad is None
 # `force_backprop_mode()` switches recording back on inside a
 # `no_backprop_mode()` block: for example, an evaluation loop without a
 # graph, except for the one quantity it differentiates (here with respect
-# to the input, with chapter 03's `mc.grad`).
+# to the input, with `mc.grad`, chapter 03).
 
 # %%
 with mc.no_backprop_mode():
@@ -204,7 +206,7 @@ assert batch.grad is None and np.array_equal(w.grad, batch.array)
 # %% [markdown]
 # A NumPy array handed straight to a function becomes such a constant, so
 # a graph that starts from a bare array has nothing to differentiate: even
-# with `retain_grad=True` no gradient is computed in it.
+# with `retain_grad=True`, no gradient is computed.
 
 # %%
 h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
@@ -215,9 +217,9 @@ print("h has a creator all the same:", h.creator_node is not None)
 assert not h.requires_grad and h.grad is None and h.creator_node is not None
 
 # %% [markdown]
-# Unlike `no_backprop_mode`, `requires_grad=False` does not stop the
-# recording: as in Chainer (not PyTorch), the functions are still recorded
-# (the last line above) and keep their arrays. To save memory, use the
+# Unlike `no_backprop_mode`, `requires_grad=False` does not stop
+# recording: as in Chainer (not PyTorch), the functions are recorded (the
+# last line above) and keep their arrays. To save memory, use the
 # mode.
 
 # %% [markdown]
@@ -304,7 +306,7 @@ assert alive["b"]() is None
 # The graph picture outlines in red the variables whose array is kept, with
 # the bytes. In `y = exp(sin(x) · 2)`, `sin` keeps its input `x`, `exp` its
 # output `y`, and `_ * 2` nothing. (`v1`, `v2` name the unnamed variables,
-# as in chapter 01.)
+# as in chapter 02.)
 
 # %%
 x = mc.Variable(np.ones((50, 20), dtype=np.float32), name="x")
@@ -381,7 +383,7 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # ## The bytes during a backward, step by step
 #
 # Chapter 05's player again (`y = h + h·h`, `h = 2x`): 8 bytes of gradients and
-# 8 kept at every step. Each frame's `"grads"` gives a gradient's state:
+# 8 kept at every step. `player.gradients(step)` gives each gradient's state:
 # *arriving* (the running function's incoming gradient), *held* (in the
 # engine's table, or a leaf's `.grad`) or *freed*. At step 2 `h` and `hh` both
 # have a gradient, yet the 8 bytes are one float64: `_ + _` hands its incoming
@@ -406,34 +408,34 @@ x_05, h_05, y_05 = chapter_05_example()
 player = visualize.animate_backward(y_05)
 print(player.table())
 
-graph = collect(y_05)            # the player's ids v0, v1, ... (chapter 02)
-names = {graph.node_id(n): n.name for n in graph.nodes if graph.is_variable(n)}
 one_float = x_05.array.nbytes
 print("bytes of one float64:", one_float)
 for step in (2, 3):
-    frame = player.frames[step - 1]
-    print(f"step {step}:", ", ".join(f"{names[i]} {text} {state}"
-                                   for i, (text, state) in frame["grads"].items()),
-          f"- {frame['grad_bytes']} bytes in gradients")
-alive_at_step_2 = [s for _, s in player.frames[1]["grads"].values() if s != "freed"]
+    grads = player.gradients(step)             # {name: (text, state)}
+    print(f"step {step}:", ", ".join(f"{name} {text} {state}"
+                                   for name, (text, state) in grads.items()))
+alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]
 assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
-assert ["13.", "arriving"] in player.frames[2]["grads"].values()
+assert player.gradients(3)["h"] == ("13.", "arriving")
 assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 
 # %% [markdown]
 # ## Over a whole step: forward, then backward
 #
-# `measure` works through a `MemoryHook` (chapter 08) that records the bytes
-# in use after each function's step. With a hook installed, backward
-# computes each gradient with FunctionNodes, which the hook sees; without
-# one, minichain may compute on bare arrays (chapter 13). So backward has
-# `forward:…` rows, functions a backward step applied: `Sum`'s backward
-# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
-# `TanhGrad`. A row is written when its step ends: a nested row comes
-# before the step that applied it, and a step's row before the engine drops
-# the gradient the step received. One step on the 4-deep chain (an inner
-# `measure` tells the two passes apart):
+# Watching changes the path, not the numbers (checked below). `measure`
+# works through a `MemoryHook` (chapter 08) that records the bytes in use
+# after each function's step; with a hook installed, backward computes
+# gradients with FunctionNodes the hook sees (without one, it may use bare
+# arrays, chapter 13). So backward has `forward:…` rows, functions a
+# backward step applied: `Sum`'s backward spreads the seed with `Reshape`
+# and `BroadcastTo`, each `Tanh`'s applies `TanhGrad`.
+#
+# - Row order: a row is written when its step ends: a nested row before
+#   the step that applied it, a step's row before the engine drops the
+#   gradient it received.
+#
+# One step on the 4-deep chain (an inner `measure` splits the passes):
 
 # %%
 x.cleargrad()
@@ -485,8 +487,7 @@ assert spread.array.strides == (0, 0) and spread.array.base is not None
 # %% [markdown]
 # So the first `TanhGrad` adds its 1 MiB result (5 MiB); from the second on,
 # the received gradient and the produced one are 1 MiB each (6 MiB). The
-# same step unwatched, measured with `tracemalloc` alone, reaches the same
-# peak:
+# same step unwatched, with `tracemalloc` alone, reaches the same peak:
 
 # %%
 x.cleargrad()

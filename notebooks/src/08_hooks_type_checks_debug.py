@@ -45,9 +45,7 @@ def hand_apply(function, inputs):
     return outputs
 
 
-# The base class, mc.FunctionHook, is printed below; by hand, any class with
-# these methods would do.
-class LabelRecorder(mc.FunctionHook):
+class LabelRecorder:
     """Writes down the label of every function whose forward runs."""
 
     name = "LabelRecorder"
@@ -57,6 +55,9 @@ class LabelRecorder(mc.FunctionHook):
 
     def forward_preprocess(self, function, in_data):
         self.labels.append(function.label)
+
+    def forward_postprocess(self, function, in_data):
+        pass                                 # nothing to do after a forward
 
 
 from minichain.functions.activation.tanh import Tanh
@@ -73,7 +74,7 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # %% [markdown]
 # A function's `label` is its name in printouts. Most classes use their own
 # name (`Tanh`); some choose a shorter one: `Exp` is labelled `exp`, and a
-# multiplication by a constant is labelled with the constant (`_ * 2` for
+# multiplication by a Python number is labelled with it (`_ * 2` for
 # the class `MulConstant`, `_ * _` for `Mul`, two Variables). Hooks that
 # group by label show the label; `TimerHook`, below, groups by class.
 
@@ -84,19 +85,24 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # `with hook:` block registers the hook for its duration. `FunctionNode.apply`
 # asks for the registered hooks and calls them around `forward`, exactly as
 # `hand_apply` did; the backward engine (the loop of chapter 05) does the same
-# around each backward step. What a hook itself must provide is the base class
-# printed below: registration (`__enter__`, `__exit__`) and six methods that
-# do nothing until a subclass overrides them.
+# around each backward step. The base class, printed below, provides
+# registration (`__enter__`, `__exit__`) and six methods that do nothing
+# until a subclass overrides them.
 
 # %%
 print(inspect.getsource(mc.FunctionHook))
 
 # %% [markdown]
-# The same recorder, registered for real, sees the same functions:
+# Registered for real (the engine only calls its methods; `with` needs the
+# base class, mixed in), the same recorder sees the same functions:
 
 # %%
+class RegisteredLabelRecorder(LabelRecorder, mc.FunctionHook):
+    pass          # our two methods first, then the base class's (`with` too)
+
+
 x = mc.Variable(x_array, name="x")
-with LabelRecorder() as real:
+with RegisteredLabelRecorder() as real:
     y = F.exp(F.tanh(x))
 print("seen for real:", real.labels)
 assert real.labels == by_hand.labels == ["Tanh", "exp"]
@@ -150,13 +156,15 @@ with StepPrinter():
 # ## Ready-made hooks: print, time, memory
 #
 # `PrintHook` prints what goes into each step: the function's label and a
-# summary of each input, and in backward the incoming gradient too (its *output
-# gradient*: the gradient of the function's output). It prints `(removed)` for
-# the inputs the function did not keep (chapter 07). Its blocks are long, so we
-# send them to a string (its `file` argument), print the backward block whole,
-# then a few lines of each, marked forward or backward: the forward of `x * 2`,
-# its backward (the derivative is the constant 2, so its input was not kept),
-# and the `_ * 2` that this backward applies to the incoming gradient.
+# summary of each input, and in backward the *output gradient* (chapter 02's
+# incoming gradient `gy`) too, as the `.grad` of a zero placeholder: read its
+# `grad:` line, not its `statistics:`. It prints `(removed)` for the inputs
+# the function did not keep (chapter 07). Its blocks are long, so we send
+# them to a string (its `file` argument), print the backward block whole,
+# then a few lines of each, marked forward or backward: the forward of
+# `x * 2`, its backward (its derivative is the number 2, so its input was
+# not kept), and the `_ * 2` that this backward applies to the incoming
+# gradient.
 
 # %%
 import io
@@ -188,8 +196,7 @@ assert "(removed)" in log.getvalue()
 # - the weights are `mc.Parameter`s, Variables that chapter 12's optimizers
 #   update; here they behave like any Variable.
 #
-# Times vary, so the table prints only the calls per class; the times are drawn
-# further down.
+# Times vary, so the table prints only the calls per class.
 
 # %%
 MiB = 2 ** 20
@@ -254,9 +261,9 @@ assert rows > timer.total_time()
 # peak *below* its allocated figure: the five `forward:Linear` calls add up
 # what all five left alive (summed after the table), while the peak is that of
 # the largest call. `ReLUGrad`'s peak exceeds what it leaves by its
-# temporaries: the mask `y > 0` and NumPy's buffer casting it to float32 (after
-# the table). The figures also count a few hundred bytes of Python objects per
-# step, so the table prints tenths of a MiB.
+# temporaries (after the table). The figures also count a few hundred bytes of
+# Python objects per step, so the table prints tenths of a MiB. (Those
+# temporaries: the mask `y > 0` and NumPy's buffer casting it to float32.)
 
 # %%
 table = memory.summary()
@@ -292,25 +299,19 @@ print(f"forward:ReLUGrad's peak - allocated: {extra / MiB:.1f} MiB; the mask"
 assert abs(extra - mask - cast) < 4 * KiB
 
 # %% [markdown]
-# A picture says the same faster: where the time goes (`TimerHook`, by
-# class) and where the bytes go (`MemoryHook`, forward and backward apart).
-# (The left bars change from run to run, a lot on a busy machine; the right
-# ones do not.)
+# A picture says the same faster: where the bytes go, forward and backward
+# apart. (Times are not drawn: even their order changes with the machine and
+# its load.)
 
 # %%
-times = timer.summary()
 bytes_allocated = memory.summary()
-fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
-left.barh(list(times), [r["elapsed_time"] * 1e3 for r in times.values()])
-left.set_xlabel("milliseconds (all calls)")
-left.set_title("TimerHook")
-left.invert_yaxis()
-right.barh(list(bytes_allocated),
-           [r["allocated_bytes"] / MiB for r in bytes_allocated.values()],
-           color="C1")
-right.set_xlabel("MiB left allocated by the step (all calls)")
-right.set_title("MemoryHook")
-right.invert_yaxis()
+fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
+ax.barh(list(bytes_allocated),
+        [r["allocated_bytes"] / MiB for r in bytes_allocated.values()],
+        color="C1")
+ax.set_xlabel("MiB left allocated by the step (all calls)")
+ax.set_title("MemoryHook")
+ax.invert_yaxis()
 plt.show()
 
 # %% [markdown]

@@ -106,6 +106,30 @@ def test_gradients_arrive_are_held_and_are_freed():
     assert float(x.grad) == 2 * (1 + 2 * 6.0)
 
 
+def test_gradients_by_name_read_the_frames_of_the_step_asked_for():
+    x, h, hh, y = branch()
+    animation = mc.visualize.animate_backward(y)
+    ids = ids_by_name(animation)
+    for step, frame in enumerate(animation.frames, 1):
+        by_name = animation.gradients(step)
+        assert {ids[name]: list(value) for name, value in by_name.items()} \
+            == frame["grads"]
+    assert animation.gradients(2) == {"y": ("1.", "freed"),
+                                      "h": ("1.", "held"),
+                                      "hh": ("1.", "arriving")}
+    for step in (0, len(animation.frames) + 1):
+        with pytest.raises(IndexError, match="gradients: step"):
+            animation.gradients(step)
+
+
+def test_gradients_by_name_show_an_unnamed_variable_by_its_id():
+    x = mc.Variable(numpy.array(3.0), name="x")
+    y = F.sum(F.tanh(x) * 2)
+    animation = mc.visualize.animate_backward(y)
+    names = set(animation.gradients(1))
+    assert names == {"v0"} and animation.gradients(len(animation.frames))["x"]
+
+
 def test_gradients_are_those_of_a_plain_backward():
     x_plain, loss_plain = forget_net()
     loss_plain.backward()
