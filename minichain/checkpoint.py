@@ -272,10 +272,11 @@ def checkpoint_revolve(functions, x, budget):
     blocks. Backward runs the rest. The blocks are called exactly
     ``revolve_cost(len(functions), budget)`` times in all, and at most
     ``budget`` block outputs (checkpoints plus taped blocks) are held at
-    once; ``x`` is the caller's and is not counted. In memory, three more
-    arrays are in flight at the worst moment (the value a one-block tape
-    starts from, the gradient waiting, the array being made): see
-    docs/forget.md.
+    once; ``x`` is the caller's and is not counted. In memory, two more
+    arrays are in flight at the worst moment (the gradient waiting, the
+    array being made), and a third when, after the first backward, a
+    one-block tape from the value just reached fills the last free slot
+    (its graph keeps that value): see docs/forget.md.
 
     As in ``F.forget``: the random state is replayed for every recomputed
     block (``F.dropout`` draws the same mask), ``config.in_recomputing`` is
@@ -289,7 +290,8 @@ def checkpoint_revolve(functions, x, budget):
             Variable (the previous one's output) and returns one Variable.
             They may use Parameters; their gradients are accumulated.
         x: the input Variable or array.
-        budget: a positive int, the block outputs that may be held at once.
+        budget: a positive int, the block outputs that may be held at once
+            (chapter 14's ``M`` slots).
             ``budget >= len(functions)`` is the plain chain.
 
     Returns:

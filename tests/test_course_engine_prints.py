@@ -289,3 +289,16 @@ def test_chapter_03_says_which_backward_the_chain_ran(monkeypatch):
     assert chain_ran(False) == [("Exp", "backward_arrays"),
                                 ("Sin", "backward_arrays")]
     assert chain_ran(True) == [("Exp", "backward"), ("Sin", "backward")]
+
+
+def test_chapter_03_prints_backward_arrays_and_glosses_its_private_names():
+    """Chapter 03 prints ``Exp.backward_arrays``, the method the default
+    backward ran, beside ``Exp.backward``, and says in words what each private
+    attribute it reads holds; a renamed attribute leaves no stale gloss."""
+    from minichain.functions.math.exponential import Exp
+    text = _chapter_source("03")
+    assert "exponential.Exp.backward_arrays" in text
+    private = set(re.findall(r"self\.(_\w+)", inspect.getsource(Exp.backward_arrays)))
+    assert private, "Exp.backward_arrays reads no private name: drop 03's gloss"
+    for name in private:
+        assert f"(`{name}` is " in text, f"chapter 03 does not say what {name} is"

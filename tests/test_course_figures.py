@@ -11,6 +11,7 @@ that middle, so the learner's cells need not carry the check.
 import contextlib
 import functools
 import gc
+import pathlib
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from minichain.function_hooks import MemoryHook
 from minichain.visualize.engine_api import collect
 
 MiB = 2 ** 20
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _margin(nbytes, tenth):
@@ -110,6 +112,35 @@ def test_chapter_03_error_table_survives_other_roundings():
         assert np.all((growth > 3) & (growth < 30)), growth
     assert np.all(errors[1:4] / errors[:3] < 0.02)
 
+
+
+def test_chapter_03_largest_gap_survives_other_roundings():
+    """Chapter 03 prints the largest gap between backward and the central
+    differences (h = 1e-4) at 11 points of [-pi, pi] to one digit and calls
+    it "about" that in its text; a last-place change in exp or sin on another
+    CPU must print the same digit (the gap is 2.06e-8, far from 1.5e-8 and
+    2.5e-8)."""
+    sample = np.linspace(-np.pi, np.pi, 201)[::20]
+    x = mc.Variable(sample.copy())
+    y = F.exp(F.square(F.sin(x)))
+    y.grad = np.ones_like(sample)
+    y.backward()
+    rng = np.random.default_rng(0)
+
+    def gap(moved):
+        def chain(points):
+            value = np.exp(np.sin(points) ** 2)
+            if moved:
+                value = value + rng.integers(-1, 2, value.shape) * np.spacing(value)
+            return value
+        numeric = (chain(sample + 1e-4) - chain(sample - 1e-4)) / 2e-4
+        return np.max(np.abs(numeric - x.grad))
+
+    printed = f"{gap(False):.0e}"
+    assert all(f"{gap(True):.0e}" == printed for _ in range(20))
+    mantissa, exponent = printed.split("e")
+    source, = (ROOT / "notebooks" / "src").glob("03_*.py")
+    assert f"about `{mantissa}e{int(exponent)}`" in source.read_text(), printed
 
 def test_chapter_04_picture_outlines_only_a():
     """Chapter 04 says the diamond's picture outlines only ``a`` in red (an

@@ -151,7 +151,7 @@ EXERCISES.right(3, [
 
 EXERCISES.wrong(3, [
     ([("taped", 0, 5), ("backward", 0, 5)], "the plain chain",
-     "the budget is 2"),
+     "the M = 2 allowed"),
     ([("advance", 0, 4), ("taped", 4, 5), ("backward", 4, 5),
       ("advance", 0, 3), ("taped", 3, 4), ("backward", 3, 4),
       ("advance", 0, 2), ("taped", 2, 3), ("backward", 2, 3),
@@ -160,7 +160,7 @@ EXERCISES.wrong(3, [
      "are enough"),
     ([("advance", 0, 3), ("store", 3), ("taped", 3, 5), ("backward", 3, 5),
       ("taped", 0, 3), ("backward", 0, 3)], "three slots at once",
-     "the budget is 2"),
+     "the M = 2 allowed"),
     ([("advance", 0, 2), ("store", 2), ("advance", 2, 4), ("taped", 4, 5),
       ("backward", 4, 5)], "stops early", "stops before block 1"),
     ([("advance", 0, 3), ("store", 3), ("advance", 3, 4), ("taped", 4, 5),
@@ -177,7 +177,7 @@ EXERCISES.wrong(3, [
       ("backward", 4, 5), ("advance", 2, 3), ("taped", 3, 4),
       ("backward", 3, 4), ("taped", 2, 3), ("backward", 2, 3),
       ("taped", 0, 2), ("backward", 0, 2)], "h_2 never freed",
-     "the budget is 2"),
+     "the M = 2 allowed"),
     ([("advance", 0, 2), ("store", 2), ("free", 2), ("advance", 0, 4),
       ("taped", 4, 5), ("backward", 4, 5), ("taped", 2, 4)],
      "tapes from a freed checkpoint", "neither a checkpoint"),

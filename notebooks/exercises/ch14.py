@@ -30,14 +30,13 @@ def binomial_cost(n, s):
 
 
 @functools.lru_cache(maxsize=None)
-def cost(n, budget):
+def cost(n, M):
     """R(n, M), the chapter's variant: a taped block takes a slot, x none."""
-    if n <= budget:
+    if n <= M:
         return n
-    if budget == 1:
+    if M == 1:
         return n * (n + 1) // 2
-    return min(m + cost(n - m, budget - 1) + cost(m, budget)
-               for m in range(1, n))
+    return min(m + cost(n - m, M - 1) + cost(m, M) for m in range(1, n))
 
 
 # ----- 1. checkpoints for 1000 steps, from the closed form ----------------------------
@@ -195,7 +194,7 @@ def _whole(value):
     return isinstance(value, numbers.Real) and float(value).is_integer()
 
 
-def simulate(schedule, length, budget):
+def simulate(schedule, length, M):
     """Play ``schedule``; its number of calls, or NotYet with what is wrong."""
     actions = as_sequence(schedule, "actions (tuples)")
     stored, running, taped, frontier, calls = {0}, 0, None, length, 0
@@ -245,9 +244,9 @@ def simulate(schedule, length, budget):
                              "taped, {}".format(shown, taped))
             taped, frontier, running = None, args[0], None
         held = len(stored) - 1 + (taped[1] - taped[0] if taped else 0)
-        if held > budget:
-            raise NotYet("after {!r}, {} slots are held; the budget is "
-                         "{}".format(shown, held, budget))
+        if held > M:
+            raise NotYet("after {!r}, {} slots are held, more than the M = {} "
+                         "allowed".format(shown, held, M))
     if frontier != 0:
         raise NotYet("the schedule stops before block 1 is reversed "
                      "(blocks 1..{} are left)".format(frontier))

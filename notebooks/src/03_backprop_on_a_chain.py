@@ -26,6 +26,7 @@
 
 # %%
 import inspect
+import weakref
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -70,8 +71,8 @@ print(f"gb = {gb:.6f}  ga = {ga:.6f}  gx = {gx:.6f}")
 #
 # A derivative is a limit of difference quotients, so a small step gives an
 # independent check. The central difference `(f(x+h) - f(x-h)) / 2h` is
-# accurate to order `h²`: with `h = 1e-4` its error is below `1e-8`, and it
-# agrees with the chain rule in the eight decimals printed:
+# accurate to order `h²`: with `h = 1e-4` its error at `x = 0.5` is below
+# `1e-8`, and it agrees with the chain rule in the eight decimals printed:
 
 # %%
 def chain(x):
@@ -131,14 +132,10 @@ plt.show()
 #   tuple of incoming gradients, one per output;
 # - backward returns a tuple of its inputs' gradients: the incoming gradient
 #   times the local derivative, read from what forward left in `inputs` or
-#   `outputs`;
-# - that tuple holds one gradient per input asked for, or one per input:
-#   minichain takes either and keeps those asked for.
+#   `outputs`.
 #
-# The engine starts at the output and follows `creator` links to the leaf.
-# (minichain's graph links not the Variables but their *VariableNodes*,
-# small records of them: name, rank, `creator_node`, and no array unless a
-# backward needs it; chapter 07 shows what that frees.)
+# The engine starts at the output and follows `creator` links to the leaf
+# (minichain's `creator_node`, PyTorch's `grad_fn`).
 
 # %%
 class HandVariable:
@@ -215,8 +212,9 @@ assert np.isclose(xh.grad, gx)
 # In minichain the same chain is three function calls, and `y.backward()`
 # runs the loop. Only the leaf `x` is left with a gradient: those of `a` and
 # `b` were freed as soon as the next function had used them, or a deep
-# network would hold one gradient per layer (chapter 07 shows how to keep
-# them).
+# network would hold one gradient per layer. PyTorch too keeps a non-leaf's
+# `.grad` only after `retain_grad()`; minichain's
+# `y.backward(retain_grad=True)` keeps them (chapter 07).
 
 # %%
 xv = mc.Variable(np.array(0.5), name="x")
@@ -236,8 +234,10 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 # Here are the `forward` and `backward` of `exp` and `sin` as the package
 # defines them: the same `forward(inputs)` on a tuple of arrays as our `Exp`
 # and `Sin`, the same `backward(target_input_indexes, grad_outputs)`
-# returning a tuple (shortened to `indexes`, as chapter 02 noted). The lines
-# ours do not have:
+# returning a tuple (shortened to `indexes`, as chapter 02 noted; with
+# several inputs, from chapter 04 on, it may hold a gradient for every input
+# or only for those in `indexes`: the engine keeps those asked for). The
+# lines ours do not have:
 #
 # - `self.retain_outputs((0,))` and `self.retain_inputs((0,))`: forward
 #   says which arrays its backward will need, and only those are kept;
@@ -254,20 +254,20 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   backprop, chapter 11; exercise 2 below tries it on yours).
 #
 # By default `y.backward()` records no graph of the gradients
-# (`enable_double_backprop=False`, PyTorch's `create_graph=False`); `True`
-# records one, at a cost in nodes and time. The classes hold three more
-# methods: `label` (the name drawings use), `check_type_forward` (chapter
-# 08) and `backward_arrays`, the same formula on bare arrays. The default
-# `yv.backward()` above ran `backward_arrays` of `exp` and `sin`: the fast
-# path (chapter 13) takes it when no graph of the gradients is recorded. The
-# `backward` printed here runs when one is, and always under
-# `mc.reference_mode()` (chapter 02).
+# (`enable_double_backprop=False`, PyTorch's `create_graph=False`) and calls
+# `backward_arrays`, printed after `Exp.backward`: the same formula on bare
+# arrays (`_retained_output_data` is the retained output's array). So
+# `yv.backward()` above ran `backward_arrays` of `exp` and `sin`; the printed
+# `backward` runs when it is `True` (a graph of the gradients, at a cost in
+# nodes and time) and under `mc.reference_mode()` (chapter 02). Chapter 13
+# shows this fast path.
 
 # %%
 import minichain.functions.math.exponential as exponential
 import minichain.functions.math.trigonometric as trigonometric
 
 for method in (exponential.Exp.forward, exponential.Exp.backward,
+               exponential.Exp.backward_arrays,
                trigonometric.Sin.forward, trigonometric.Sin.backward):
     print(f"# {method.__qualname__}")
     print(inspect.getsource(method))
@@ -318,8 +318,7 @@ assert np.allclose(xt.grad, [12, 12, 12])
 # %% [markdown]
 # In PyTorch terms, `y.grad = g; y.backward()` is `y.backward(gradient=g)`.
 # `y.backward()` picks the seed 1 by itself only when `y` has one element,
-# a loss. For an output of several elements it does not guess: it stops and
-# says what to do.
+# a loss; for more elements it stops and says what to do.
 
 # %%
 yt_unseeded = xt * F.sum(xt)
@@ -335,10 +334,11 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # runs the same backward without reading or writing any `.grad`: it returns
 # the gradients of `inputs` as Variables (the cell reads their `.array`), and
 # its `grad_outputs` are the seeds, one per output. A seed left out is ones
-# of the output's shape, **whatever that shape**, so on `yt_unseeded` it
-# quietly returns the column sums. A seed that is 1 at position `i` and 0
-# elsewhere picks row `i` of `J`, the gradient of `yᵢ` alone, so three
-# calls on `yt` rebuild the whole Jacobian.
+# of the output's shape, **whatever that shape**: where `torch.autograd.grad`
+# refuses a non-scalar output without `grad_outputs`, `mc.grad` on
+# `yt_unseeded` quietly returns the column sums. A seed that is 1 at
+# position `i` and 0 elsewhere picks row `i` of `J`, the gradient of `yᵢ`
+# alone, so three calls on `yt` rebuild the whole Jacobian.
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -377,7 +377,7 @@ ys.backward()
 sample = grid[::20]
 sample_numeric = (chain(sample + h) - chain(sample - h)) / (2 * h)
 largest_gap = np.max(np.abs(sample_numeric - xs.grad[::20]))
-print("largest gap between backward and the central differences: {:.1e}".format(
+print("largest gap between backward and the central differences: {:.0e}".format(
     largest_gap))
 assert largest_gap < 1e-7
 
@@ -392,6 +392,8 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# The gap depends on `x`: over `[-π, π]` it reaches about `2e-8`.
+#
 # `mc.gradient_check.check_backward` packs this comparison into one call:
 # for a seed `g` (its third argument) and a random direction `d`, it
 # compares `gᵀJd` from backward with the central difference of `gᵀf` along
@@ -405,14 +407,28 @@ print("check_backward passed")
 # %% [markdown]
 # ## Now build it: Tasks 3 and 4
 #
+# Unlike our hand engine, minichain's functions link not Variables but
+# their *VariableNodes* (`x.node`, with no array unless a backward needs
+# it), so dropping a Variable frees its array unless a function kept it:
+
+# %%
+xd = mc.Variable(np.ones(3))
+yd = F.exp(xd)                            # exp keeps its output, not its input
+assert yd.creator_node.inputs[0] is xd.node
+array_alive = weakref.ref(xd.array)       # sees the array without keeping it
+del xd
+print(f"exp's input: a {type(yd.creator_node.inputs[0]).__name__};"
+      f" x's array freed with x: {array_alive() is None}")
+assert array_alive() is None
+
+# %% [markdown]
 # In `build_your_own/mychain/backprop.py`, write the backward loop `walk` (Task
 # 3: it receives the output `y`, as our `backward_chain` does; on a chain a
 # plain list of the functions to visit, and `=` to store each gradient, are
 # enough; it becomes the engine's `_walk_reference` of chapter 05), then
 # `retain_inputs`, `retain_outputs` and the `get_retained_*` methods (Task
-# 4). Task 4 also checks that an array no function retained is freed once
-# you drop its Variable: your `apply` (Task 2) links VariableNodes, not
-# Variables.
+# 4). Task 4 also checks that your `apply` (Task 2) links VariableNodes,
+# so that an array is freed as above.
 # `make conformance` judges every task written so far.
 
 # %% [markdown]
@@ -439,12 +455,11 @@ ch03.check_1(answer_1)
 # `y, = Cube().apply((x,))`) whose backward is written with Variables, and
 # assign the class to `answer_2`. As in `Sin` above: forward calls
 # `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
-# (`from minichain.utils.array import force_array`: a 0-d `x` gives a NumPy
-# scalar otherwise); backward takes `x` from `self.get_retained_inputs()`
-# and multiplies by the incoming gradient. The check tries random incoming
-# gradients on several shapes and dtypes, runs `check_backward`, and
-# differentiates your gradient once more, by `x` and by `gy` (`6x·gy` and
-# `3x²`): that works only if backward computed with Variables.
+# (`from minichain.utils.array import force_array`, as above); backward
+# takes `x` from `self.get_retained_inputs()` and multiplies by the
+# incoming gradient. The check also differentiates your gradient once more,
+# by `x` and by `gy` (`6x·gy` and `3x²`): that works only if backward
+# computed with Variables.
 
 # %%
 # class Cube(mc.FunctionNode):

@@ -11,7 +11,8 @@
 # Two simplifications: **all blocks are equal**, and **time is counted in
 # block calls** (backward's work ignored): a rough model, not seconds.
 #
-# `mc.checkpoint_revolve` and `checkpoint.revolve_cost` are named after
+# `mc.checkpoint_revolve`, `checkpoint.revolve_cost` and `revolve_schedule`
+# (here `variant_cost` and `variant_schedule`) are named after
 # Revolve (Griewank and Walther, "Algorithm 799: revolve", ACM Transactions
 # on Mathematical Software 26(1), 2000) but compute *the variant*: this
 # chapter's game, fitted to how a define-by-run engine holds memory, and
@@ -31,6 +32,8 @@ import minichain as mc
 import minichain.functions as F
 from minichain import checkpoint
 from minichain.checkpoint import schedule_calls, split_into_segments
+
+variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_schedule
 
 # %% [markdown]
 # ## The game
@@ -53,10 +56,10 @@ from minichain.checkpoint import schedule_calls, split_into_segments
 # run, which the next move stores or starts from. A taped run ends at the
 # highest block not yet reversed, and backward follows it. It may tape
 # several blocks from `x` or a checkpoint, but only one from the value just
-# reached, as Revolve does. That rule saves no memory: advance block 1,
-# tape blocks 2–3 from $h_1$, and 2 slots ($h_1$ uncounted) reverse 3
-# blocks in 4 calls, fewer than `R(3, 2)` below. It keeps Revolve's
-# schedules inside this game; the variant is optimal within these rules.
+# reached, as Revolve does. This rule costs calls and saves no memory (3
+# blocks, 2 slots: advancing block 1 and taping 2–3 from $h_1$ takes a call
+# fewer than `R(3, 2)`, printed below); we keep it only so that Revolve's
+# schedules are moves of this game and can be compared.
 #
 # ## By hand: four blocks, one slot
 #
@@ -70,7 +73,7 @@ from minichain.checkpoint import schedule_calls, split_into_segments
 # 3. advance block 1, tape block 2, go back;
 # 4. tape block 1 from `x`, go back.
 #
-# That is `4 + 3 + 2 + 1` calls; as moves, with the block calls counted:
+# That is `4 + 3 + 2 + 1` calls; as moves:
 
 # %%
 one_slot_4 = [
@@ -114,7 +117,7 @@ def run_schedule(schedule, blocks, x):
 
 # %% [markdown]
 # Blocks `tanh(linear(h, W_i))` that count their calls, and a check
-# against plain backprop (the gradients of `x` and of every `W_i`):
+# against plain backprop's gradients (of `x` and every `W_i`):
 
 # %%
 def make_chain(length):
@@ -174,8 +177,7 @@ two_slots_4 = [
 ]
 calls, same = check(functools.partial(run_schedule, two_slots_4), 4)
 assert sum(calls) == schedule_calls(two_slots_4) and same
-print("calls per block:", calls, " total:", sum(calls),
-      " gradients equal plain backprop's:", same)
+print("calls per block:", calls, " gradients equal plain backprop's:", same)
 
 # %% [markdown]
 # ## The recursion
@@ -198,7 +200,7 @@ print("calls per block:", calls, " total:", sum(calls),
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
 #
 # As code, with the three choices of `m` for four blocks and two slots,
-# and a table of `R`:
+# the schedule the rule excludes, and a table of `R`:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -215,21 +217,23 @@ print("first checkpoint, four blocks, two slots:", options)
 assert hand_cost(4, 1) == schedule_calls(one_slot_4)
 assert hand_cost(4, 2) == options["h_2"] == schedule_calls(two_slots_4)
 excluded = [("advance", 0, 1), ("taped", 1, 3), ("backward", 1, 3), ("taped", 0, 1)]
+print("3 blocks, 2 slots, blocks 2-3 taped from h_1:", schedule_calls(excluded),
+      "calls; R(3, 2) =", hand_cost(3, 2))
 assert schedule_calls(excluded) == hand_cost(3, 2) - 1    # the rule's price
 print("R(n, M), n down, M across:\n      " + "".join(f"M={M:<4d}" for M in range(1, 6)))
 for n in range(1, 11):
     print(f"n={n:<3d} " + "".join(f"{hand_cost(n, M):<6d}" for M in range(1, 6)))
 
 # %% [markdown]
-# Most saving comes with the first few slots.
+# Most saving comes with the first slots.
 #
 # ## The real thing
 #
-# `checkpoint.revolve_cost` fills the same table with NumPy, as
-# `rows[M] = (cost by n, best m by n)`; ties go to the farthest `m`, which
-# leaves the fewest blocks to the part with a slot less.
-# `revolve_schedule` writes a schedule with `_reverse`, printed here, a
-# loop in place of the second recursive call:
+# `variant_cost` fills the same table with NumPy, as
+# `rows[M] = (cost by n, best m by n)`; ties go to the farthest `m` (the
+# fewest blocks left to the part with a slot less).
+# `variant_schedule` writes a schedule with `_reverse`, printed here
+# (`budget` is `M`), a loop in place of the second recursive call:
 
 # %%
 print(inspect.getsource(checkpoint._reverse))
@@ -238,8 +242,6 @@ print(inspect.getsource(checkpoint._reverse))
 # Its costs and schedules agree with ours, move for move for four blocks:
 
 # %%
-variant_cost = checkpoint.revolve_cost           # R, this chapter's variant
-variant_schedule = checkpoint.revolve_schedule   # its schedules
 for n, M in ((n, M) for n in range(1, 13) for M in range(1, n + 1)):
     assert variant_cost(n, M) == hand_cost(n, M)
     assert schedule_calls(variant_schedule(n, M)) == hand_cost(n, M)
@@ -248,11 +250,10 @@ print("costs agree for every n <= 12 and M <= n")
 print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12))
 
 # %% [markdown]
-# `mc.checkpoint_revolve(blocks, x, budget)` (`x` second;
-# `checkpoint_sequential(functions, segments, x)` takes it last) runs the
-# schedule with `budget = M` slots inside one FunctionNode: its forward
-# performs the moves up to the first backward, its backward the rest, with
-# an executor like ours (`checkpoint._ScheduleRun`) that also replays the
+# `mc.checkpoint_revolve(blocks, x, budget)` (`x` second, unlike
+# `checkpoint_sequential`) runs the schedule with `M` slots inside one
+# FunctionNode: its forward performs the moves up to the first backward,
+# its backward the rest, with an executor like ours that also replays the
 # random state as `F.forget` does. On 16 blocks with 3 slots, beside our
 # executor:
 
@@ -275,10 +276,11 @@ print("our executor on the same schedule: the same", sum(calls), "calls, the sam
 # %% [markdown]
 # ## The picture
 #
-# Time runs right (one unit per block call or backward), the block index
-# up: grey lines advance, black ones are taped runs, red ones go back, a
-# blue bar is a checkpoint held. Beside the variant, chapter 10's uniform
-# segments as moves of the game (checkpoints held to the end).
+# Time runs right, one unit per block call and per block backward (which
+# the call counts ignore), the block index up. Grey lines advance, black
+# ones tape, red ones go back, a blue bar is a checkpoint held. Beside the
+# variant, chapter 10's uniform segments as moves (checkpoints held to the
+# end).
 
 # %%
 def uniform_schedule(length, segments):
@@ -367,7 +369,7 @@ for _ in range(L):
     W = mc.Parameter((rng.normal(size=(width, width)) / np.sqrt(width)).astype(np.float32))
     b = mc.Parameter(np.zeros(width, dtype=np.float32))
     for param in (W, b):
-        param.zerograd()    # gradients made once and added to in place: not in the peaks
+        param.zerograd()    # .grad = zeros: backward adds in place, not in the peaks
     net.append(net_block(W, b))
 x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_grad=False)
 activation = batch * width * 4
@@ -390,10 +392,10 @@ for _, run in ways.values():
 
 # %% [markdown]
 # Beyond its slots, a step holds chapter 10's two arrays in flight (the
-# gradient waiting, the array being made), and a third in the one-slot
-# case: after the first backward, a one-block tape from the value just
-# reached that fills the last slot keeps that value. Each peak is slots
-# plus in flight, within a third of an activation (small objects):
+# gradient waiting, the array being made), and a third whenever, after the
+# first backward, a one-block tape from the value just reached fills the
+# last free slot (here `M ≤ 4`): its graph keeps that value. Each peak is
+# slots plus in flight, within a third of an activation (small objects):
 
 # %%
 def in_flight(schedule):
@@ -437,7 +439,7 @@ assert all(variant_cost(L, slots_held(u)) <= schedule_calls(u) for u in uniforms
 ax.plot(all_slots, [variant_cost(L, M) / L for M in all_slots], "-",
         color="tab:red", label="variant (model)")
 ax.plot([slots_held(u) for u in uniforms], [schedule_calls(u) / L for u in uniforms],
-        ".", color="tab:blue", label="uniform, s segments (model)")
+        ".", color="tab:blue", label="uniform segments (model)")
 ax.plot([L], [1], "ks", label="plain")
 ax.plot(list(peaks.values()), [schedule_calls(s) / L for s, _ in ways.values()], "o",
         mfc="none", color="0.3", label="measured peak")
@@ -532,7 +534,8 @@ print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
 # **In practice.** PyTorch's `torch.utils.checkpoint` offers uniform
 # segments. The variant pays when memory is the limit: a long chain of
 # near-equal blocks that must fit in far fewer activations than uniform
-# segments' `2√L`; with that many, uniform segments cost about as few calls.
+# segments' `2√L` or so (9 slots for `L = 24` above), with which they cost
+# about as few calls.
 #
 # ## Exercises
 #
@@ -546,9 +549,9 @@ from exercises import ch14
 
 # %% [markdown]
 # **1.** A simulation of 1000 time steps is to be reversed with Revolve, and
-# no step may be advanced more than 3 times (its taped call not counted).
-# How many checkpoints does Revolve need at least, `x`'s included? Reason
-# from $\beta$, then assign the number to `answer_1`.
+# no step may be advanced more than 3 times. How many checkpoints does
+# Revolve need at least, `x`'s included? Reason from $\beta$, then assign
+# the number to `answer_1`.
 
 # %%
 answer_1 = None
@@ -567,8 +570,8 @@ ch14.check_2(answer_2)
 # %% [markdown]
 # **3.** Write out an optimal schedule of this chapter's game for 5 blocks
 # and 2 slots, as a list of moves like `two_slots_4` above, and assign it
-# to `answer_3`. The check plays it by the rules (at most 2 slots) and
-# checks that it reverses every block and that none is cheaper.
+# to `answer_3`. The check plays it by the rules and checks that it
+# reverses every block in the fewest calls.
 
 # %%
 answer_3 = None
