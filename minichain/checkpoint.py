@@ -44,6 +44,7 @@ def checkpoint_sequential(functions, segments, x):
         The output of the last function (a Variable, or a tuple if the last
         function returns one).
 
+    >>> x = Variable(numpy.ones((2, 3), numpy.float32))
     >>> blocks = [lambda h: F.tanh(h) for _ in range(4)]
     >>> y = checkpoint_sequential(blocks, 2, x)   # 2 segments of 2 blocks
     """
@@ -297,6 +298,7 @@ def checkpoint_revolve(functions, x, budget):
     Returns:
         The output of the last function, a Variable.
 
+    >>> x = Variable(numpy.ones((2, 3), numpy.float32))
     >>> blocks = [lambda h: F.tanh(h) for _ in range(64)]
     >>> y = checkpoint_revolve(blocks, x, 6)   # 185 calls, 6 outputs held
     """

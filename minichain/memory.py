@@ -240,6 +240,7 @@ def kept_bytes(*outputs):
     function keeps in attributes of its own (a dropout mask) are not seen;
     ``measure`` sees those too. Chapter 07 counts the same bytes by hand.
 
+    >>> x = Variable(numpy.ones(1000, numpy.float32))
     >>> y = F.exp(x)                 # exp keeps its output for backward
     >>> kept_bytes(y) == y.array.nbytes
     True
