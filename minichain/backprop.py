@@ -35,7 +35,7 @@ from minichain import backend
 from minichain import backward_undo
 from minichain import function_hook
 from minichain.configuration import config, using_config
-from minichain.function_node import FunctionNode, _check_nan
+from minichain.function_node import FunctionNode, HandedOver, _check_nan
 from minichain.utils.array import force_array
 from minichain.variable import (
     Parameter, Variable, _check_grad_type, _make_output)
@@ -213,13 +213,14 @@ def _walk(run):
     """
     heap, pushed, grads, debug = run.heap, run.pushed, run.grads, run.debug
     take, plain, arrays = grads.pop, run.depends is None, run.arrays
+    hand = HandedOver if arrays else tuple  # see writable_gradient
     while heap:
         run.func = func = heapq.heappop(heap)[2]  # named by errors: _run
         inputs = func.inputs
         if inputs is None:  # unchained since its forward
             continue
         outputs = func.outputs  # weak references: a dead one gives None
-        grad_outputs = ((take(outputs[0](), None),) if len(outputs) == 1
+        grad_outputs = (hand((take(outputs[0](), None),)) if len(outputs) == 1
                         else tuple([take(ref(), None) for ref in outputs]))
         if run.retain_grad:
             _retain_output_grads(run, func, grad_outputs)
