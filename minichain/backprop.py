@@ -213,15 +213,16 @@ def _walk(run):
     """
     heap, pushed, grads, debug = run.heap, run.pushed, run.grads, run.debug
     take, plain, arrays = grads.pop, run.depends is None, run.arrays
-    hand = HandedOver if arrays else tuple  # see writable_gradient
     while heap:
         run.func = func = heapq.heappop(heap)[2]  # named by errors: _run
         inputs = func.inputs
         if inputs is None:  # unchained since its forward
             continue
         outputs = func.outputs  # weak references: a dead one gives None
-        grad_outputs = (hand((take(outputs[0](), None),)) if len(outputs) == 1
+        grad_outputs = ((take(outputs[0](), None),) if len(outputs) == 1
                         else tuple([take(ref(), None) for ref in outputs]))
+        if arrays and type(func).writes_into_gradient:  # writable_gradient
+            grad_outputs = HandedOver(grad_outputs)
         if run.retain_grad:
             _retain_output_grads(run, func, grad_outputs)
         # The inputs to give a gradient (plain: not under grad(), where all

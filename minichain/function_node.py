@@ -323,6 +323,10 @@ class FunctionNode(_FunctionBase):
     # ``writable_gradient`` below gives one, and never return an array that
     # is not a gradient of this call. None means "not defined".
     backward_arrays = None
+    # True where ``backward_arrays`` may write into an incoming gradient
+    # that ``writable_gradient`` gives it (ReLU's): only then does the fast
+    # loop hand its gradients over, which costs a little on every step.
+    writes_into_gradient = False
 
     def backward_accumulate(self, target_input_indexes, grad_outputs,
                             grad_inputs):

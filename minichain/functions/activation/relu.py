@@ -16,6 +16,8 @@ from minichain.utils import type_check
 class ReLU(FunctionNode):
     """``y = max(x, 0)``; retains ``y`` only."""
 
+    writes_into_gradient = True  # see backward_arrays
+
     @property
     def label(self):
         return "ReLU"
