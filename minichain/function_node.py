@@ -591,19 +591,19 @@ def writable_gradient(grad_outputs):
     the size of the layer. Writing is safe only for an array that nothing
     else can see, so three things must hold: the engine handed the tuple
     over (``HandedOver``: anyone else calling ``backward_arrays`` may read
-    their gradients again); the array owns its memory and may be written;
-    and the tuple is its only holder. The last is asked of the interpreter
-    (``sys.getrefcount``): a user's ``.grad``, a retained gradient, another
-    entry of the gradient table (``x + c`` hands its gradient on) and a view
-    of the array each hold a reference, so any of them rules it out.
+    their gradients again); the tuple is the array's only holder, which is
+    asked of the interpreter (``sys.getrefcount``: a user's ``.grad``, a
+    retained gradient, another entry of the gradient table, as ``x + c``
+    hands its gradient on, and a view of the array each hold a reference);
+    and the array owns its memory and may be written.
     """
     if type(grad_outputs) is not HandedOver:
         return None
     g = grad_outputs[0]
-    if (type(g) is _ndarray and g.base is None and g.flags.writeable
-            and _getrefcount(g) == _SOLE_HOLDER):
-        return g
-    return None
+    if type(g) is not _ndarray or _getrefcount(g) != _SOLE_HOLDER:
+        return None
+    flags = g.flags  # its own memory: not a view, nor a buffer lent to it
+    return g if flags.owndata and flags.writeable else None
 
 
 def _references_when_held_by_a_tuple_alone():

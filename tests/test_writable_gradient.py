@@ -44,6 +44,7 @@ def test_only_a_handed_over_array_held_by_the_tuple_alone_is_writable():
     assert not _writable(lambda: np.ones(4)[1:])  # a view of another array
     assert not _writable(_viewed)  # another array is a view of it
     assert not _writable(_read_only)
+    assert not _writable(lambda: np.frombuffer(bytearray(24)))  # lent memory
     assert not _writable(lambda: None)
 
 
