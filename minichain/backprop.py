@@ -35,7 +35,7 @@ from minichain import backend
 from minichain import backward_undo
 from minichain import function_hook
 from minichain.configuration import config, using_config
-from minichain.function_node import FunctionNode, _check_nan
+from minichain.function_node import FunctionNode, HandedOver, _check_nan
 from minichain.utils.array import force_array
 from minichain.variable import (
     Parameter, Variable, _check_grad_type, _make_output)
@@ -221,6 +221,8 @@ def _walk(run):
         outputs = func.outputs  # weak references: a dead one gives None
         grad_outputs = ((take(outputs[0](), None),) if len(outputs) == 1
                         else tuple([take(ref(), None) for ref in outputs]))
+        if arrays and type(func).writes_into_gradient:  # writable_gradient
+            grad_outputs = HandedOver(grad_outputs)
         if run.retain_grad:
             _retain_output_grads(run, func, grad_outputs)
         # The inputs to give a gradient (plain: not under grad(), where all

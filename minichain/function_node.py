@@ -11,6 +11,7 @@ all double backprop needs.
 Variables own them, so no reference cycle keeps a graph alive).
 """
 
+import sys
 import weakref
 
 import numpy
@@ -318,9 +319,14 @@ class FunctionNode(_FunctionBase):
     # The retained arrays are ``self.inputs[i].data`` and
     # ``self._retained_output_data``. The contract: never write into the
     # incoming gradient arrays (the engine may hold one array in several
-    # places: ``x + c`` hands its gradient on unchanged) and never return an
-    # array that is not a gradient of this call. None means "not defined".
+    # places: ``x + c`` hands its gradient on unchanged), unless
+    # ``writable_gradient`` below gives one, and never return an array that
+    # is not a gradient of this call. None means "not defined".
     backward_arrays = None
+    # True where ``backward_arrays`` may write into an incoming gradient
+    # that ``writable_gradient`` gives it (ReLU's): only then does the fast
+    # loop hand its gradients over, which costs a little on every step.
+    writes_into_gradient = False
 
     def backward_accumulate(self, target_input_indexes, grad_outputs,
                             grad_inputs):
@@ -381,7 +387,8 @@ class FunctionNode(_FunctionBase):
         """Raise unless ``gxs`` holds one array (or None) per target, so a
         mistake in a ``backward_arrays`` is named here, not deep in the
         engine."""
-        if type(gxs) is not tuple or len(gxs) != len(target_input_indexes):
+        if (not isinstance(gxs, tuple)  # HandedOver: grad_outputs returned
+                or len(gxs) != len(target_input_indexes)):
             raise TypeError(
                 "{} ({}): backward_arrays must return a tuple of one array (or "
                 "None) per target ({}), got {!r}".format(
@@ -568,3 +575,50 @@ def _check_nan(function, arrays, phase):
 
 
 _NO_TYPE_CHECK = _FunctionBase.check_type_forward  # the default does nothing
+
+
+# ----- gradients a backward may write into (the fast path) ---------------------
+class HandedOver(tuple):
+    """The ``grad_outputs`` the fast loop (``backprop._walk``) gives to a
+    ``backward_arrays``: a tuple that says "the engine has taken these
+    gradients out of its table and will not read them again"."""
+
+    __slots__ = ()
+
+
+def writable_gradient(grad_outputs):
+    """The first incoming gradient, if ``backward_arrays`` may write into it;
+    otherwise None.
+
+    Why: hand-written NumPy computes ``ga *= h > 0`` in place, where a
+    backward that must not touch its incoming gradient allocates a new array
+    the size of the layer. Writing is safe only for an array that nothing
+    else can see, so three things must hold: the engine handed the tuple
+    over (``HandedOver``: anyone else calling ``backward_arrays`` may read
+    their gradients again); the tuple is the array's only holder, which is
+    asked of the interpreter (``sys.getrefcount``: a user's ``.grad``, a
+    retained gradient, another entry of the gradient table, as ``x + c``
+    hands its gradient on, and a view of the array each hold a reference);
+    and the array owns its memory and may be written.
+    """
+    if type(grad_outputs) is not HandedOver:
+        return None
+    g = grad_outputs[0]
+    if type(g) is not _ndarray or _getrefcount(g) != _SOLE_HOLDER:
+        return None
+    flags = g.flags  # its own memory: not a view, nor a buffer lent to it
+    return g if flags.owndata and flags.writeable else None
+
+
+def _references_when_held_by_a_tuple_alone():
+    """What ``sys.getrefcount`` says in ``writable_gradient`` when the tuple
+    is the array's only holder: counted here in the same situation (a tuple,
+    a local name, the call's argument), not assumed, since interpreters
+    count the references of a call differently."""
+    grad_outputs = (numpy.empty(1),)
+    g = grad_outputs[0]
+    return sys.getrefcount(g)
+
+
+_getrefcount = sys.getrefcount
+_SOLE_HOLDER = _references_when_held_by_a_tuple_alone()

@@ -8,13 +8,15 @@ backprop works.
 """
 
 from minichain import backend
-from minichain.function_node import FunctionNode
+from minichain.function_node import FunctionNode, writable_gradient
 from minichain.utils.array import force_array
 from minichain.utils import type_check
 
 
 class ReLU(FunctionNode):
     """``y = max(x, 0)``; retains ``y`` only."""
+
+    writes_into_gradient = True  # see backward_arrays
 
     @property
     def label(self):
@@ -34,7 +36,12 @@ class ReLU(FunctionNode):
         return ReLUGrad(y.array).apply(grad_outputs)
 
     def backward_arrays(self, indexes, grad_outputs):
-        return _relu_grad(grad_outputs[0], self._retained_output_data[0]),
+        y = self._retained_output_data[0]
+        gy = writable_gradient(grad_outputs)
+        if gy is not None and gy.shape == y.shape:
+            gy *= y > 0  # the engine's own array, as NumPy by hand does
+            return gy,
+        return _relu_grad(grad_outputs[0], y),
 
 
 class ReLUGrad(FunctionNode):

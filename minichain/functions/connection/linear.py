@@ -79,17 +79,19 @@ class Linear(FunctionNode):
     def backward_arrays(self, indexes, grad_outputs):
         # The same products on plain arrays, without the cost of applying
         # Transpose and Linear nodes (see FunctionNode.backward_arrays).
+        # ``gx`` is computed last, as a hand-written step does: the next
+        # backward (the activation's) reads it while it is still in cache.
         gy, = grad_outputs
         x, W = self.inputs[0].data, self.inputs[1].data
-        result = []
-        for i in indexes:
+        result = {}
+        for i in sorted(indexes, reverse=True):
             if i == 0:
-                result.append(gy @ W)
+                result[i] = gy @ W
             elif i == 1:
-                result.append(gy.T @ x)
+                result[i] = gy.T @ x
             else:
-                result.append(force_array(gy.sum(axis=0)))
-        return tuple(result)
+                result[i] = force_array(gy.sum(axis=0))
+        return tuple([result[i] for i in indexes])
 
     def backward_accumulate(self, target_input_indexes, grad_outputs,
                             grad_inputs):

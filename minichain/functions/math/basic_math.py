@@ -117,7 +117,7 @@ class AddConstant(FunctionNode):
     def backward_arrays(self, indexes, grad_outputs):
         # Passed on unchanged, so this array may be shared with another
         # entry of the gradient table: the engine never adds into it.
-        return grad_outputs
+        return grad_outputs[0],  # a plain tuple, as the engine expects
 
 
 def add(*xs):
