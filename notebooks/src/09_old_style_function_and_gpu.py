@@ -174,7 +174,7 @@ assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
 # Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient: marked, it is refused by a backward or an
+# the old-style gradient. Marked, it is refused by a backward or an
 # `mc.grad`, with an error naming the function. Without the mark,
 # `gx.backward()` would quietly leave `x.grad` at `None`:
 
@@ -199,7 +199,7 @@ for name, start in [("gx.backward()", gx.backward),
 # and never reaches `x`. So `mc.grad` reports no gradient for `x`: `None`,
 # which is not zero, and no error (PyTorch's `@once_differentiable` raises
 # one here). The lesson: for a second derivative write a FunctionNode; an
-# old-style gradient gives `None`: check for it. Our `HandAdapter` and the
+# old-style gradient gives `None`, so check for it. Our `HandAdapter` and the
 # real adapter agree on both gradients:
 
 # %%
@@ -379,9 +379,9 @@ print("check_backward passed")
 #   cell shows only that the code runs.
 # - **On a GPU**: `to_gpu` copies the array into GPU memory (`x.array` is a
 #   `cupy.ndarray`), every `xp` is `cupy`, and `x.grad` is a CuPy array
-#   until `to_cpu`. CuPy's float32 kernels may
-#   differ from NumPy's in the last bits, hence the tolerance; the
-#   comparison becomes a real check of CuPy against NumPy.
+#   until `to_cpu`. CuPy's float32 kernels may differ from NumPy's in the
+#   last bits, hence the tolerance; the comparison becomes a real check of
+#   CuPy against NumPy.
 
 # %%
 to_device = mc.backend.to_gpu if mc.backend.available else np.asarray
