@@ -86,8 +86,9 @@ def _least(values):
 
 
 def with_and_without(run, switch_off, reps=15):
-    """Fastest ``run()`` as it is and inside ``switch_off()``, the two
-    taking turns: what a fast path buys is ``without / with``."""
+    """Fastest ``run()`` of ``reps`` turns as it is and inside
+    ``switch_off()``, the two taking turns (the statistic chapter 13
+    names): what a fast path buys is ``without / with``."""
 
     def without():
         with switch_off():

@@ -11,18 +11,18 @@
 #
 # - **FunctionNode** (every chapter so far): `forward` on arrays,
 #   `backward` on *Variables*, so the backward is itself recorded and the
-#   gradient it returns can be differentiated again (chapter 11).
+#   gradient it returns can be differentiated again (chapter 11). It keeps
+#   no input unless told (`retain_inputs`).
 # - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
-#   plain arrays. It is simpler to write, and Chainer's documentation draws
-#   its examples with one, so minichain keeps it. Its price: a gradient made
-#   of bare arrays has no graph behind it, so it cannot be differentiated
-#   again.
+#   plain arrays, keeping all its inputs unless told. Simpler to write,
+#   and used by Chainer's documentation for its examples, so minichain
+#   keeps it. Its price: a gradient made of bare arrays has no graph
+#   behind it, so it cannot be differentiated again.
 #
 # **If you know PyTorch.** An old-style Function is a
 # `torch.autograd.Function`: you write `forward` and `backward`, and `self`
 # plays the part of `ctx`. `self.retain_inputs` and `self.retain_outputs`
-# do what `ctx.save_for_backward` does, with the opposite default: `ctx`
-# keeps nothing unless told, a Function keeps all its inputs. Its array
+# do what `ctx.save_for_backward` does, with the opposite default. Its array
 # backward is a PyTorch backward marked `@once_differentiable`: the same
 # limit, but minichain is silent in the common case (below). A FunctionNode
 # is one without that decorator, its backward written in differentiable
@@ -130,10 +130,10 @@ print("through HandAdapter:", grad_hand)
 # ## `y.creator`: the Function you wrote
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
-# wrap, plus a mark on each gradient naming the function that made it (the
-# next section says why). Calling an old-style Function applies one, kept
-# as the Function's `node`; the graph holds FunctionNodes only. A Variable
-# has one more attribute, `creator`:
+# wrap, plus a mark on each gradient's node, `_old_style_grad_generator`,
+# naming the function that made it (next section). Calling an old-style
+# Function applies one, kept as the Function's `node`; the graph holds
+# FunctionNodes only. A Variable has one more attribute, `creator`:
 #
 # | `y` is the output of | `y.creator_node` (`grad_fn`) | `y.creator` |
 # | --- | --- | --- |
@@ -159,11 +159,11 @@ assert np.array_equal(x.grad, grad_hand)
 # %% [markdown]
 # ## It cannot be differentiated twice
 #
-# `mc.grad(outputs, inputs)` (chapter 03) returns the gradients of the
-# outputs with respect to the inputs. With `enable_double_backprop=True`
-# the backward it runs is itself recorded, so each gradient it returns is
-# a Variable with a graph behind it, and `mc.grad` can differentiate it
-# again. With a FunctionNode this works (`d²(x²)/dx² = 2`):
+# `mc.grad(outputs, inputs)` (chapter 03) is PyTorch's
+# `torch.autograd.grad`. With `enable_double_backprop=True` the backward it
+# runs is itself recorded, so each gradient it returns is a Variable with a
+# graph behind it, and `mc.grad` can differentiate it again. With a
+# FunctionNode this works (`d²(x²)/dx² = 2`):
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -174,8 +174,9 @@ assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
 # Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient. The adapter marked it, so a backward or an
-# `mc.grad` from it is refused, with an error naming the function:
+# the old-style gradient. Marked, it is refused by a backward or an
+# `mc.grad`, with an error naming the function. Without the mark,
+# `gx.backward()` would quietly leave `x.grad` at `None`:
 
 # %%
 x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
@@ -197,8 +198,9 @@ for name, start in [("gx.backward()", gx.backward),
 # `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
 # and never reaches `x`. So `mc.grad` reports no gradient for `x`: `None`,
 # which is not zero, and no error (PyTorch's `@once_differentiable` raises
-# one here). Our `HandAdapter` and the real adapter agree on both
-# gradients:
+# one here). The lesson: for a second derivative write a FunctionNode; an
+# old-style gradient gives `None`, so check for it. Our `HandAdapter` and the
+# real adapter agree on both gradients:
 
 # %%
 def first_and_second(make_output):
@@ -244,7 +246,8 @@ class Exp(mc.Function):
 
 # %% [markdown]
 # As in chapter 07, a weak reference to each array shows what the graph
-# keeps once every Variable is gone (the `loss` holds the graph):
+# keeps once the inputs and outputs are deleted (`loss` keeps the graph
+# alive):
 
 # %%
 x_square = mc.Variable(np.array([0.0, 1.0]))
@@ -271,9 +274,9 @@ assert np.allclose(x.grad, np.exp(x.array))
 # %% [markdown]
 # ## One call per instance, and the `copy.copy` idiom
 #
-# A called instance is a node of the graph: one application, with one set
-# of inputs. Calling it again would overwrite what the first graph needs,
-# so minichain refuses, as for a FunctionNode applied twice (chapter 02):
+# A called instance is a node of the graph, one application; calling it
+# again would overwrite what the first graph needs, so minichain refuses,
+# as for a FunctionNode applied twice (chapter 02):
 
 # %%
 square = Square()
@@ -288,8 +291,8 @@ assert message.startswith("Square: an old-style Function instance cannot be")
 # %% [markdown]
 # Where you write the call yourself, a new instance each time is enough:
 # `Square()(a)`. But code handed a configured function such as
-# `Scale(3.0)` below knows neither its class nor its settings. Chainer's
-# documentation gives an idiom for it: keep a
+# `Scale(3.0)` below cannot rebuild it: it does not know the constructor's
+# arguments. Chainer's documentation has an idiom for it: keep a
 # *template* instance that is never called, and call a fresh shallow copy
 # each time; a copy of a never-called instance has no node yet. (PyTorch's
 # `Square.apply(x)` makes a fresh `ctx` per call.)
@@ -312,7 +315,7 @@ a = mc.Variable(np.array([1.0]), name="a")
 b = mc.Variable(np.array([2.0]), name="b")
 ya = copy.copy(triple)(a)
 yb = copy.copy(triple)(b)
-F.sum(ya + yb).backward()                 # one element: the seed is 1
+F.sum(ya + yb).backward()
 print("ya =", ya.array, " yb =", yb.array, " a.grad =", a.grad, " b.grad =", b.grad)
 assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
 
@@ -328,9 +331,11 @@ assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
 print(inspect.getsource(mc.backend.get_array_module))
 
 # %% [markdown]
+# `available` is True only when CuPy is installed *and* sees a GPU;
+# `_unwrap(x)` gives a Variable's array and passes an array through.
 # minichain's FunctionNodes ask `xp = backend.get_array_module(x)` in
-# `forward` whenever they need a module function (`xp.exp`, `xp.zeros`).
-# A hand-written softplus `log(1 + exp(x))` for either device:
+# `forward` whenever they need a module function. A hand-written softplus
+# `log(1 + exp(x))` for either device:
 
 # %%
 class Softplus(mc.FunctionNode):
@@ -364,20 +369,19 @@ print("check_backward passed")
 # %% [markdown]
 # ## Without a GPU, and with one
 #
-# `mc.backend.available` is True only when CuPy is installed *and* sees a
-# GPU. The next cell moves the data to the GPU if it can, runs forward and
-# backward, brings the gradient back with `to_cpu` and compares it with a
-# run on NumPy. It prints the same lines on either machine; the work
-# differs:
+# The next cell moves the data to the GPU if `mc.backend.available`, runs
+# forward and backward, brings the gradient back with `to_cpu` and
+# compares it with a run on NumPy. It prints the same lines on either
+# machine; the work differs:
 #
 # - **Without a GPU**, as on the machine that printed these outputs:
-#   `to_device` is `np.asarray`, nothing moves, every `xp` is NumPy. Both
-#   runs are the same NumPy run; the cell shows only that the code runs.
+#   `to_device` is `np.asarray`, nothing moves, every `xp` is NumPy: the
+#   cell shows only that the code runs.
 # - **On a GPU**: `to_gpu` copies the array into GPU memory (`x.array` is a
-#   `cupy.ndarray`), every `xp` is `cupy`, the kernels run on the GPU, and
-#   `x.grad` is a CuPy array until `to_cpu`. CuPy's float32 kernels may
-#   differ from NumPy's in the last bits, hence the tolerance; the
-#   comparison becomes a real check of CuPy against NumPy.
+#   `cupy.ndarray`), every `xp` is `cupy`, and `x.grad` is a CuPy array
+#   until `to_cpu`. CuPy's float32 kernels may differ from NumPy's in the
+#   last bits, hence the tolerance; the comparison becomes a real check of
+#   CuPy against NumPy.
 
 # %%
 to_device = mc.backend.to_gpu if mc.backend.available else np.asarray
@@ -404,10 +408,9 @@ assert same
 # Two rules keep code device-neutral. A module function applied to data
 # (`exp`, `zeros_like`) comes from `xp`; operators (`x ** 3`, `a @ b`),
 # array methods and dtypes (`numpy.float32`, shared by CuPy) need none. And
-# never mix devices in one call. Code for the CPU only may call NumPy
-# directly. In PyTorch a tensor carries its device, so code needs no `xp`.
-# `mc.backend.to_gpu(array)` copies, as `x.to("cuda")` does;
-# `Variable.to_gpu()` moves the Variable's own array in place.
+# never mix devices in one call. In PyTorch a tensor carries its device, so
+# code needs no `xp`. `mc.backend.to_gpu(array)` copies, as `x.to("cuda")`
+# does; `Variable.to_gpu()` moves the Variable's own array in place.
 #
 # ## Exercises
 #

@@ -5,7 +5,8 @@
 # its *reference path*. What runs by default is the *fast path*: the same
 # steps, with shortcuts. This chapter times the two, then takes the
 # shortcuts one at a time: the lines that differ, what they buy, and a
-# check that they change no result (one, within a stated float32 bound).
+# check that they change no result (all but shortcut 5, which may round
+# differently, within a stated float32 bound).
 #
 # Times vary by machine: each claim has a wide margin, asserted in its cell
 # (docs/meters.md).
@@ -33,8 +34,7 @@ def as_time(seconds):
 # ## One engine, two readings
 #
 # `mc.reference_mode()` runs the engine on the reference path for a
-# block: like switching to a slower, readable implementation of the same
-# ops. Both paths give the same gradients, bit for bit:
+# block. Both paths give the same gradients, bit for bit:
 
 # %%
 def gradient(reference):
@@ -95,11 +95,12 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # ## The two paths, timed
 #
 # The timed program: 200 ops on 10 float32 numbers, then one backward.
-# Hand-written NumPy, the same arithmetic without a graph, is the floor.
+# Hand-written NumPy (printed first) is the floor.
 # `overhead.per_op` checks each gradient, then times the variants in turn,
 # keeping each one's fastest:
 
 # %%
+print(inspect.getsource(overhead.numpy_chain))
 print(inspect.getsource(overhead.minichain_chain))
 print("MUL_C =", overhead.MUL_C, "  ADD_C =", overhead.ADD_C)
 tiny = overhead.per_op(10, reps=15)
@@ -115,9 +116,8 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 # %% [markdown]
 # On ten numbers minichain's time is bookkeeping; the reference does more
 # of it both ways: forward, its `apply` makes every general call and check;
-# backward, its gradients are Variables, so each step *applies* a function,
-# a forward's bookkeeping again. The same chain from 10 to 10⁵ elements,
-# then what each path adds to NumPy's time:
+# backward, its gradients are Variables, so each step *applies*
+# functions. From 10 to 10⁵ elements:
 
 # %%
 SIZES = [10**k for k in range(1, 6)]
@@ -144,7 +144,7 @@ added = {}
 for size in SIZES:
     numpy_time, fast, reference = (sum(sweep[size][name]) for name in NAMES)
     added[size] = fast - numpy_time
-    if size <= 10**4:   # above, an op's time varies by more than it adds
+    if size <= 10**4:   # what each adds; at 10^5 the times (docs/meters.md)
         line = (f"minichain adds {as_time(fast - numpy_time)}, "
                 f"the reference {as_time(reference - numpy_time)}")
     else:
@@ -152,18 +152,17 @@ for size in SIZES:
                 f"the reference {as_time(reference)}")
     print(f"{size:>9,d} elements: {line} per op")
 flat = 0 < added[10**4] < 3 * added[10]
-slower = overhead.slowdown(10**6, NAMES[1:])   # ratios: asserted, not printed
-near_numpy = all(ratio < 2 for ratio in slower.values())
+near_numpy = all(ratio < 2 for ratio in overhead.slowdown(10**6, NAMES[1:]).values())
 print("minichain adds at 10^4 less than 3x what it adds at 10:", flat)
 print("at 10^6 elements, both paths within 2x NumPy (paired medians):", near_numpy)
 assert flat and near_numpy
 
 # %% [markdown]
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
-# bookkeeping; at 10⁵ arithmetic dominates. At 10⁶, bound by memory, an
-# op's time swings between turns by more than the bookkeeping, so fastest
-# times would compare different moments: `overhead.slowdown` takes the
-# median of each path's time over NumPy's in the same turn.
+# bookkeeping. At 10⁵ arithmetic dominates the fast path; the reference
+# still adds a large share to NumPy's time. At 10⁶ `overhead.slowdown`
+# takes the median ratio to NumPy's time in the same turn, so that both
+# times see the machine in one state.
 #
 # ## The fast loop, whole
 #
@@ -176,32 +175,38 @@ print(inspect.getsource(backprop._step_reference))
 print(inspect.getsource(backprop._walk))
 
 # %% [markdown]
-# `_walk` holds chapter 05's three steps:
+# Skim it now; reread it after shortcut 3. `_walk` holds chapter 05's
+# three steps:
 #
 # 1. **pop** the function of highest rank: `heapq.heappop(heap)`;
 # 2. **backward**: take its outputs' gradients out of the table (`take` is
 #    `grads.pop`), then run `backward_arrays` when allowed (shortcut 1),
-#    else `_call_backward`: the reference's `_backward_on_variables`, or
-#    `backward_arrays` for a class with its own `backward_accumulate`
-#    (which runs `backward` and adds the results in) when there is nothing
-#    to add into yet;
+#    else `_call_backward`, which runs
+#    - the reference's `_backward_on_variables`, or
+#    - `backward_arrays`, for a class with its own `backward_accumulate`
+#      (shortcut 5) when there is nothing to add into yet;
 # 3. **add and push**: each `gx` goes into its input's gradient (a first
 #    as `grads[x] = gx`, others through `_add_gradient`: NumPy's sum, not
-#    an applied `Add` as in `_add_gradient_reference`), and the input's
-#    creator is pushed once per pass (`pushed`).
+#    an applied `Add`), and the input's creator is pushed once per pass
+#    (`pushed`).
 #
-# `debug` is chapter 08's debug mode; `seen`, what the hooks are shown
-# before the backward and again after. The rest are shortcuts: the step
-# written inline; one input taken as the target without `_targets` when
-# `plain` (not under `mc.grad()`); a gradient's shape and dtype checked in
-# full only when they look wrong at a glance (`_ndarray` is `np.ndarray`);
-# and `grad_outputs = gxs = gx = None`, which frees arrays before the next
-# step.
+# The rest are shortcuts: the step written inline; one input taken as the
+# target without `_targets` when `plain`; a gradient's shape and dtype
+# checked in full only when they look wrong at a glance; and
+# `grad_outputs = gxs = gx = None`, which frees arrays before the next
+# step. Other names:
+#
+# - `run.depends`: None (`plain`) unless under `mc.grad()`;
+# - `function_hook.local_hooks_in_use`: has any function hooks of its own?
+# - `_DEFAULT_ACCUMULATE`: `FunctionNode.backward_accumulate`;
+# - `_check_gradient_arrays`: raises unless one `gx` per target;
+# - `_ndarray`: `np.ndarray`.
 #
 # ## Shortcuts on the fast path only
 #
-# Each is timed with and without it, in turn (`overhead.with_and_without`),
-# and checked; `overhead.replaced` switches one off for a block:
+# Each is timed with and without it, in turn, the fastest of 15 turns kept
+# (`overhead.with_and_without`), and checked; `overhead.replaced` switches
+# one off for a block:
 
 # %%
 x10 = overhead.start_array(10)             # the chain's 10 float32 inputs
@@ -238,10 +243,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # %% [markdown]
 # (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
-# arrays (`arrays`: no graph of the backward is recorded;
-# `backward(enable_double_backprop=True)` asks for one, like PyTorch's
-# `create_graph=True`), no hook watches, and the class keeps the default
-# `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
+# arrays (`arrays`: no graph of the backward recorded, as without
+# PyTorch's `create_graph=True`), no hook watches, and the class keeps the
+# default `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
 
 # %%
 @contextlib.contextmanager
@@ -260,8 +264,9 @@ buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
 # A hook sees every function a backward applies, so under one (here
-# `mc.memory.measure`) the fast loop runs `backward`, as the reference
-# always does: `tanh`'s applies `TanhGrad`. `mock.patch` records them:
+# `mc.memory.measure`, chapter 10, which works through a function hook)
+# the fast loop runs `backward`, as the reference always does: `tanh`'s
+# applies `TanhGrad`. `mock.patch` records them:
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -297,9 +302,8 @@ assert watched == applied_by_backward(reference=True)
 #
 # The reference wraps each output in `Variable(...)`, which checks its
 # argument. The fast `apply` has already checked what `forward` returned,
-# so for one array it calls `_make_output`, which sets the fields of the
-# Variable and its node directly. Timed per forward op, the public
-# constructor swapped in:
+# so for one array `_make_output` sets the fields of the Variable and its
+# node directly. Timed per forward op, the public constructor swapped in:
 
 # %%
 from minichain import function_node
@@ -349,23 +353,23 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# That diff is one of eight:
+# `_data` is the attribute behind `.array`; a node's retained `data` is the
+# same array. That diff is one of eight:
 #
 # | `_apply_reference` | `apply` instead |
 # |---|---|
 # | `_check_arguments` every call | only if applied before, or inputs not a tuple/list |
-# | `_as_input` each input, then `.array` | one Variable: `_data`, `_node`; else `_gather_inputs` |
+# | `_as_input` each input, then `.array` | one Variable: its `_data` and `_node`; else a loop, `_gather_inputs` |
 # | rank, `requires_grad` from two lists | read off that input's node |
-# | `_check_inputs`, reading `config` (thread-local) per setting | inline; the thread's engine settings read in one go (`view`) |
+# | `_check_inputs`, looking each setting up for this thread | inline; all settings looked up at once (`view`) |
 # | `_forward_with_hooks`, looking hooks up | `forward`, unless a hook is set |
 # | `_check_outputs` on each output | the tuple checked; each array as it becomes a Variable |
 # | `Variable(...)`, `set_creator_node` | `_make_output` (shortcut 2) |
 # | `_retain_data` always | only if something is retained |
 #
-# Each costs a call or a few lookups. Timed with each whole reference
-# function swapped in (so the `apply` bar includes shortcut 2's;
-# `backward_arrays` off on both sides of `_walk`'s), gradients checked on
-# the chain and the first program:
+# Timed with each whole reference function swapped in (so the `apply` bar
+# includes shortcut 2's; `backward_arrays` off on both sides of `_walk`'s),
+# gradients checked on the chain and the first program:
 
 # %%
 def reference_apply():
@@ -401,7 +405,7 @@ for phase, label, switch, around in (
 # The last two change what you can observe (whether `.grad` stays the
 # same object; rounding), so the reference does them too. Both save memory
 # in a training step of an MLP accumulating a batch of 256 in two halves;
-# `overhead.whole_step_peak` traces its allocations from before it starts:
+# `overhead.whole_step_peak` traces its allocations:
 
 # %%
 from minichain.functions.connection import linear as linear_module
@@ -450,9 +454,9 @@ savings = {}                               # shortcut -> peak without / with
 print("\n".join(overhead.excerpt(backprop._add_to_leaf, "if old is None", "old + gx")))
 
 # %% [markdown]
-# PyTorch's `zero_grad(set_to_none=False)` keeps and adds into each `.grad`
-# the same way; `cleargrads()` sets every `.grad` to `None`, so no buffer
-# is owned. Shortcut 5 is off on both sides:
+# `cleargrads()` sets every `.grad` to `None`, as PyTorch's `zero_grad()`
+# does by default (`set_to_none=True`), so no buffer is owned. PyTorch,
+# too, may add into a `.grad` it owns. Shortcut 5 is off on both sides:
 
 # %%
 (owned, g_owned), (not_owned, g_not) = (step_peak("zerograds", unfused),
@@ -498,11 +502,12 @@ assert 0.5 < saved < 1 and worst <= 16
 savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
-# The peak falls by most of one `l1.W` (the first layer's weights): no
-# whole `gy.T @ x`, only a 64-row scratch block. Each entry of `gW` is the
-# same sum, but BLAS (behind NumPy's `@`) may add a block in another order,
-# which rounds differently; by how much depends on the CPU, so only the
-# bound is printed.
+# The peak is one moment: unfused, during the backward of `l1` (the first
+# layer), whose whole `gy.T @ x`, the size of `l1.W`, is then the largest
+# temporary; fused, a 64-row block replaces it. Each entry of `gW` is the
+# same sum, but BLAS may add a block in another order, which rounds
+# differently; by how much depends on the CPU, so only the bound is
+# printed.
 #
 # ### What each one buys
 #
@@ -523,20 +528,18 @@ plt.show()
 # %% [markdown]
 # ## Leaving Python
 #
-# All of this trims the interpreter's work per op; faster engines leave it.
-# PyTorch's graph and backward loop are C++. `torch.compile` and `jax.jit`
-# *trace* a function once into a graph and compile it, paying the per-op
-# cost once per trace.
+# Faster engines leave the interpreter. PyTorch's graph and backward loop
+# are C++; `torch.compile` and `jax.jit` *trace* a function once into a
+# compiled graph, paying the per-op cost once per trace.
 #
 # ## Summary
 #
-# - The fast path is the reference's three steps plus shortcuts, checked
-#   equal by `tests/test_reference_path.py`.
+# - The fast path is the reference's three steps plus shortcuts.
 # - No backward writes into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
-# - `backward_arrays`, the cheap constructor, `apply` and `_walk` changed no
-#   bit here; the owned buffer and `Linear`'s blocks (within a float32
-#   bound) save memory on both paths.
+# - `backward_arrays`, the cheap constructor, `apply` and `_walk` give the
+#   reference's gradients bit for bit; the owned buffer and `Linear`'s
+#   blocks (within a float32 bound) save memory on both paths.
 
 # %% [markdown]
 # ## Exercises
@@ -572,8 +575,8 @@ print(inspect.getsource(ch13.SquaredDifference))
 # function itself to `answer_2`. The retained arrays are
 # `self.inputs[0].data` and `self.inputs[1].data` (chapter 07). Keep the
 # contract: write into neither `grad_outputs` nor the inputs, keep their
-# dtype, and return arrays (0-d inputs give NumPy scalars: `force_array`,
-# shortcut 1; the check tries none). It is compared with `backward`.
+# dtype, and return arrays (0-d inputs give NumPy scalars: `force_array`
+# from `minichain.utils.array`, shortcut 1; the check tries none).
 
 # %%
 # def backward_arrays(self, target_input_indexes, grad_outputs):
