@@ -231,7 +231,8 @@ def test_chapter_13_excerpts_find_their_lines(function, anchors):
 # What chapter 13's text, read beside the printed ``_walk``, points at in it.
 WALK_NAMES_CITED = ("heapq.heappop(heap)", "take", "grads.pop",
                     "backward_arrays", "_call_backward", "grads[x] = gx",
-                    "_add_gradient", "pushed", "_targets", "_ndarray",
+                    "_add_gradient", "pushed", "_targets",
+                    "writes_into_gradient", "HandedOver",
                     "grad_outputs = gxs = gx = None", "arrays",
                     "run.depends", "function_hook.local_hooks_in_use",
                     "_DEFAULT_ACCUMULATE", "_check_gradient_arrays")

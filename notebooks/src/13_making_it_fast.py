@@ -190,17 +190,17 @@ print(inspect.getsource(backprop._walk))
 #    an applied `Add`), and the input's creator is pushed once per pass
 #    (`pushed`).
 #
-# The rest are shortcuts: the step written inline; one input taken as the
-# target without `_targets` when `plain`; a gradient's shape and dtype
-# checked in full only when they look wrong at a glance; and
-# `grad_outputs = gxs = gx = None`, which frees arrays before the next
-# step. Other names:
+# The rest are shortcuts: the step inline; one input taken as the target
+# without `_targets` when `plain`; shape and dtype checked in full only when
+# they look wrong; `grad_outputs = gxs = gx = None` frees arrays early.
+# Other names:
 #
 # - `run.depends`: None (`plain`) unless under `mc.grad()`;
 # - `function_hook.local_hooks_in_use`: has any function hooks of its own?
 # - `_DEFAULT_ACCUMULATE`: `FunctionNode.backward_accumulate`;
 # - `_check_gradient_arrays`: raises unless one `gx` per target;
-# - `_ndarray`: `np.ndarray`.
+# - `writes_into_gradient`, `HandedOver`: ReLU's backward may write into a
+#   gradient only the engine holds (`function_node.writable_gradient`).
 #
 # ## Shortcuts on the fast path only
 #
