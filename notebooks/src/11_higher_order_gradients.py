@@ -276,9 +276,8 @@ plt.show()
 #
 # For a function of many variables the second derivative is the Hessian
 # matrix `H`, n × n, but many methods (conjugate gradients, Newton-CG)
-# need only products `H v`.
-# Double backprop gives one for the price of about two backwards, because
-# `H v` is the gradient of a scalar:
+# need only products `H v`. Double backprop gives one for the price of
+# about two backwards, because `H v` is the gradient of a scalar:
 #
 # $$H v = \nabla_x \big( \nabla_x f(x) \cdot v \big).$$
 #
