@@ -1,5 +1,5 @@
 """Exercises of chapter 12:
-How narrow a hidden layer can be, a momentum update rule, what checkpoints cost.
+How narrow a hidden layer can be, a momentum update rule, what checkpointing costs.
 """
 
 import functools

@@ -8,8 +8,8 @@
 # Chapter 07 measured it: a chain of functions keeps one array per function
 # for backward, so the memory of a training step grows with the depth of the
 # network. Most of those arrays are cheap to compute again. `F.forget(func,
-# x)` runs `func` **without** a graph in forward, retaining only its inputs
-# for backward (its output belongs to the caller, who holds it anyway), and
+# x)` runs `func` **without** a graph in forward, keeping only its inputs
+# for backward (its output is the caller's, who holds it anyway), and
 # runs it a **second time**, with a graph, when backward reaches it. One
 # extra forward buys back all the memory inside `func`.
 
@@ -35,8 +35,9 @@ MiB = 2 ** 20
 # `HandForget` is a FunctionNode around a Python function `func`. Its
 # forward calls `func` in `no_backprop_mode`, so nothing inside is recorded
 # or kept, and it retains its input. Its backward calls `func` again on a
-# fresh leaf, this time recording the graph (`force_backprop_mode`: backward
-# itself runs with recording off), and backpropagates the incoming gradient
+# fresh leaf, this time recording the graph (`force_backprop_mode`, like
+# `torch.enable_grad()` in a custom backward: backward itself runs with
+# recording off), and backpropagates the incoming gradient
 # through that new graph with `mc.grad` (chapter 03).
 
 # %%
@@ -64,11 +65,11 @@ def hand_forget(func, x):
 # %% [markdown]
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
 # graph keeps the four `tanh` outputs (the `h * 1.5` products are not kept:
-# that backward needs only `1.5 · gy`); forgotten, it keeps the input and
-# the one output. `mc.memory.measure()` watches the bytes NumPy arrays hold
-# while its block runs: `.final` is what the block left allocated, `.peak`
-# the most it held at any moment, and `.timeline` the level over time (all
-# above the level at the start).
+# that backward needs only `1.5 · gy`); forgotten, the block holds only the
+# output `y` (the input existed before). `mc.memory.measure()` watches the
+# bytes NumPy arrays hold while its block runs: `.final` is what the block
+# left allocated, `.peak` the most it held at any moment, and `.timeline`
+# the level over time (all above the level at the start).
 
 # %%
 def four_tanhs(h):
@@ -94,18 +95,15 @@ assert np.allclose(gradients["plain"], gradients["hand_forget"])
 print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]))
 
 # %% [markdown]
-# Plain holds the four `tanh` outputs (the last is also `y`); forgotten, only
-# `y` is new: the input `x` existed before the block, so it is not counted.
-#
 # ## The real `F.forget`
 #
 # `F.forget` is the same idea (PyTorch's is
 # `torch.utils.checkpoint.checkpoint(func, x)`), with three differences: it
 # takes any number of inputs and outputs; it saves the random state for the
-# recomputation (the dropout section below shows why); and it frees each
-# array its inner graph keeps, function by function, whether rebuilt or
-# kept (below), as the inner backward walks down it. It agrees with our
-# hand-made one on the gradient and the memory:
+# recomputation (the dropout section below shows why); and it frees what
+# each function of its inner graph keeps as the inner backward walks down it
+# (including the last segment, which keeps its graph: below). It agrees with
+# our hand-made one on the gradient and the memory:
 
 # %%
 x = mc.Variable(x_array, name="x")
@@ -133,23 +131,28 @@ print(draw(y))
 # block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into `s`
 # segments and forgets each one. Forward keeps only each segment's input,
 # its *checkpoint*: `s - 1` of them, since the first segment starts from
-# `x`, which the caller holds. (One refinement: the *last* segment keeps
-# its graph instead. Its backward runs first, right after the forward, so
-# keeping its activations costs no more than rebuilding them, and saves one
-# segment of recomputation.) Backward then rebuilds one segment at a time
-# from its checkpoint, at most `⌈L/s⌉` activations. So the activations kept
-# at once, the **kept count**, are about
+# `x`, which the caller holds. In this course a checkpoint is the kept
+# array; PyTorch's `checkpoint()` function is our `forget`. (One refinement:
+# the *last* segment keeps its graph instead. Its backward runs first, right
+# after the forward, so keeping its activations costs no more than
+# rebuilding them, and saves one segment of recomputation.) Backward then
+# rebuilds one segment at a time from its checkpoint, at most `⌈L/s⌉`
+# activations. So the activations kept at once, the **kept count**, are
+# about
 #
 # $$ s - 1 + \lceil L/s \rceil, $$
 #
 # smallest near `s = √L`. At its worst moment backward also holds two
 # arrays in flight: the gradient waiting at the block being walked back,
-# and the array being made (a block's output, or a new gradient). In a
-# rebuilt segment the inner backward's seed holds a third, the segment's
-# incoming gradient, but only once the segment's last `tanh` has freed its
-# output, so the total holds (chapter 12 meets segments where nothing
-# makes room). The **peak estimate** is therefore `s + 1 + ⌈L/s⌉`
+# and the array being made (a block's output, or a new gradient). The rule:
+#
+# **peak = kept + 2 in flight**, the **peak estimate** `s + 1 + ⌈L/s⌉`
 # activations: an estimate, not a bound; chapter 14 counts exactly.
+#
+# One caveat: the rebuilt segment's incoming gradient stays alive through
+# the segment's backward, a third array once the next gradient waits; but
+# by then the segment's last `tanh` has freed its output, so the total
+# stays the same here. Chapter 12 shows a case where it does not.
 #
 # The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
 # Sublinear Memory Cost" (2016, arXiv:1604.06174). PyTorch's
@@ -161,14 +164,11 @@ print(inspect.getsource(mc.checkpoint_sequential))
 
 # %% [markdown]
 # Our net is small: `L = 16` blocks of width 256 on a batch of 1024, so one
-# activation is 1 MiB. The weights are `mc.Parameter`s (chapter 08) whose
-# gradient buffers exist before we measure: `zerograd()` fills `.grad` with
-# zeros, where `cleargrad()` sets it to `None`. When `W.grad` is already an
-# array, `Linear`'s backward adds `gW` into it in place; after
-# `cleargrad()` each `gW` would be a new array, and would count. So the
-# measured peak is what the step itself adds: activations, plus the arrays
-# in flight during backward. The input is a constant (`requires_grad=False`,
-# chapter 07).
+# activation is 1 MiB. The weights are `mc.Parameter`s (chapter 08);
+# `zerograd()` gives each a zero-filled `.grad` before we measure, which
+# `Linear`'s backward adds into in place, so the measured peak is what the
+# step itself adds: activations and arrays in flight. The input is a
+# constant (`requires_grad=False`, chapter 07).
 
 # %%
 L, width, batch = 16, 256, 1024
@@ -213,7 +213,7 @@ step(), step(4)   # warm-up: first calls make one-time objects (caches, config
 zerograds()
 
 # %% [markdown]
-# First the gradients: with and without checkpoints they are the same.
+# First the gradients: with and without checkpointing they are the same.
 
 # %%
 step()
@@ -228,7 +228,7 @@ zerograds()
 # Now the memory over one step, plain and with 4 segments (the best `s`
 # for `L = 16`). The dashed line is the peak estimate for 4 segments: 7
 # activations kept and 2 in flight. A peak also holds small Python objects
-# (nodes, the random state `forget` saves per segment), so we print it in
+# (nodes, saved random states), so we print it in
 # whole activations and check that the rest is under a third of one.
 
 # %%
@@ -260,6 +260,14 @@ print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
 print(f"peak estimate: {kept_count(L, 4)} kept + {IN_FLIGHT} in flight")
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
+events = [event for event, _ in forgetful.timeline]
+backward_starts = events.index("backward:Sum")
+first_rebuild = events.index("backward:Forget")     # the last segment is done
+humps = [in_activations(max(level for _, level in forgetful.timeline[lo:hi]))
+         for lo, hi in ((backward_starts, first_rebuild),
+                      (first_rebuild, len(events)))]
+print(f"highest in backward: {humps[0]} in the last segment, {humps[1]} in the rebuilds")
+assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 ax = mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
     bounds={"peak estimate, s = 4": (kept_count(L, 4) + IN_FLIGHT) * activation},
@@ -279,9 +287,14 @@ plt.show()
 # graph: in each graph-free segment a block's `linear` and `tanh` outputs
 # live only until the next function has used them (the small teeth).
 # Backward runs the last segment's backward at once, then rebuilds the
-# other segments one at a time and frees each as it goes: the humps. The
-# peak is the peak estimate: 7 kept, 2 in flight (the input `x_batch` is
-# the caller's and not measured).
+# other segments one at a time and frees each as it goes: the humps. Each
+# rebuild hump reaches the peak estimate, 9: the three checkpoints (their
+# `Forget` nodes retain them until `loss` is dropped), the four rebuilt
+# `tanh` outputs, 2 in flight. The first hump, the last segment's kept
+# graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast view
+# of one number that owns no bytes, and by the time a full-size gradient
+# waits, one `tanh` output has been freed. (The input `x_batch` is the
+# caller's and not measured.)
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` nothing is
 # recomputed: the only segment is the last, which keeps its graph (the
@@ -320,28 +333,27 @@ plt.show()
 
 # %% [markdown]
 # From 2 segments on, every peak is the peak estimate. At `s = 1` the
-# measured curve dips one below both the peak estimate and the dotted plain
-# line (17 against 18): the kept graph is freed block by block as backward
-# walks down it (`F.forget`'s third difference), so its peak comes at the
-# start of backward, 16 activations and the array being made (the gradient
-# of `F.sum` is a view of one number). The plain graph stays whole, so
-# later a gradient is waiting as well.
+# curve dips one below it and below plain (17 against 18), like the first
+# hump above: the kept graph is freed as backward walks down it, so its
+# peak comes at the start, 16 kept and the array being made (`F.sum`'s
+# gradient owns no bytes). The plain graph stays whole, so later a
+# gradient waits as well.
 
 # %% [markdown]
 # ## What it costs
 #
-# Every forgotten block runs its forward twice. Counting the forward steps
-# with a hook shows it exactly: with 4 segments, the `linear` and `tanh`
-# forwards of three segments run twice, those of the last one (whose graph
-# was kept) once. A hook changes how backward runs, not what it computes:
-# backward has a fast path on bare arrays and a slower one on Variables,
-# applying functions (chapter 08), taken whenever a hook watches
-# (`mc.memory.measure` uses one; chapter 13). So plain counts `2 L = 32`
-# forwards and 15 more `Linear` calls: the backwards of blocks 2 to 16
-# compute their input's gradient with `linear` (block 1's input is a
-# constant; the weights' gradients go into their buffers, as said above),
-# the same in both runs. The peaks are the same without a hook: the last
-# line measures `step(4)` with plain `tracemalloc`, as chapter 07 does.
+# Every forgotten block runs its forward twice; a hook counting the
+# `linear` and `tanh` forwards shows it. The counter prints 47 for plain,
+# not `2 L = 32`: with a hook present, backward takes the Variables path,
+# where `Linear`'s backward applies `linear` itself (15 calls: blocks 2 to
+# 16 compute their input's gradient with it; block 1's input is a
+# constant). That is the same in both runs, so the difference, 24, is pure
+# recomputation: three segments of 4 blocks run twice, the last segment
+# (graph kept) once.
+#
+# Without a hook backward takes a fast path on bare arrays (chapter 13).
+# `mc.memory.measure` uses a hook too, so the last line measures `step(4)`
+# with plain `tracemalloc`, as chapter 07 does: the same peak.
 
 # %%
 class ForwardCounter(mc.FunctionHook):
@@ -427,10 +439,10 @@ assert np.array_equal(real_grad, plain_grad)
 # player switches to a second graph: the one `func` builds again inside
 # `Forget`'s backward. Its own backward runs on it (first `_GradientSeed`,
 # which hands the recomputed output the gradient `Forget` received, then the
-# recomputed functions). Watch *kept for backward*: it rises while that
-# graph exists (the recomputed `tanh` output is retained again) and falls
-# back as its backward walks down it. The memory `forget` saved in forward is
-# borrowed back for the length of one segment, and no longer.
+# recomputed functions); at its first step *in gradients* grows by 4 bytes,
+# the inner backward's own seed (a 0-d `1.0`). Watch *kept for backward*:
+# it rises while that graph exists (the recomputed `tanh` output is
+# retained again) and falls back as its backward walks down it.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -443,6 +455,10 @@ print(player.table())
 inner = [frame for frame in player.frames if frame["level"] == 1]
 kept_bytes = [frame["kept_bytes"] for frame in player.frames]
 assert len(player.graph_titles) == 2 and len(inner) == 3
+first_inner = next(i for i, frame in enumerate(player.frames) if frame["level"] == 1)
+seed_bytes = (player.frames[first_inner]["grad_bytes"]
+              - player.frames[first_inner - 1]["grad_bytes"])
+assert seed_bytes == np.dtype(np.float32).itemsize      # the inner seed, 0-d
 assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
 assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
                    * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
@@ -451,22 +467,23 @@ player
 # %% [markdown]
 # ## Now build it: Task 11
 #
-# Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`: run the
-# function without a graph, keep only its inputs and the random state, and
-# run it again on new leaves in backward, with that state put back for the
-# replay (Task 11). mychain has no `mc.random`, so code run under your
-# `forget` draws from NumPy's global generator (the judge's dropout draws its
-# mask with `numpy.random`): the state to save is `numpy.random.get_state()`.
-# With it, `make conformance` judges all eleven tasks: 100 points for a
-# complete engine.
+# Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`: run
+# the function without a graph, keep only its inputs and the random state,
+# and run it again on new leaves in backward, with that state put back for
+# the replay (Task 11). mychain has no `mc.random`, so code run under your
+# `forget` draws from NumPy's global generator (the judge's dropout draws
+# its mask with `numpy.random`): the state to save is
+# `numpy.random.get_state()`. With it, `make conformance` judges all eleven
+# tasks: 100 points for a complete engine.
 
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check prints `right`,
-# `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch10.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# Replace `None` with your answer and run the cell: the check prints
+# `right`, `not yet:` and a hint, or `not answered yet` while the answer is
+# still `None`. The checks are ordinary Python in
+# `notebooks/exercises/ch10.py`, imported by the next cell (the solutions
+# are kept apart, for teachers).
 
 # %%
 from exercises import ch10

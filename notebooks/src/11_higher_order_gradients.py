@@ -9,9 +9,7 @@
 # A gradient is the result of a computation: backward multiplies and adds
 # arrays. If that computation is *recorded* like any forward computation, the
 # gradient is a Variable with a graph of its own, and backward can be run
-# through it again. That is **double backprop** (also *double backward*, as
-# in `check_double_backward` below), and it gives second derivatives,
-# Newton's method and Hessian-vector products for free.
+# through it again. That is **double backprop** (also *double backward*).
 #
 # The one requirement: every backward must be written with differentiable
 # functions on Variables, not with bare arrays.
@@ -36,14 +34,12 @@ np.set_printoptions(precision=4, suppress=True)
 # the result in a fresh Variable at the end. `VariableCube` computes it with
 # Variable arithmetic, so each `*` and `**` in its backward applies a
 # FunctionNode, and the gradient comes out with a `creator_node`.
-# (`np.asarray` is there because `x ** 3` on a 0-d array gives a NumPy
-# scalar, and a FunctionNode must return arrays.)
 
 # %%
 class ArrayCube(mc.FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0,))
-        return np.asarray(inputs[0] ** 3),
+        return np.asarray(inputs[0] ** 3),   # 0-d cubed: a NumPy scalar, not an array
 
     def backward(self, target_input_indexes, grad_outputs):
         x = self.get_retained_inputs()[0].array  # a bare array
@@ -90,9 +86,10 @@ assert second_derivative(ArrayCube, x) is None
 assert second_derivative(VariableCube, x) == 6 * 1.5
 
 # %% [markdown]
-# `None` is the quiet failure: a second derivative of zero would be just as
-# wrong and harder to spot. PyTorch is louder: asking `torch.autograd.grad`
-# for the gradient of a tensor with no `grad_fn` raises an error.
+# `None` is what PyTorch answers with `allow_unused=True` for an input the
+# output does not reach, and it is the quiet failure: a second derivative
+# of zero would be just as wrong and harder to spot. PyTorch is louder
+# here: for a `gx` with no `grad_fn`, `torch.autograd.grad` raises an error.
 #
 # ## The real thing: minichain's backwards are written on Variables
 #
@@ -278,11 +275,9 @@ plt.show()
 # ## A Hessian-vector product
 #
 # For a function of many variables the second derivative is the Hessian
-# matrix `H`, n × n. Building it column by column takes n Hessian-vector
-# products (below), about 2n backwards; but many methods (conjugate
-# gradients, Newton-CG, curvature estimates) need only products `H v`.
-# Double backprop gives one for the price of about two backwards, because
-# `H v` is the gradient of a scalar:
+# matrix `H`, n × n, but many methods (conjugate gradients, Newton-CG)
+# need only products `H v`. Double backprop gives one for the price of
+# about two backwards, because `H v` is the gradient of a scalar:
 #
 # $$H v = \nabla_x \big( \nabla_x f(x) \cdot v \big).$$
 #
@@ -301,7 +296,7 @@ def hessian_vector_product(f, x, v):
 
 
 rng = np.random.default_rng(0)
-x0 = rng.normal(size=5)
+x0 = rng.normal(size=5)       # from here on x0 and x are 5-vectors
 v = rng.normal(size=5)
 x = mc.Variable(x0, name="x")
 hv = hessian_vector_product(logsumexp, x, v)
@@ -344,14 +339,15 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
 # minichain's `mc.gradient_check.check_double_backward` uses the same idea:
-# it compares the double backward along one random direction with a finite
-# difference of the backward, and raises if they disagree.
+# it computes `H v` by double backprop for a `v` you pass (`x_grad_grad`,
+# here random), checks it against a finite difference of the backward, and
+# raises if they disagree. `y_grad` is the seed of the first backward.
 
 # %%
 mc.gradient_check.check_double_backward(
     F.tanh, x0,
     y_grad=np.ones(5),                   # the seed of the first backward
-    x_grad_grad=rng.normal(size=5))      # the random direction: the v of H v
+    x_grad_grad=rng.normal(size=5))      # the v of H v
 print("tanh's double backward agrees with finite differences")
 
 # %% [markdown]
@@ -361,11 +357,12 @@ print("tanh's double backward agrees with finite differences")
 # the gradient `mc.grad` gives on a fresh leaf (repeated below). That
 # gradient has no graph reaching the real input, like `ArrayCube`'s,
 # so a second derivative through it is lost (`None`). Under double
-# backprop `F.forget` extends chapter 10's recipe: its new leaf is
-# `identity(x)` of the real input `x`, unchained while the inner backward
-# runs, so that backward stops there instead of running on into the outer
-# graph, and chained again after, so the gradient's graph reaches `x`. The
-# test: `x³` at `x = [0.5, 3]`, second derivative `6x`.
+# backprop `F.forget` makes `x2 = identity(x)` of the real input `x` and
+# cuts `x2`'s link to its creator, so the inner backward treats `x2` as a
+# leaf and stops there (otherwise it would walk on into the outer graph);
+# then it links `x2` again, so the gradient's graph runs through `identity`
+# back to `x` (roughly PyTorch's `detach()`, undone afterwards). The test:
+# `x³` at `x = [0.5, 3]`, second derivative `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):
