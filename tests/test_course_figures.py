@@ -19,7 +19,6 @@ import minichain as mc
 import minichain.functions as F
 from minichain.examples import spiral
 from minichain.function_hooks import MemoryHook
-from minichain.visualize.engine_api import collect
 
 MiB = 2 ** 20
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -164,10 +163,11 @@ def test_chapter_04_picture_outlines_only_a():
 
 
 def test_chapter_01_picture_shows_what_its_text_says():
-    """Chapter 01 says of its first picture: functions show their rank (the
-    node tagged ``[1]`` in the text has rank 2), the unnamed ``v1`` and
-    ``v3`` show no value (freed), ``x`` alone shows a gradient and is the
-    one kept for backward (``_ ** 2`` needs it)."""
+    """Chapter 01 says of its first picture: its text rows follow the
+    branches out of ``x``, functions show their rank (the node tagged ``[1]``
+    in the text has rank 2), the unnamed ``v1`` and ``v3`` show no value,
+    ``x`` alone shows a gradient and is the one kept for backward (``_ ** 2``
+    needs it)."""
     from minichain import visualize
 
     x = mc.Variable(np.array(3.0), name="x")
@@ -175,12 +175,12 @@ def test_chapter_01_picture_shows_what_its_text_says():
     y.name = "y"
     y.backward()
     assert "_ + _ [1] <--- y" in visualize.draw(y)
-    # The row of [1]'s other input, v1 (not x, drawn with [1]), ends at the
-    # tag; x is the third variable met walking back from y, hence v2.
+    # The rows follow the branches out of x, not the order of _ + _'s
+    # inputs: x, its second input, is drawn with [1]; the row of its first
+    # input, v1, ends at the tag.
     assert visualize.draw(y).splitlines()[-1].endswith("v1 <--- [1]")
+    assert y.creator_node.inputs[0] is not x.node
     assert y.creator_node.inputs[1] is x.node
-    graph = collect(y)
-    assert graph.node_id(x.node) == "v2" and graph.node_id(y.node) == "v0"
     source = visualize.to_digraph(y, show_values=True, show_grads=True,
                                   rankdir="LR").source
     labels = {}
@@ -278,3 +278,16 @@ def test_chapter_13_fused_saving_is_far_from_a_rounding_edge():
     saved = peaks[("zerograds", False)] - peaks[("zerograds", True)]
     one_weight = 784 * 512 * 4
     assert _margin(saved, one_weight / 10) > 8 * 1024, saved / one_weight
+
+
+def test_chapter_02_heading_counts_the_hand_classes_lines():
+    """Chapter 02's heading says its hand-made variable and function take
+    sixteen lines: the code lines of ``HandVariable`` and ``HandFunctionNode``
+    in its first code cell, blank lines left out."""
+    source, = (ROOT / "notebooks" / "src").glob("02_*.py")
+    text = source.read_text()
+    assert "a variable and a function in sixteen lines" in text
+    start = text.index("class HandVariable:")
+    end = text.index("class HandIdentity(")
+    lines = [line for line in text[start:end].splitlines() if line.strip()]
+    assert len(lines) == 16, len(lines)

@@ -81,7 +81,8 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 # %% [markdown]
 # Read the text from the right, the way backward goes: each `<---` points
 # from a value to what it was computed from (`_` is a Variable operand; a
-# Python number makes no node: `2 * ...` shows as `_ * 2`).
+# Python number makes no node: `2 * ...` shows as `_ * 2`). The rows follow
+# the branches out of `x`, not the order of `_ + _`'s inputs:
 #
 # - Top row: `y` was computed by `_ + _`, one of whose inputs is `x`.
 #   `[1]` tags a node drawn once and reached again (not its rank: the
@@ -90,25 +91,19 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   computed by `_ * 2` from `v3`, which `_ ** 2` computed from `x`.
 # - Middle row: `x <-+`: both rows start from the same `x`.
 #
-# The picture's arrows point forward. Functions are boxes, with their rank
-# (chapter 02). Variables are ellipses with name, shape, dtype and any
-# value, gradient or kept bytes (v-numbers count variables met walking back
-# from `y`; `x` got `v2` and shows its name). `v1` and `v3` show no value:
-# the graph keeps a light `VariableNode` (`x.node`) for each variable; its
-# array stays only while you hold the Variable (like `y`) or a backward
-# needs it, as `_ ** 2` needs `x` (outlined in red) to compute `2x`
-# (chapter 07).
-#
-# Only `x` shows a gradient. Backward starts from the *seed*, the gradient 1
-# of `y` with respect to itself, and by default keeps only the leaves'
-# gradients.
+# The picture's arrows point forward. Boxes are functions, with their rank
+# (chapter 02); ellipses are variables (the unnamed `v1` and `v3` show no
+# value, chapter 07 says why). Only `x` shows a gradient: backward starts
+# from the *seed*, the gradient 1 of `y` with respect to itself, and by
+# default keeps only the leaves' gradients. `x` is outlined in red because
+# `_ ** 2` keeps it for backward, to compute `2x`.
 #
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a variable you made yourself, a *leaf*, has none.
 # Each function knows its `inputs`: the `VariableNode`s of its input
-# variables, not the Variables (chapter 07 says why). Those two links are
+# variables, not the Variables (chapter 03 says why). Those two links are
 # the whole graph. A function's `label` is the name the drawings show.
 
 # %%

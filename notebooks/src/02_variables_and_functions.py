@@ -37,17 +37,17 @@ from minichain.visualize import draw
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
-# ## By hand: a variable and a function in a dozen lines
+# ## By hand: a variable and a function in sixteen lines
 #
-# This is the first piece of a hand-made engine that grows over chapters 02
-# to 05. The hand-made variable is an array plus a `creator` slot (the link
+# This is the first piece of a hand-made engine that grows until chapter
+# 05. The hand-made variable is an array plus a `creator` slot (the link
 # minichain calls `creator_node`). The hand-made
 # function's `apply(inputs)` does three things: it computes the output
 # arrays from the input arrays (`forward`, tuples in and out), remembers
 # its `inputs`, and writes itself into each output's `creator` slot. Those
 # two links are the whole graph. It also keeps its `outputs` (backward
-# reads them in chapter 03) and gives every node a `rank`, a number
-# explained below.
+# reads them in chapter 03) and gives every variable and function a
+# `rank`, a number explained below.
 #
 # The documentation's `f` is the identity, which keeps attention on the
 # links; its `label` is the name a drawing shows.
@@ -108,8 +108,8 @@ print(hand_draw(y_hand))
 # In minichain the same `f` is a subclass of `mc.FunctionNode` with the same
 # `forward`. `apply` comes with the base class: it does what our `apply`
 # does, plus checks, and returns a tuple of output Variables; as `inputs`
-# it stores each input's graph node rather than the Variable (chapter 07
-# prints `apply` and shows why). `minichain.visualize.draw` walks the real
+# it stores each input's `VariableNode` rather than the Variable (chapter
+# 03 shows why; chapter 07 prints `apply`). `minichain.visualize.draw` walks the real
 # graph and prints its arrows, showing each function by its `label` (the
 # class name, unless the class sets one, as here):
 
@@ -151,10 +151,10 @@ assert "cannot be applied twice" in message
 # %% [markdown]
 # ## Ranks
 #
-# Every node carries a **rank**, which orders the nodes from the leaves (the
-# *generation* of DeZero, the teaching framework of the book "Deep Learning
-# from Scratch 3"): a leaf has rank 0, a function takes the largest rank
-# among its inputs, and its outputs get one more. Chapter 05 shows why
+# Every variable and function carries a **rank**, which orders them from
+# the leaves (the *generation* of DeZero, the teaching framework of "Deep
+# Learning from Scratch 3"): a leaf has rank 0, a function takes the
+# largest rank among its inputs, and its outputs get one more. Chapter 05 shows why
 # backward needs these numbers. On a chain of two identities, our
 # hand-made `apply` and minichain's give the same ranks. In the drawing,
 # the unnamed variable between the two functions is shown by its graph id,
@@ -200,22 +200,21 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # ## One step of backprop: `backward`
 #
 # A function that can be differentiated has, besides `forward`, a method
-# `backward`. It is one step of the chain rule. Call the final output that
-# backward starts from the *loss*: given the gradient of the loss with
+# `backward`. It is one step of the chain rule. Backward computes the
+# gradients of one number, the *loss*; here the loss is `sum(y)`, the sum
+# of the output `y`'s elements. Given the gradient of the loss with
 # respect to the function's output, the *incoming gradient* `gy`, backward
-# returns the gradient with respect to its input, `gx`. For `y = 2x`,
-# `dy/dx = 2`, so `gx = 2 * gy`.
+# returns the gradient of the loss with respect to its input, `gx`. For
+# `y = 2x`, `dy/dx = 2`, so `gx = 2 * gy`.
 #
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (for one input, always `(0,)`). It
-# returns one gradient per input asked for, or one per input, of which the
-# engine keeps the ones asked for.
+# says which inputs want a gradient (for one input, always `(0,)`).
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
-# of the loss with respect to `y`: ones, as if the loss were `sum(y)`; we
-# set that seed ourselves. One call turns `y.grad` into `x.grad`:
+# of the loss with respect to `y`: ones, which we set ourselves. One call
+# turns `y.grad` into `x.grad`:
 
 # %%
 class HandTwice(HandFunctionNode):
@@ -259,13 +258,14 @@ y, = Twice().apply((x,))
 y.grad = np.ones(3)                                           # the seed
 y.backward()
 print("minichain: x.grad =", x.grad)
-assert np.array_equal(x.grad, x_hand.grad)
+assert np.array_equal(x.grad, x_hand.grad) and x.grad is x.grad_var.array
 
 # %% [markdown]
 # One difference shows in the prints: minichain hands `backward` the
 # incoming gradient as a Variable, not an array, so that computing a
 # gradient can itself be recorded (chapter 11 differentiates it again).
-# `2 * gy` works on both.
+# `2 * gy` works on both. `x.grad` still prints an array: it is the array
+# of the Variable `x.grad_var`.
 #
 # Every FunctionNode of minichain is written this way. Here is minichain's
 # identity, printed from the package: `IdentityNode`, labelled

@@ -243,24 +243,22 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   says which arrays its backward will need, and only those are kept;
 #   `get_retained_outputs()` and `get_retained_inputs()` hand them to
 #   backward.
-# - `xp = backend.get_array_module(inputs[0])`: `xp` is NumPy, or CuPy when
-#   the array lives on a GPU (chapter 09), so one forward serves both.
-# - `force_array(...)`: NumPy turns a 0-d result into a scalar;
-#   `force_array` makes it the 0-d array forward must return.
+# - `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps a
+#   0-d result an array, where NumPy would return a scalar.
 # - backward works on Variables, not arrays: `grad_outputs[0] * y`
-#   multiplies two Variables and `cos(x)` is minichain's `F.cos`, defined
-#   further down the same module, so the computation of a gradient can
-#   itself be recorded as a graph and differentiated again (double
-#   backprop, chapter 11; exercise 2 below tries it on yours).
+#   multiplies two Variables and `cos(x)` is minichain's `F.cos`, so the
+#   computation of a gradient can itself be recorded and differentiated
+#   again (double backprop, chapter 11; exercise 2 below tries it on yours).
 #
-# By default `y.backward()` records no graph of the gradients
-# (`enable_double_backprop=False`, PyTorch's `create_graph=False`) and calls
-# `backward_arrays`, printed after `Exp.backward`: the same formula on bare
-# arrays (`_retained_output_data` is the retained output's array). So
-# `yv.backward()` above ran `backward_arrays` of `exp` and `sin`; the printed
-# `backward` runs when it is `True` (a graph of the gradients, at a cost in
-# nodes and time) and under `mc.reference_mode()` (chapter 02). Chapter 13
-# shows this fast path.
+# `Exp` also has `backward_arrays`, printed after `Exp.backward`: the same
+# formula on bare arrays (`_retained_output_data` is the retained output's
+# array). The rule: if a function defines `backward_arrays` and double
+# backprop is off (`y.backward()`'s default, PyTorch's
+# `create_graph=False`), the default run calls that on arrays; otherwise
+# `backward` runs on Variables, as our `Twice` of chapter 02 did (chapter
+# 13 shows this fast path, and `mc.reference_mode()`, which always runs
+# `backward`). So `yv.backward()` above ran `backward_arrays` of `exp` and
+# `sin`; only `exp`'s is printed.
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -377,8 +375,8 @@ ys.backward()
 sample = grid[::20]
 sample_numeric = (chain(sample + h) - chain(sample - h)) / (2 * h)
 largest_gap = np.max(np.abs(sample_numeric - xs.grad[::20]))
-print("largest gap between backward and the central differences: {:.0e}".format(
-    largest_gap))
+print("at {} sample points, the largest gap between backward and the central"
+      " differences: {:.0e}".format(len(sample), largest_gap))
 assert largest_gap < 1e-7
 
 fig, ax = plt.subplots(figsize=(8, 3.5))
@@ -392,7 +390,7 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# The gap depends on `x`: over `[-π, π]` it reaches about `2e-8`.
+# At these 11 sample points the largest gap is about `2e-8`.
 #
 # `mc.gradient_check.check_backward` packs this comparison into one call:
 # for a seed `g` (its third argument) and a random direction `d`, it
@@ -405,7 +403,7 @@ mc.gradient_check.check_backward(
 print("check_backward passed")
 
 # %% [markdown]
-# ## Now build it: Tasks 3 and 4
+# ## What the graph links: VariableNodes
 #
 # Unlike our hand engine, minichain's functions link not Variables but
 # their *VariableNodes* (`x.node`, with no array unless a backward needs
@@ -422,6 +420,8 @@ print(f"exp's input: a {type(yd.creator_node.inputs[0]).__name__};"
 assert array_alive() is None
 
 # %% [markdown]
+# ## Now build it: Tasks 3 and 4
+#
 # In `build_your_own/mychain/backprop.py`, write the backward loop `walk` (Task
 # 3: it receives the output `y`, as our `backward_chain` does; on a chain a
 # plain list of the functions to visit, and `=` to store each gradient, are

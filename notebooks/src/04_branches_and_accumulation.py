@@ -93,13 +93,10 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # The chain engine of chapter 03 followed one `creator` link at a time. A
 # branched graph needs every function visited once, *after* all the functions
 # that use its output. Our hand-made engine grows once more: it collects
-# every function behind the outputs, then visits them. In which order is
-# chapter 05's question, and this engine **borrows chapter 05's answer**
-# without arguing for it yet: it sorts the functions by rank (chapter 02),
-# highest first. `HandVariable` and `HandFunctionNode` are chapter
-# 03's, unchanged: `apply` already takes any number of inputs. Each function
-# hands one gradient per input back, and the engine stores it. The one line
-# that matters here is marked: add, or overwrite.
+# every function behind the outputs, then visits them by rank (chapter 02),
+# highest first, **borrowing chapter 05's answer** to the question of order.
+# `HandVariable` and `HandFunctionNode` are chapter 03's, unchanged. The one
+# line that matters here is marked: add, or overwrite.
 
 # %%
 class HandVariable:                                 # as in chapter 03
@@ -221,33 +218,8 @@ assert set(hand_branch(accumulate=False)) in ({1.0}, {10.0})
 # %% [markdown]
 # Overwriting keeps only the gradient of whichever path the engine visited
 # last, `f`'s 1 or `g`'s 10, never their sum, and raises no error.
-#
-# An output that nothing used has no gradient: our engine hands its backward
-# `y.grad`, still `None`, and so does minichain. A function with two outputs
-# whose backward keeps what it receives:
-
-# %%
-class Peek(mc.FunctionNode):
-    """Two outputs, x and 2x; backward keeps what the engine hands it."""
-
-    def forward(self, inputs):
-        x, = inputs
-        return x, 2 * x
-
-    def backward(self, target_input_indexes, grad_outputs):
-        self.received = grad_outputs
-        return None,                     # no gradient for x: a demo only
-
-
-peek = Peek()
-first, second = peek.apply((mc.Variable(np.array([1.0, 2.0])),))
-F.sum(first).backward()                  # second is never used
-print("grad_outputs =", peek.received)
-gy_first, gy_second = peek.received
-assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 
 # %% [markdown]
-#
 # ## One function, the same input twice: `f(x, x)`
 #
 # The branch need not involve two functions. In `y = x * x` the multiplication
@@ -295,9 +267,8 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # drawn as text (the sum is drawn once, tagged `[1]`, on the first line; the
 # `[1]` ending the second line points back to it: `c` is its second input)
 # and as a picture after backward, with each variable's value and gradient.
-# Backward frees the gradients in the middle once used (chapter 03);
-# `y.backward(retain_grad=True)` (chapter 07) keeps them, as leaves keep
-# theirs (PyTorch asks tensor by tensor, `h.retain_grad()`).
+# `y.backward(retain_grad=True)` (chapter 07) keeps the gradients in the
+# middle, which backward frees once used (chapter 03).
 
 # %%
 x = mc.Variable(np.array(0.3), name="x")
@@ -320,14 +291,13 @@ to_digraph(y, show_values=True, show_grads=True)
 # text drawing's point back, the way backward walks.
 #
 # The picture writes one gradient on each variable, none on the arrows;
-# `y`'s is the seed 1: `retain_grad=True` keeps the seed too (chapter 01's
-# picture, drawn without it, showed none on `y`).
-# `a`'s gradient is a sum of two parts, one per branch: `sin`'s backward
-# sent back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
-# `-sin a` times `c`'s gradient (1). Only once both had arrived did `exp`
-# pass the sum on to `x`. (The red outline marks an array that some function
-# keeps for its backward: here only `a`, which `sin`, `cos` and `exp` all
-# need.)
+# `y`'s is the seed 1: `retain_grad=True` keeps the seed too. `a`'s
+# gradient is a sum of two parts, one per branch: `sin`'s backward sent
+# back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
+# `-sin a` times `c`'s gradient (1); here `cos a` is `c` and `sin a` is
+# `b`. Only once both had arrived did `exp` pass the sum on to `x`. (The
+# red outline marks an array that some function keeps for its backward:
+# here only `a`, which `sin`, `cos` and `exp` all need.)
 # The two parts, recomputed from the values in the picture, add up to `a`'s
 # gradient, and `x`'s agrees with the formula:
 
@@ -340,6 +310,7 @@ formula = (np.cos(np.exp(0.3)) - np.sin(np.exp(0.3))) * np.exp(0.3)
 print(f"formula: {formula:.6f}   minichain: {float(x.grad):.6f}")
 assert y.grad == b.grad == c.grad == 1.0 and np.isclose(a.grad, from_b + from_c)
 assert np.isclose(x.grad, formula)
+assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
@@ -388,33 +359,43 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# `_add_gradient_reference` (the reference path; the fast path does the
-# same, chapter 13) is where a new gradient `gx` for a VariableNode (chapter
-# 03) meets what it has received so far, kept in the dict `run.grads` (`run`
-# is one backward pass) where our `hand_backward` used `.grad`. Here the
-# gradients are Variables; a leaf's `x.grad` prints an ndarray because it
-# is the array of the Variable `x.grad_var`. Three cases:
+# minichain's backward has two versions: the *reference path*, the code
+# the chapters teach and print, and the *fast path*, the same gradients in
+# fewer steps (chapter 13). The reference path's `_add_gradient_reference`,
+# below, is called with `run` (the record of one backward pass) whenever a
+# function hands back a gradient `gx` for a variable's node (chapter 03);
+# the dict `run.grads` keeps what each node has received so far, where our
+# `hand_backward` used `.grad`. Three cases:
 #
 # - a leaf (`creator_node is None`) adds `gx` to its own `.grad`
-#   (`_add_to_leaf`; the next section shows its effect), unless
-#   `run.into_leaves` is False: under `mc.grad` (chapter 03);
+#   (`_add_to_leaf`; the next section shows its effect), except under
+#   `mc.grad` (chapter 03), where `run.into_leaves` is False;
 # - a node that already has a gradient gets the sum: our `x.grad + gx`;
 # - a node without one stores `gx`: our first `x.grad = gx`.
 #
-# The docstring says why the sum is a *new* Variable, never `+=`; the cell
-# then shows `_ + _` handing one gradient to both inputs.
+# Why a *new* Variable, never `+=`: `_ + _` hands one gradient Variable to
+# both its inputs, so `+=` would change a gradient other nodes hold too.
+# The cell runs `y = (x + x) + x` through a hand loop that adds with `+=`:
 
 # %%
 import minichain.backprop as backprop
 
 print(inspect.getsource(backprop._add_gradient_reference))
 
-p, q = mc.Variable(np.zeros(2)), mc.Variable(np.zeros(2))
-gy = mc.Variable(np.ones(2))
-gx_p, gx_q = (p + q).creator_node.backward((0, 1), (gy,))
-gx_p.array += 1                          # += into p's gradient only ...
-print("p's gradient:", gx_p.array, "  q's, changed too:", gx_q.array)
-assert gx_p is gx_q and np.array_equal(gx_q.array, [2.0, 2.0])
+x = mc.Variable(np.array(1.0))
+s = x + x
+y = s + x                                        # dy/dx = 3
+grads = {y.node: mc.Variable(np.array(1.0))}     # the seed
+for out, f in ((y, y.creator_node), (s, s.creator_node)):   # rank order
+    gxs = f.backward((0, 1), (grads[out.node],))
+    for node, gx in zip(f.inputs, gxs):
+        if node in grads:
+            grads[node].array += gx.array        # += : the bug
+        else:
+            grads[node] = gx
+y.backward()
+print("adding with +=:", grads[x.node].array, "  minichain:", x.grad)
+assert grads[x.node].array == 4.0 and x.grad == 3.0
 
 # %% [markdown]
 # ## Leaves keep adding, across calls
@@ -470,6 +451,31 @@ answer_1 = None
 ch04.check_1(answer_1)
 
 # %% [markdown]
+# Before exercise 2: an unused output has no gradient, so the engine hands
+# backward `None` in its place (ours hands `y.grad`, still `None`). `Peek`
+# has two outputs and keeps what its backward receives:
+
+# %%
+class Peek(mc.FunctionNode):
+    """Two outputs, x and 2x; backward keeps what the engine hands it."""
+
+    def forward(self, inputs):
+        x, = inputs
+        return x, 2 * x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        self.received = grad_outputs
+        return None,                     # no gradient for x: a demo only
+
+
+peek = Peek()
+first, second = peek.apply((mc.Variable(np.array([1.0, 2.0])),))
+F.sum(first).backward()                  # second is never used
+print("grad_outputs =", peek.received)
+gy_first, gy_second = peek.received
+assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
+
+# %% [markdown]
 # **2.** The branch of Chainer's documentation can also live inside one
 # function. Write a
 # FunctionNode `Fork` with one input and two outputs, both equal to the
@@ -477,7 +483,7 @@ ch04.check_1(answer_1)
 # Variables as in chapter 03, so that `x` gets the right gradient whatever
 # is done with `y1` and `y2` afterwards. Think about what the engine hands
 # your backward: one gradient per output in `grad_outputs`, `None` for
-# an unused one (`Peek` above). Assign the class to `answer_2`;
+# an unused one (`Peek`, just above). Assign the class to `answer_2`;
 # the check uses the two outputs in several graphs, with random seeds, and
 # differentiates your gradient once more.
 
