@@ -41,11 +41,10 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # This is the first piece of a hand-made engine that grows until chapter
 # 05. The hand-made variable is an array plus a `creator` slot (the link
-# minichain calls `creator_node`). The hand-made
-# function's `apply(inputs)` does three things: it computes the output
-# arrays from the input arrays (`forward`, tuples in and out), remembers
-# its `inputs`, and writes itself into each output's `creator` slot. Those
-# two links are the whole graph. It also keeps its `outputs` (backward
+# minichain calls `creator_node`). The hand-made function's `apply(inputs)`
+# does three things: it computes the output arrays from the input arrays
+# (`forward`, tuples in and out), remembers its `inputs`, and writes itself
+# into each output's `creator` slot. Those two links are the whole graph. It also keeps its `outputs` (backward
 # reads them in chapter 03) and gives every variable and function a
 # `rank`, a number explained below.
 #
@@ -109,9 +108,9 @@ print(hand_draw(y_hand))
 # `forward`. `apply` comes with the base class: it does what our `apply`
 # does, plus checks, and returns a tuple of output Variables; as `inputs`
 # it stores each input's `VariableNode` rather than the Variable (chapter
-# 03 shows why; chapter 07 prints `apply`). `minichain.visualize.draw` walks the real
-# graph and prints its arrows, showing each function by its `label` (the
-# class name, unless the class sets one, as here):
+# 03 shows why; chapter 07 prints `apply`). `minichain.visualize.draw`
+# walks the real graph and prints its arrows, showing each function by its
+# `label` (the class name, unless the class sets one, as here):
 
 # %%
 class MyIdentity(mc.FunctionNode):
@@ -154,8 +153,8 @@ assert "cannot be applied twice" in message
 # Every variable and function carries a **rank**, which orders them from
 # the leaves (the *generation* of DeZero, the teaching framework of "Deep
 # Learning from Scratch 3"): a leaf has rank 0, a function takes the
-# largest rank among its inputs, and its outputs get one more. Chapter 05 shows why
-# backward needs these numbers. On a chain of two identities, our
+# largest rank among its inputs, and its outputs get one more. Chapter 05
+# shows why backward needs these numbers. On a chain of two identities, our
 # hand-made `apply` and minichain's give the same ranks. In the drawing,
 # the unnamed variable between the two functions is shown by its graph id,
 # `v1`: variables are numbered in the order a walk back from the output

@@ -35,8 +35,8 @@ np.set_printoptions(precision=4, suppress=True)
 # ## The branch of Chainer's documentation
 #
 # To draw the functions as `f` and `g`, as Chainer's documentation does, we
-# write the identity as a FunctionNode of our own whose `label` (the name
-# drawings and messages use, chapter 02) is chosen when it is made.
+# write the identity as a FunctionNode of our own whose `label` (chapter
+# 02) is chosen when it is made.
 
 # %%
 class Labelled(mc.FunctionNode):
@@ -373,9 +373,11 @@ plt.show()
 # - a node that already has a gradient gets the sum: our `x.grad + gx`;
 # - a node without one stores `gx`: our first `x.grad = gx`.
 #
-# Why a *new* Variable, never `+=`: `_ + _` hands one gradient Variable to
-# both its inputs, so `+=` would change a gradient other nodes hold too.
-# The cell runs `y = (x + x) + x` through a hand loop that adds with `+=`:
+# Why a *new* Variable, never `+=`? `_ + _` hands one gradient Variable
+# to both its inputs. The cell runs `y = (x + x) + x` through a hand loop
+# that adds with `+=`: the outer `_ + _` makes the seed itself the gradient
+# of `x` and of `x + x`, whose `_ + _` hands it back to `x` twice, and each
+# `+=` doubles it.
 
 # %%
 import minichain.backprop as backprop
@@ -452,8 +454,8 @@ ch04.check_1(answer_1)
 
 # %% [markdown]
 # Before exercise 2: an unused output has no gradient, so the engine hands
-# backward `None` in its place (ours hands `y.grad`, still `None`). `Peek`
-# has two outputs and keeps what its backward receives:
+# backward `None` in its place. `Peek` has two outputs and keeps what its
+# backward receives:
 
 # %%
 class Peek(mc.FunctionNode):
