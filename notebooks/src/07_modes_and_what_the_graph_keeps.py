@@ -406,7 +406,6 @@ def chapter_05_example():
 x_05, h_05, y_05 = chapter_05_example()
 player = visualize.animate_backward(y_05)
 one_float = x_05.array.nbytes
-print("bytes of one float64:", one_float)
 for step in (2, 3):
     grads = player.gradients(step)             # {name: (text, state)}
     print(f"step {step}:", ", ".join(f"{name} {text} {state}"
