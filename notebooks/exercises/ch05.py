@@ -116,7 +116,7 @@ def check_2(answer):
     raise NotYet("among equal ranks, the function pushed first comes first")
 
 
-# ----- 3. code: a heap key, ties to the newest-------------------------------------------------------
+# ----- 3. code: a heap key, ties to the newest ----------------------------------------
 def _popped(key, pushes):
     heap, order = [], []
     for count, rank in enumerate(pushes):
