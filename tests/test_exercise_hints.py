@@ -161,7 +161,7 @@ ONLY_HIDDEN = [
     ("11", 1, lambda: lambda f, x0: 0.0 if x0 > 1.9 else _third(f, x0), 0,
      "at a positive x0"),
     ("14", 2, lambda: _revolve_right_to_twelve, 0, "larger than the notebook"),
-    ("05", 3, lambda: lambda rank, count: (-rank if rank < 50 else rank, count),
+    ("05", 3, lambda: lambda rank, count: (-rank if rank < 50 else rank, -count),
      1, "do not come out highest first"),
 ]
 

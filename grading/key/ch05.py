@@ -54,7 +54,7 @@ EXERCISES.malformed(2, [
 @EXERCISES.solution(3)
 def solution_3():
     def key(rank, push_count):
-        return (-rank, push_count)    # smallest first: highest rank, then oldest
+        return (-rank, -push_count)   # smallest first: highest rank, then newest
 
     return key
 
@@ -62,11 +62,11 @@ def solution_3():
 EXERCISES.wrong(3, [
     (lambda rank, count: (rank, count), "forgot that heapq pops the smallest",
      "smallest key first"),
-    (lambda rank, count: -rank, "no tie-break", "pushed first must come out first"),
-    (lambda rank, count: (-rank, -count), "newest first among ties",
-     "pushed first must come out first"),
-    (lambda rank, count: "{}{}".format(99 - rank, count), "a string key",
-     "pushed first"),
+    (lambda rank, count: -rank, "no tie-break", "pushed last must come out first"),
+    (lambda rank, count: (-rank, count), "the chapter's key, oldest first",
+     "pushed last must come out first"),
+    (lambda rank, count: (rank, -count), "forgot that heapq pops the smallest, "
+     "with the newest first", "smallest key first"),
 ])
 
 
@@ -95,8 +95,9 @@ EXERCISES.right(2, [(("_ * _", "sin", "exp", "cos"), "a tuple"),
                     (["_*_", "sin", "exp", "cos"], "the product without spaces")])
 
 
-EXERCISES.right(3, [(lambda rank, count: [-rank, count], "a list key"),
-                    (lambda rank, count: -rank * 10 ** 6 + count, "one number")])
+EXERCISES.right(3, [(lambda rank, count: [-rank, -count], "a list key"),
+                    (lambda rank, count: -rank * 10 ** 6 - count, "one number"),
+                    (lambda rank, count: -(rank * 10 ** 6 + count), "negated")])
 
 
 # ----- the grader's own cases ---------------------------------------------------------

@@ -1,5 +1,6 @@
 """Exercises of chapter 05:
-Where a wrong order looks right, the order predicted, the heap key.
+Where a wrong order looks right, the order predicted, a heap key with ties
+to the newest.
 """
 
 import heapq
@@ -115,11 +116,11 @@ def check_2(answer):
     raise NotYet("among equal ranks, the function pushed first comes first")
 
 
-# ----- 3. code: the heap key ----------------------------------------------------------
+# ----- 3. code: a heap key, ties to the newest ----------------------------------------
 def _popped(key, pushes):
     heap, order = [], []
     for count, rank in enumerate(pushes):
-        _push(heap, (key(rank, count), -count, rank, count))
+        _push(heap, (key(rank, count), count, rank, count))   # ties: oldest
     while heap:
         order.append(_pop(heap)[2:])
     return order
@@ -161,7 +162,7 @@ def _heap_engine(key, value):
         creator = node.creator_node
         if creator is not None and creator not in pushed:
             pushed.append(creator)
-            _push(heap, (key(creator.rank, len(pushed)), -len(pushed), creator))
+            _push(heap, (key(creator.rank, len(pushed)), len(pushed), creator))
 
     push(y.node)
     with mc.no_backprop_mode():
@@ -193,9 +194,9 @@ def _judge_order(ranks, order):
                      "heapq pops them in another order (try it on a few "
                      "(rank, count) pairs of your own)")
     for (rank, count), (next_rank, next_count) in zip(order, order[1:]):
-        if rank == next_rank and count > next_count:
+        if rank == next_rank and count < next_count:
             raise NotYet("the ranks come out right, but among equal ranks the "
-                         "function pushed first must come out first")
+                         "function pushed last must come out first")
     if sorted(count for _, count in order) != list(range(len(ranks))):
         raise NotYet("not every pushed function came out once")
 
@@ -219,7 +220,7 @@ def probe_3(answer, case):
 
 @EXERCISES.check(3, writes_code=True)
 def check_3(seen, case):
-    """key(rank, push_count): heapq pops the highest rank first, ties first-pushed
+    """key(rank, push_count): heapq pops the highest rank first, ties last-pushed
     first.
     """
     trials, value = _key_trials(case)

@@ -4,8 +4,8 @@
 # A function may run its backward only after every function that used its
 # output has run. You watch a natural first engine break that rule and get
 # 2 instead of 26, fix it with a post-order sort, then with ranks and a heap
-# as Chainer and minichain do, read minichain's backward loop whole, and
-# step through it in a player.
+# as Chainer and minichain do, read minichain's loop and step, and step
+# through them in a player.
 #
 # Chapter 04's hand engine borrowed an order (highest rank first) without
 # arguing for it. Here is the argument. A variable used twice *adds* the
@@ -66,7 +66,7 @@ assert np.isclose(right, numeric)
 #
 # A first backward engine often walks the graph depth-first from the output
 # and runs each function the first time it reaches it (*pre-order*), adding
-# gradients correctly. We build it on chapter 04's hand-made engine:
+# gradients correctly. We build it on the hand-made engine: chapter 03's
 # `HandVariable` and `HandFunctionNode` unchanged, the example's three
 # functions, and `run_backward`, chapter 04's inner loop (ask a function for
 # its inputs' gradients, add each in) as a function of its own, which also
@@ -232,11 +232,12 @@ assert x_hand.grad == right
 #
 # Look at the ranks. Every function that uses `h` takes `h`'s rank or more,
 # and `h`'s rank is one more than its creator's. So **every consumer of a
-# function's output has a larger rank than the function itself**. If backward
-# always runs the waiting function with the highest rank, all consumers of an
-# output have run before its creator: each consumer outranks it, and is
-# pushed by a function of even higher rank, which pops earlier still. So the
-# gradient is complete when it is used.
+# function's output has a larger rank than the function itself**. Let
+# backward always run the waiting function of highest rank. A function only
+# pushes functions of lower rank (its inputs' creators), so the popped ranks
+# never rise: when `f` pops, every reachable function of higher rank, each
+# consumer of `f`'s output among them, has run. So `f`'s incoming gradient
+# is complete when it is used.
 
 # %%
 functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
@@ -297,32 +298,28 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
     make_example(3.0)[1])
 
 # %% [markdown]
-# The heap loop lives in `minichain/backprop.py`. The next cell prints its
-# readable version, the engine's *reference path*: the loop
-# `_walk_reference`, one function's step `_step_reference`, and `_push`.
-# `run` is the state of one backward pass: its `heap`, its set `pushed`, and
-# `grads`, a dict from each node to the gradient it has received so far.
-# Before the loop, `_run` (which `backward()` calls) puts the seed in
-# `run.grads` and pushes `y`'s creator. Against our `heap_backward` and
-# `run_backward`:
+# The heap loop lives in `minichain/backprop.py`. By default minichain runs
+# a fast copy of it (chapter 13); inside `with mc.reference_mode():` it runs
+# the readable *reference path*, which the next cell prints. `run` is the
+# state of one pass: its `heap`, its set `pushed`, and `grads`, a dict from
+# each node to the gradient it has received so far; `_run` (which
+# `backward()` calls) puts the seed in `run.grads` and pushes `y`'s
+# creator. Line by line, against our `heap_backward` and `run_backward`:
 #
-# - pop: `heapq.heappop(run.heap)[2]`, on the same
-#   `(-rank, push count, function)` entries as ours;
-# - backward: `gys = ... run.grads.pop(ref(), None) ...` is our
-#   `tuple(y.grad for y in f.outputs)` (`func.outputs` holds weak
-#   references to the output nodes, chapter 07: `ref()` fetches the node;
-#   `pop` frees each gradient once used: chapter 03's empty `a.grad`), and
-#   `_backward_on_variables` calls `func.backward(targets, gys)`;
-# - add and push: the `for` loop is our `add_grad` and `push`, input by
-#   input; `_add_gradient_reference` is chapter 04's addition, `_push` our
-#   `push`, with `len(run.pushed)` as our `next(counter)`.
+# - `heapq.heappop(run.heap)[2]`: our pop, on the same
+#   `(-rank, push count, function)` entries;
+# - `gys = ... run.grads.pop(ref(), None) ...`: our
+#   `tuple(y.grad for y in f.outputs)` (`ref()` fetches an output's node,
+#   chapter 07; `pop` frees each gradient once used);
+# - `_backward_on_variables(...)`: calls `func.backward(targets, gys)`;
+# - `_add_gradient_reference(...)`: our `add_grad` (chapter 04's addition);
+#   a leaf's gradient goes to its Variable's `.grad`, here `x.grad`;
+# - `_push(...)`: our `push`, with `len(run.pushed)` as `next(counter)`.
 #
-# The other lines are safeguards (a function cut from the graph by
-# `unchain()`, inputs that need no gradient) and what chapters 06–08 add:
-# `retain_grad=True`, hooks, and checks of each gradient's shape and dtype.
-#
-# Inside `with mc.reference_mode():` (chapter 02) exactly this code runs;
-# the cell reruns our example that way, to the same gradient and order.
+# The other lines are safeguards (a function cut by `unchain()`, inputs
+# needing no gradient) and what chapters 06–08 add: `retain_grad=True`,
+# hooks, shape and dtype checks. The cell reruns our example on the
+# reference path, to the same gradient and order.
 
 # %%
 import minichain.backprop as backprop
@@ -343,8 +340,8 @@ assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 # ## The two orders, drawn
 #
 # Step (left to right) against rank (bottom to top). On the left, the order
-# minichain's heap took on the example (recorded above): the ranks only go
-# down, and the function waiting on the heap (hollow) waits until its turn.
+# minichain's heap took on the example (recorded above): the function
+# waiting on the heap (hollow) waits until its turn.
 # On the right, the hand-made pre-order engine: it jumps down to rank 0 at
 # once, and the red dot is the function that ran before all its consumers
 # had (its output's gradient then differed from the one it ended with).
@@ -477,12 +474,12 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # arrives and is freed. Step through the first example with *next*: at step
 # 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the wait the pre-order
 # walk skipped. (*next*/*prev* sit under each frame in JupyterLab;
-# `.save(path)` writes one file that opens offline.) Its last line counts
-# the bytes of the gradients alive and of the arrays kept for backward: 8
-# each, one float64 number (`_ + _` hands one gradient array to both `h`
-# and `hh`, chapter 04's reason for never `+=`; the array kept is `h`'s,
-# which `_ * _` needs). The 8 kept bytes are still there when backward is
-# done: the graph stays (chapter 03), until chapter 07 frees it.
+# `.save(path)` writes one file that opens offline.) Each frame's last
+# line counts the bytes of the gradients alive and of the arrays kept for
+# backward: 8 each, one float64 number (`_ + _` hands one gradient array to
+# both `h` and `hh`, chapter 04's reason for never `+=`; the array kept is
+# `h`'s, which `_ * _` needs). The 8 kept bytes are still there when
+# backward is done: the graph stays (chapter 03), until chapter 07 frees it.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
@@ -546,10 +543,11 @@ answer_2 = None
 ch05.check_2(answer_2)
 
 # %% [markdown]
-# **3.** Write the heap key: `key(rank, push_count)` must return something
-# that makes `heapq` pop the highest rank first and, among equal ranks, the
-# function pushed first. The check pushes many (rank, count) pairs in a
-# scrambled order, then runs a heap engine on the example with your key.
+# **3.** A variant of our heap: among equal ranks, the function pushed
+# *last* pops first. Write its key: `key(rank, push_count)` must make
+# `heapq` pop the highest rank first and, among equal ranks, the newest.
+# The check pushes many (rank, count) pairs in a scrambled order, then runs
+# a heap engine with your key on the example: is `x.grad` still right?
 
 # %%
 # def key(rank, push_count):

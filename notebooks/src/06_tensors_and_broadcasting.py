@@ -101,7 +101,7 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
 # printed here, works on plain arrays, like our `hand_sum_to` (its
 # `force_array` keeps a 0-d result an array, not a NumPy scalar).
-# `F.sum_to` (two sections on) is a function on Variables: it applies the
+# `F.sum_to` (in the next section) is a function on Variables: it applies the
 # FunctionNode `SumTo`, whose backward is `F.broadcast_to`: it can be
 # differentiated. The array version agrees with ours on every case above:
 
@@ -149,12 +149,13 @@ plt.show()
 #
 # As functions on Variables, `F.broadcast_to` and `F.sum_to` form a pair:
 # the backward of one is the other. (Mathematically they are *adjoint*:
-# `<broadcast(u), v> = <u, sum_to(v)>` for any `u` and `v` of the two
+# `<broadcast(u), v> = <u, sum_to(v)>` for any `u`, `v` of the two
 # shapes; the cell after the source checks this.) Writing each backward with
 # the other function, on Variables, is what makes second derivatives work
 # through them (double backprop, chapter 11). In the source below,
 # `sum_to` and `broadcast_to` are the functions on Variables `F.sum_to`
-# and `F.broadcast_to`, not the array `sum_to` above (the cell checks it).
+# and `F.broadcast_to`, not the array `sum_to` above; `indexes` is our
+# `target_input_indexes`.
 
 # %%
 import minichain.functions.array.broadcast as broadcast_module
@@ -200,7 +201,7 @@ try:
     F.sum(y).backward()
 except ValueError as error:
     shape_error = error
-print(shape_error)
+print(f"{type(shape_error).__name__}: {shape_error}")
 assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 
 # %% [markdown]

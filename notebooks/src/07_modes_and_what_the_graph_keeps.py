@@ -1,12 +1,13 @@
 # %% [markdown]
 # # 07 · Modes, `retain_grad`, and what the graph keeps
 #
-# Every function you apply records a node, and some nodes keep arrays for
-# their backward: that is the price of calling `backward()` later. This
-# chapter teaches you to skip it where you will not differentiate
-# (`no_backprop_mode`), to say which gradients to keep (`retain_grad`) and
-# which values need no gradient (`requires_grad=False`), and to measure, in
-# bytes, which arrays a graph keeps and which it lets go.
+# Every function you apply records a FunctionNode; some keep arrays (on
+# their inputs' or outputs' VariableNodes) for their backward: the price
+# of calling `backward()` later. This chapter teaches you to skip it where
+# you will not differentiate (`no_backprop_mode`), to say which gradients to
+# keep (`retain_grad`) and which values need no gradient
+# (`requires_grad=False`), and to measure, in bytes, which arrays a graph
+# keeps and which it lets go.
 
 # %%
 import contextlib
@@ -56,7 +57,7 @@ class HandVariable:                                 # as in chapter 03
         self.grad = None
 
 
-class HandFunctionNode:                             # as in chapter 02
+class HandFunctionNode:                             # as in chapter 03
     def apply(self, inputs):
         arrays = self.forward(tuple(x.array for x in inputs))
         outputs = tuple(HandVariable(a) for a in arrays)
@@ -145,8 +146,9 @@ print("after backward: y.grad =", y.grad, "  x.grad =", x.grad)
 assert y.grad == 1.0 and x.grad is None
 
 # %% [markdown]
-# `force_backprop_mode()` switches recording back on inside a
-# `no_backprop_mode()` block: for example, an evaluation loop without a
+# `no_backprop_mode()` is PyTorch's `torch.no_grad()`;
+# `force_backprop_mode()`, its `torch.enable_grad()`, switches recording
+# back on inside it: for example, an evaluation loop without a
 # graph, except for the one quantity it differentiates (here with respect
 # to the input, with `mc.grad`, chapter 03).
 
@@ -219,8 +221,8 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 # %% [markdown]
 # Unlike `no_backprop_mode`, `requires_grad=False` does not stop
 # recording: as in Chainer (not PyTorch), the functions are recorded (the
-# last line above) and keep their arrays. To save memory, use the
-# mode.
+# last line above) and keep their arrays. To save memory, use
+# `no_backprop_mode`.
 
 # %% [markdown]
 # ## What the graph keeps, and what it lets go
@@ -306,7 +308,7 @@ assert alive["b"]() is None
 # The graph picture outlines in red the variables whose array is kept, with
 # the bytes. In `y = exp(sin(x) · 2)`, `sin` keeps its input `x`, `exp` its
 # output `y`, and `_ * 2` nothing. (`v1`, `v2` name the unnamed variables,
-# as in chapter 02.)
+# counting from the output back, as in chapter 02.)
 
 # %%
 x = mc.Variable(np.ones((50, 20), dtype=np.float32), name="x")
@@ -382,14 +384,11 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # %% [markdown]
 # ## The bytes during a backward, step by step
 #
-# Chapter 05's player again (`y = h + h·h`, `h = 2x`): 8 bytes of gradients and
-# 8 kept at every step. `player.gradients(step)` gives each gradient's state:
-# *arriving* (the running function's incoming gradient), *held* (in the
-# engine's table, or a leaf's `.grad`) or *freed*. At step 2 `h` and `hh` both
-# have a gradient, yet the 8 bytes are one float64: `_ + _` hands its incoming
-# gradient to both inputs unchanged. At step 3 `h`'s complete gradient, 13, is
-# a new array; the used ones are gone. The 8 bytes kept are `h`'s array, which
-# `_ * _` needs.
+# Chapter 05's player on its example (its bytes per step were read there).
+# New here: `player.gradients(step)` gives each gradient's state: *arriving*
+# (the running function's incoming gradient), *held* (in the engine's table,
+# or a leaf's `.grad`) or *freed*. At step 3 `h`'s complete gradient, 13, is
+# a new array; the used ones are gone.
 
 # %%
 def chapter_05_example():
@@ -406,10 +405,7 @@ def chapter_05_example():
 
 x_05, h_05, y_05 = chapter_05_example()
 player = visualize.animate_backward(y_05)
-print(player.table())
-
 one_float = x_05.array.nbytes
-print("bytes of one float64:", one_float)
 for step in (2, 3):
     grads = player.gradients(step)             # {name: (text, state)}
     print(f"step {step}:", ", ".join(f"{name} {text} {state}"
@@ -423,17 +419,14 @@ assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 # %% [markdown]
 # ## Over a whole step: forward, then backward
 #
-# Watching changes the path, not the numbers (checked below). `measure`
-# works through a `MemoryHook` (chapter 08) that records the bytes in use
-# after each function's step; with a hook installed, backward computes
-# gradients with FunctionNodes the hook sees (without one, it may use bare
-# arrays, chapter 13). So backward has `forward:…` rows, functions a
-# backward step applied: `Sum`'s backward spreads the seed with `Reshape`
-# and `BroadcastTo`, each `Tanh`'s applies `TanhGrad`.
-#
-# - Row order: a row is written when its step ends: a nested row before
-#   the step that applied it, a step's row before the engine drops the
-#   gradient it received.
+# `measure` works through a `MemoryHook` (chapter 08) that records the
+# bytes in use after each function's step. Watching changes which code path
+# backward takes (the fast path may use bare arrays, chapter 13), not the
+# gradients or the peak (both checked below): with a hook installed,
+# backward computes gradients with FunctionNodes the hook sees. So backward
+# has `forward:…` rows, functions a backward step applied: `Sum`'s backward
+# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
+# `TanhGrad`.
 #
 # One step on the 4-deep chain (an inner `measure` splits the passes):
 
@@ -457,6 +450,7 @@ assert all(abs(nbytes - round(nbytes / MiB) * MiB) < 16 * 1024 for *_, nbytes in
 assert abs(step.final - x.grad.nbytes) < 16 * 1024
 levels = [round(n / MiB) for phase, _, n in rows if phase == "backward"]
 assert levels[:3] == [4, 4, 4] and max(levels) == 6 and levels[-1] == 6
+watched_grad = x.grad.copy()
 
 # %%
 from matplotlib.patches import Patch
@@ -474,6 +468,8 @@ ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
+# A row is written when its step ends: a nested row before the step that
+# applied it, a step's row before the engine drops the gradient it received.
 # Forward climbs by 1 MiB per `tanh` output kept (chapter 10 cuts this with
 # `forget`). The seed spread by `Sum`'s backward costs nothing, a view of
 # one number, every element reading the same 4 bytes:
@@ -487,7 +483,8 @@ assert spread.array.strides == (0, 0) and spread.array.base is not None
 # %% [markdown]
 # So the first `TanhGrad` adds its 1 MiB result (5 MiB); from the second on,
 # the received gradient and the produced one are 1 MiB each (6 MiB). The
-# same step unwatched, with `tracemalloc` alone, reaches the same peak:
+# same step unwatched, with `tracemalloc` alone, reaches the same peak and
+# the same `x.grad`:
 
 # %%
 x.cleargrad()
@@ -499,9 +496,11 @@ del loss
 unwatched_peak = tracemalloc.get_traced_memory()[1] - start
 tracemalloc.stop()
 print(f"peak of the step: watched {step.peak / MiB:.1f} MiB,"
-      f" unwatched {unwatched_peak / MiB:.1f} MiB")
+      f" unwatched {unwatched_peak / MiB:.1f} MiB;  same x.grad:",
+      np.array_equal(x.grad, watched_grad))
 assert abs(step.peak - 6 * MiB) < 16 * 1024
 assert abs(unwatched_peak - step.peak) < 16 * 1024
+assert np.array_equal(x.grad, watched_grad)
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10

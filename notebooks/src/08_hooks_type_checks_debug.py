@@ -73,9 +73,9 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 
 # %% [markdown]
 # A function's `label` is its name in printouts. Most classes use their own
-# name (`Tanh`); some choose a shorter one: `Exp` is labelled `exp`, and a
-# multiplication by a Python number is labelled with it (`_ * 2` for
-# the class `MulConstant`, `_ * _` for `Mul`, two Variables). Hooks that
+# name (`Tanh`); some choose a shorter one: `Exp` is labelled `exp`. A
+# multiplication by a Python number (class `MulConstant`) is labelled with
+# it, `_ * 2`; one of two Variables (class `Mul`), `_ * _`. Hooks that
 # group by label show the label; `TimerHook`, below, groups by class.
 
 # %% [markdown]
@@ -111,13 +111,14 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # ## Hooks see backward too, and it nests
 #
 # A function's `backward` is written with minichain functions on Variables.
-# Hooks change what backward runs: while a hook is registered, backward always
-# applies these functions, so the hook sees every step, and their forwards run
-# *inside* the backward step that applied them; without hooks, minichain may
-# compute on bare arrays (chapter 13). The numbers and the peak are the same
-# (chapter 07 measured both). A hook that prints an indented line per step
-# shows the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its
-# own, and `_ * 2`'s backward applies `_ * 2` to the incoming gradient.
+# **Registering a hook changes which code path backward takes**: while a hook
+# is registered, backward always applies these functions, so the hook sees
+# every step, and their forwards run *inside* the backward step that applied
+# them; without hooks, minichain may compute on bare arrays (chapter 13).
+# Gradients and peak stay the same (chapter 07 checked both). A hook that
+# prints an indented line per step shows the nesting: `Tanh`'s backward applies
+# `TanhGrad`, a function of its own, and `_ * 2`'s backward applies `_ * 2` to
+# the incoming gradient.
 
 # %%
 class StepPrinter(mc.FunctionHook):
@@ -156,15 +157,14 @@ with StepPrinter():
 # ## Ready-made hooks: print, time, memory
 #
 # `PrintHook` prints what goes into each step: the function's label and a
-# summary of each input, and in backward the *output gradient* (chapter 02's
-# incoming gradient `gy`) too, as the `.grad` of a zero placeholder: read its
-# `grad:` line, not its `statistics:`. It prints `(removed)` for the inputs
-# the function did not keep (chapter 07). Its blocks are long, so we send
-# them to a string (its `file` argument), print the backward block whole,
-# then a few lines of each, marked forward or backward: the forward of
-# `x * 2`, its backward (its derivative is the number 2, so its input was
-# not kept), and the `_ * 2` that this backward applies to the incoming
-# gradient.
+# summary of each input, and in backward the *output gradient* (the incoming
+# gradient `gy`) too: it wraps `gy` in a dummy Variable of zeros, as its
+# `.grad`, so read that block's `grad:` line, not its `statistics:`. It prints
+# `(removed)` for the inputs the function did not keep (chapter 07). Its blocks
+# are long, so we send them to a string (its `file` argument), print the
+# backward block whole, then a few lines of each, marked forward or backward:
+# the forward of `x * 2`, its backward (its input was not kept: its derivative
+# is 2), and the `_ * 2` that this backward applies to the incoming gradient.
 
 # %%
 import io
@@ -256,14 +256,13 @@ assert rows > timer.total_time()
 # - **peak**: the most a step used above its starting level while it ran
 #   (its outputs plus its temporaries), the *largest* over the row's calls.
 #
-# As with the times, a nested step's bytes count in its own row and again in
-# the row of the backward step around it. A row of several calls can have a
-# peak *below* its allocated figure: the five `forward:Linear` calls add up
-# what all five left alive (summed after the table), while the peak is that of
-# the largest call. `ReLUGrad`'s peak exceeds what it leaves by its
-# temporaries (after the table). The figures also count a few hundred bytes of
-# Python objects per step, so the table prints tenths of a MiB. (Those
-# temporaries: the mask `y > 0` and NumPy's buffer casting it to float32.)
+# As with the times, a nested step's bytes count twice. A row of several calls
+# can have a peak *below* its allocated figure: the five `forward:Linear` calls
+# add up what all five left alive (summed after the table), while the peak is
+# that of the largest call. `ReLUGrad`'s peak exceeds what it leaves by its
+# temporaries, the mask `y > 0` and NumPy's buffer casting it to float32
+# (measured after the table). The figures also count a few hundred bytes of
+# Python objects per step, so the table prints tenths of a MiB.
 
 # %%
 table = memory.summary()
@@ -299,16 +298,20 @@ print(f"forward:ReLUGrad's peak - allocated: {extra / MiB:.1f} MiB; the mask"
 assert abs(extra - mask - cast) < 4 * KiB
 
 # %% [markdown]
-# A picture says the same faster: where the bytes go, forward and backward
-# apart. (Times are not drawn: even their order changes with the machine and
-# its load.)
+# A picture says the same faster: where the bytes go, coloured by the phase in
+# each row's name (`ReLUGrad`, applied by a backward, is `forward:`). (Times
+# are not drawn: even their order changes with the machine and its load.)
 
 # %%
+from matplotlib.patches import Patch
+
 bytes_allocated = memory.summary()
+colors = {"forward": "C0", "backward": "C1"}         # the row name's phase
 fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
 ax.barh(list(bytes_allocated),
         [r["allocated_bytes"] / MiB for r in bytes_allocated.values()],
-        color="C1")
+        color=[colors[event.split(":")[0]] for event in bytes_allocated])
+ax.legend([Patch(color=c) for c in colors.values()], list(colors), fontsize=8)
 ax.set_xlabel("MiB left allocated by the step (all calls)")
 ax.set_title("MemoryHook")
 ax.invert_yaxis()
