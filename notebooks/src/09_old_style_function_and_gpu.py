@@ -25,9 +25,9 @@
 # do what `ctx.save_for_backward` does: `retain_inputs` has the opposite
 # default (all inputs kept), `retain_outputs` the same (nothing kept). Its
 # array backward is a PyTorch backward marked `@once_differentiable`: the
-# same limit, but minichain is silent in the common case (below). A FunctionNode
-# is one without that decorator, its backward written in differentiable
-# operations. `enable_double_backprop=True` is `create_graph=True`.
+# same limit, but minichain is silent in the common case (below). A
+# FunctionNode is one without that decorator, its backward written in
+# differentiable operations. `enable_double_backprop=True` is `create_graph=True`.
 
 # %%
 import copy
@@ -383,8 +383,8 @@ print("check_backward passed")
 # machine; the work differs:
 #
 # - **Without a GPU**, as on the machine that printed these outputs:
-#   `to_device` is `np.asarray`, every `xp` is NumPy: the
-#   cell shows only that the code runs.
+#   `to_device` is `np.asarray`, every `xp` is NumPy: the cell shows only
+#   that the code runs.
 # - **On a GPU**: `to_gpu` copies the array into GPU memory (`x.array` is a
 #   `cupy.ndarray`), every `xp` is `cupy`, and `x.grad` is a CuPy array
 #   until `to_cpu`. CuPy's float32 kernels may differ from NumPy's in the

@@ -263,7 +263,8 @@ print(inspect.getsource(spiral.forward))
 
 # %% [markdown]
 # We train our hand model's shape, so that only the training differs: 100
-# epochs, 1000 minibatch steps. (The progress bar, on stderr, varies between runs.)
+# epochs, 1000 minibatch steps. (The progress bar, on stderr, varies
+# between runs.)
 
 # %%
 result = spiral.train(n_epochs=100, seed=0, n_units=32, n_layers=1,
@@ -319,9 +320,8 @@ print(inspect.getsource(spiral.evaluate))
 # `mc.config.train` tells the functions that behave differently in training
 # which mode they are in; `F.dropout` is one: while training it zeroes each
 # element with probability `ratio` (0.5 here) and scales the rest by
-# `1/(1 − ratio)`, here 2, and in
-# evaluation mode (`using_config("train", False)`) it passes its input
-# through unchanged. Our MLP has no dropout: the switch changes nothing.
+# `1/(1 − ratio)`, here 2, and in evaluation mode
+# (`using_config("train", False)`) it passes its input through unchanged. Our MLP has no dropout: the switch changes nothing.
 
 # %%
 mc.random.seed(0)
