@@ -15,18 +15,19 @@
 #   no input unless told (`retain_inputs`).
 # - The **old-style Function** of Chainer v1: `forward` *and* `backward` on
 #   plain arrays, keeping all its inputs unless told. Simpler to write,
-#   and used by Chainer's documentation for its examples, so minichain
-#   keeps it. Its price: a gradient made of bare arrays has no graph
-#   behind it, so it cannot be differentiated again.
+#   and used in Chainer's documentation, so minichain keeps it. Its
+#   price: a gradient made of bare arrays has no graph behind it, so it
+#   cannot be differentiated again.
 #
 # **If you know PyTorch.** An old-style Function is a
 # `torch.autograd.Function`: you write `forward` and `backward`, and `self`
 # plays the part of `ctx`. `self.retain_inputs` and `self.retain_outputs`
-# do what `ctx.save_for_backward` does, with the opposite default. Its array
-# backward is a PyTorch backward marked `@once_differentiable`: the same
-# limit, but minichain is silent in the common case (below). A FunctionNode
-# is one without that decorator, its backward written in differentiable
-# operations. `enable_double_backprop=True` is `create_graph=True`.
+# do what `ctx.save_for_backward` does: `retain_inputs` has the opposite
+# default (all inputs kept), `retain_outputs` the same (nothing kept). Its
+# array backward is a PyTorch backward marked `@once_differentiable`: the
+# same limit, but minichain is silent in the common case (below). A
+# FunctionNode is one without that decorator, its backward written in
+# differentiable operations. `enable_double_backprop=True` is `create_graph=True`.
 
 # %%
 import copy
@@ -130,10 +131,10 @@ print("through HandAdapter:", grad_hand)
 # ## `y.creator`: the Function you wrote
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
-# wrap, plus a mark on each gradient's node, `_old_style_grad_generator`,
-# naming the function that made it (next section). Calling an old-style
-# Function applies one, kept as the Function's `node`; the graph holds
-# FunctionNodes only. A Variable has one more attribute, `creator`:
+# wrap, and the gradient Variable carries a mark naming the function that
+# made it (next section). Calling an old-style Function applies a
+# FunctionAdapter, kept as the Function's `node`. A Variable has one more
+# attribute, `creator`:
 #
 # | `y` is the output of | `y.creator_node` (`grad_fn`) | `y.creator` |
 # | --- | --- | --- |
@@ -174,9 +175,8 @@ assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
 # Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient. Marked, it is refused by a backward or an
-# `mc.grad`, with an error naming the function. Without the mark,
-# `gx.backward()` would quietly leave `x.grad` at `None`:
+# the old-style gradient. The gradient carries the mark, so a backward or
+# `mc.grad` starting from it is refused, with an error naming the function:
 
 # %%
 x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
@@ -197,10 +197,11 @@ for name, start in [("gx.backward()", gx.backward),
 # old-style backward's array as `Variable(gx)`, a leaf. The pass starts at
 # `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
 # and never reaches `x`. So `mc.grad` reports no gradient for `x`: `None`,
-# which is not zero, and no error (PyTorch's `@once_differentiable` raises
-# one here). The lesson: for a second derivative write a FunctionNode; an
-# old-style gradient gives `None`, so check for it. Our `HandAdapter` and the
-# real adapter agree on both gradients:
+# not zero, and no error (PyTorch's `@once_differentiable` raises one). The
+# lesson: for a second derivative write a FunctionNode, and check for
+# `None`. Both adapters agree on both gradients; without the mark,
+# `HandAdapter`'s `gx.backward()` is not refused and leaves `x.grad` at
+# `None`:
 
 # %%
 def first_and_second(make_output):
@@ -219,6 +220,13 @@ print("HandAdapter:     first", hand_first, " second", hand_second)
 print("FunctionAdapter: first", real_first, " second", real_second)
 assert np.array_equal(hand_first, real_first)
 assert hand_second is None and real_second is None
+x = mc.Variable(np.array([2.0]), name="x")
+gx, = mc.grad([F.sum(HandAdapter(Square()).apply((x,))[0])], [x],
+              enable_double_backprop=True)
+gx.grad = np.ones(1)                      # the seed
+gx.backward()
+print("HandAdapter, no mark: gx.backward() leaves x.grad at", x.grad)
+assert x.grad is None
 
 # %% [markdown]
 # ## What it keeps: every input, unless told otherwise
@@ -275,8 +283,8 @@ assert np.allclose(x.grad, np.exp(x.array))
 # ## One call per instance, and the `copy.copy` idiom
 #
 # A called instance is a node of the graph, one application; calling it
-# again would overwrite what the first graph needs, so minichain refuses,
-# as for a FunctionNode applied twice (chapter 02):
+# again would overwrite what the first graph needs, so minichain refuses
+# (as for a FunctionNode, chapter 02):
 
 # %%
 square = Square()
@@ -334,8 +342,8 @@ print(inspect.getsource(mc.backend.get_array_module))
 # `available` is True only when CuPy is installed *and* sees a GPU;
 # `_unwrap(x)` gives a Variable's array and passes an array through.
 # minichain's FunctionNodes ask `xp = backend.get_array_module(x)` in
-# `forward` whenever they need a module function. A hand-written softplus
-# `log(1 + exp(x))` for either device:
+# `forward` for a module function; `Softplus.backward` below needs no `xp`,
+# as it works on Variables. A softplus `log(1 + exp(x))` for either device:
 
 # %%
 class Softplus(mc.FunctionNode):
@@ -375,8 +383,8 @@ print("check_backward passed")
 # machine; the work differs:
 #
 # - **Without a GPU**, as on the machine that printed these outputs:
-#   `to_device` is `np.asarray`, nothing moves, every `xp` is NumPy: the
-#   cell shows only that the code runs.
+#   `to_device` is `np.asarray`, every `xp` is NumPy: the cell shows only
+#   that the code runs.
 # - **On a GPU**: `to_gpu` copies the array into GPU memory (`x.array` is a
 #   `cupy.ndarray`), every `xp` is `cupy`, and `x.grad` is a CuPy array
 #   until `to_cpu`. CuPy's float32 kernels may differ from NumPy's in the

@@ -37,8 +37,9 @@ MiB = 2 ** 20
 # or kept, and it retains its input. Its backward calls `func` again on a
 # fresh leaf, this time recording the graph (`force_backprop_mode`, like
 # `torch.enable_grad()` in a custom backward: backward itself runs with
-# recording off), and backpropagates the incoming gradient
-# through that new graph with `mc.grad` (chapter 03).
+# recording off unless double backprop is asked for, chapter 11), and
+# backpropagates the incoming gradient through that new graph with
+# `mc.grad` (chapter 03).
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -101,9 +102,8 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # `torch.utils.checkpoint.checkpoint(func, x)`), with three differences: it
 # takes any number of inputs and outputs; it saves the random state for the
 # recomputation (the dropout section below shows why); and it frees what
-# each function of its inner graph keeps as the inner backward walks down it
-# (including the last segment, which keeps its graph: below). It agrees with
-# our hand-made one on the gradient and the memory:
+# each function of its inner graph keeps as the inner backward walks down
+# it. It agrees with our hand-made one on the gradient and the memory:
 
 # %%
 x = mc.Variable(x_array, name="x")
@@ -149,10 +149,7 @@ print(draw(y))
 # **peak = kept + 2 in flight**, the **peak estimate** `s + 1 + ⌈L/s⌉`
 # activations: an estimate, not a bound; chapter 14 counts exactly.
 #
-# One caveat: the rebuilt segment's incoming gradient stays alive through
-# the segment's backward, a third array once the next gradient waits; but
-# by then the segment's last `tanh` has freed its output, so the total
-# stays the same here. Chapter 12 shows a case where it does not.
+# It holds for the nets here, with one exception: chapter 12.
 #
 # The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
 # Sublinear Memory Cost" (2016, arXiv:1604.06174). PyTorch's
@@ -258,7 +255,10 @@ def in_activations(nbytes):
 plain, forgetful = measure(None), measure(4)
 print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
-print(f"peak estimate: {kept_count(L, 4)} kept + {IN_FLIGHT} in flight")
+checkpoints, rebuilt = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
+assert checkpoints + rebuilt == kept_count(L, 4)
+print(f"peak estimate: {checkpoints} checkpoints + {rebuilt} rebuilt tanh outputs"
+      f" + {IN_FLIGHT} in flight = {checkpoints + rebuilt + IN_FLIGHT}")
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
 events = [event for event, _ in forgetful.timeline]
 backward_starts = events.index("backward:Sum")
@@ -288,12 +288,11 @@ plt.show()
 # live only until the next function has used them (the small teeth).
 # Backward runs the last segment's backward at once, then rebuilds the
 # other segments one at a time and frees each as it goes: the humps. Each
-# rebuild hump reaches the peak estimate, 9: the three checkpoints (their
-# `Forget` nodes retain them until `loss` is dropped), the four rebuilt
-# `tanh` outputs, 2 in flight. The first hump, the last segment's kept
-# graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast view
-# of one number that owns no bytes, and by the time a full-size gradient
-# waits, one `tanh` output has been freed. (The input `x_batch` is the
+# rebuild hump reaches the peak estimate, 9, as printed (the `Forget`
+# nodes retain the checkpoints until `loss` is dropped). The first hump,
+# the last segment's kept graph, stops at 8: its incoming gradient is
+# `F.sum`'s, a broadcast view of one number that owns no bytes, and by the
+# time a full-size gradient waits, one `tanh` output has been freed. (The input `x_batch` is the
 # caller's and not measured.)
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` nothing is
@@ -345,11 +344,11 @@ plt.show()
 # Every forgotten block runs its forward twice; a hook counting the
 # `linear` and `tanh` forwards shows it. The counter prints 47 for plain,
 # not `2 L = 32`: with a hook present, backward takes the Variables path,
-# where `Linear`'s backward applies `linear` itself (15 calls: blocks 2 to
-# 16 compute their input's gradient with it; block 1's input is a
-# constant). That is the same in both runs, so the difference, 24, is pure
-# recomputation: three segments of 4 blocks run twice, the last segment
-# (graph kept) once.
+# where `Linear`'s backward computes the input gradient `gy·W` by applying
+# `linear` to `gy` and `Wᵀ` (15 calls: blocks 2 to 16 compute their
+# input's gradient with it; block 1's input is a constant). That is the
+# same in both runs, so the difference, 24, is pure recomputation: three
+# segments of 4 blocks run twice, the last segment (graph kept) once.
 #
 # Without a hook backward takes a fast path on bare arrays (chapter 13).
 # `mc.memory.measure` uses a hook too, so the last line measures `step(4)`

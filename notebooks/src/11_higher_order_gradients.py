@@ -261,9 +261,13 @@ left.plot(newton_x, newton_x ** 4 - 2 * newton_x ** 2, "o-", color="C3",
 left.set_xlabel("x")
 left.legend(fontsize=8)
 left.set_title("Newton's steps on f")
-errors_newton = np.abs(np.array(newton_path) - 1) + 1e-17   # log scale: no 0
+errors_newton = np.abs(np.array(newton_path) - 1)
+drawn = errors_newton > 0                      # a log scale has no 0
+exact_steps = ", ".join(str(k) for k in np.flatnonzero(~drawn))
+exact = f" (x = 1 exactly at step {exact_steps}: not drawn)" if exact_steps else ""
+right.semilogy(np.flatnonzero(drawn), errors_newton[drawn], "o-", color="C3",
+               label="Newton" + exact)
 errors_descent = np.abs(np.array(descent_path) - 1)
-right.semilogy(errors_newton, "o-", color="C3", label="Newton")
 right.semilogy(errors_descent, "-", color="C0", label="gradient descent, rate 0.01")
 right.set_xlabel("step")
 right.set_ylabel("|x - 1|")
@@ -341,7 +345,8 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 # minichain's `mc.gradient_check.check_double_backward` uses the same idea:
 # it computes `H v` by double backprop for a `v` you pass (`x_grad_grad`,
 # here random), checks it against a finite difference of the backward, and
-# raises if they disagree. `y_grad` is the seed of the first backward.
+# raises if they disagree. `y_grad` is the seed of the first backward, so
+# `H` is the Hessian of `sum(y_grad · tanh(x))`.
 
 # %%
 mc.gradient_check.check_double_backward(
@@ -357,12 +362,12 @@ print("tanh's double backward agrees with finite differences")
 # the gradient `mc.grad` gives on a fresh leaf (repeated below). That
 # gradient has no graph reaching the real input, like `ArrayCube`'s,
 # so a second derivative through it is lost (`None`). Under double
-# backprop `F.forget` makes `x2 = identity(x)` of the real input `x` and
-# cuts `x2`'s link to its creator, so the inner backward treats `x2` as a
-# leaf and stops there (otherwise it would walk on into the outer graph);
-# then it links `x2` again, so the gradient's graph runs through `identity`
-# back to `x` (roughly PyTorch's `detach()`, undone afterwards). The test:
-# `x³` at `x = [0.5, 3]`, second derivative `6x`.
+# backprop `F.forget` recomputes on `identity(x)` of the real input `x`,
+# unlinked from `x` while the inner backward runs (so it stops there) and
+# linked again afterwards, so the gradient's graph reaches `x` (roughly
+# PyTorch's `detach()`, undone): read `_double_backward` in
+# `minichain/functions/util/forget.py`. The test: `x³` at `x = [0.5, 3]`,
+# second derivative `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):

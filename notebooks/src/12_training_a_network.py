@@ -126,10 +126,19 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # between them: `n_layers` hidden layers of `n_units` each, then an output
 # layer of `n_out` (our hand model is `n_layers=1`). Each `Linear` owns its
 # `W` and `b` and learns its input size from the first batch (like
-# `nn.LazyLinear`). An optimizer is *set up* on a link: it holds the
-# hyperparameters (`lr`) and gives each parameter an *update rule*, and
-# `optimizer.update()` checks every gradient's shape and dtype, then calls
-# each rule's `update_core(param)`.
+# `nn.LazyLinear`). `model.params()` yields the parameters;
+# `namedparams()` adds their paths:
+
+# %%
+model = MLP(n_units=32, n_out=3, n_layers=1)
+model(x[:1])                        # the first call sizes the weights
+print([(name, param.shape) for name, param in model.namedparams()])
+
+# %% [markdown]
+# An optimizer is *set up* on a link: it holds the hyperparameters (`lr`)
+# and gives each parameter an *update rule*, and `optimizer.update()`
+# checks every gradient's shape and dtype, then calls each rule's
+# `update_core(param)`.
 #
 # `update_core`, the step for one parameter, changes the array in place:
 # no new array per step, and anything holding the array (the graph, a
@@ -152,13 +161,14 @@ class HandSGD(mc.optimizer.Optimizer):
         super().__init__(lr=lr)
 
     def create_update_rule(self):
+        # the rule reads the optimizer's live hyperparameters, so
+        # optimizer.lr = ... reaches every rule
         return HandSGDRule(self.hyperparam)
 
 # %% [markdown]
 # minichain's `SGD` is built the same way. Its rule subtracts in place from
-# `param.array`, so the `Variable.array` setter (which would also refresh
-# the node's shape and dtype) is never called; `grad.dtype.type(lr)` makes
-# the rate a scalar of the gradient's dtype:
+# `param.array`; `grad.dtype.type(lr)` makes the rate a scalar of the
+# gradient's dtype:
 
 # %%
 from minichain.optimizers.sgd import SGDRule
@@ -252,12 +262,13 @@ print(source[start:stop])
 print(inspect.getsource(spiral.forward))
 
 # %% [markdown]
-# We train our hand model's shape, one hidden layer of 32 (`n_layers=1`;
-# the default is 2), so that only the training differs: 100 epochs, 1000
-# minibatch steps. (The progress bar, on stderr, varies between runs.)
+# We train our hand model's shape, so that only the training differs: 100
+# epochs, 1000 minibatch steps. (The progress bar, on stderr, varies
+# between runs.)
 
 # %%
-result = spiral.train(n_epochs=100, seed=0, n_layers=1)
+result = spiral.train(n_epochs=100, seed=0, n_units=32, n_layers=1,
+                      batch_size=30)
 print(f"final accuracy on the training points (evaluation mode, explained below):"
       f" {result.accuracy:.3f}")
 print(f"loss: about {result.history['loss'][0]:.1g} in epoch 1,"
@@ -308,9 +319,9 @@ print(inspect.getsource(spiral.evaluate))
 # Two switches. `no_backprop_mode` (chapter 07) records no graph.
 # `mc.config.train` tells the functions that behave differently in training
 # which mode they are in; `F.dropout` is one: while training it zeroes each
-# element with probability `ratio` (0.5 here) and doubles the rest, and in
-# evaluation mode (`using_config("train", False)`) it passes its input
-# through unchanged. Our MLP has no dropout: the switch changes nothing.
+# element with probability `ratio` (0.5 here) and scales the rest by
+# `1/(1 − ratio)`, here 2, and in evaluation mode
+# (`using_config("train", False)`) it passes its input through unchanged. Our MLP has no dropout: the switch changes nothing.
 
 # %%
 mc.random.seed(0)
@@ -387,8 +398,8 @@ assert same_history
 # nothing is freed and the seed is one extra: 9 full activations instead
 # of the estimate of 8. The table is our accounting, checked against the
 # measured peak; the rest is the weights' gradients (`cleargrads` makes
-# them new each step) and Python objects. The totals' difference predicts
-# the saving.
+# them new each step) and Python objects. The mask row is a temporary
+# made during ReLU's backward. The totals' difference predicts the saving.
 
 # %%
 print(inspect.getsource(spiral.step_memory))   # compare_memory calls it twice:
