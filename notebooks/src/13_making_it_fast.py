@@ -90,7 +90,7 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # Nothing failed; the number is just wrong, on a pattern as common as a
 # residual connection. So no backward writes into an incoming gradient
 # someone else may hold; the engine writes in place only into arrays it
-# alone holds (ReLU's, below; shortcut 4's buffer).
+# alone holds (ReLU's gradient, below; shortcut 4's buffer).
 # Every shortcut below keeps this rule (`tests/test_shared_gradients.py`).
 #
 # ## The two paths, timed
@@ -165,7 +165,7 @@ assert flat and near_numpy
 # prints times: an op's arithmetic varies from turn to turn by more than
 # the bookkeeping, so a difference could come out negative. At 10⁶
 # `overhead.slowdown` takes the median ratio to NumPy's time within one
-# turn (both see the machine in one state).
+# turn (one machine state for both).
 #
 # ## The fast loop, whole
 #
