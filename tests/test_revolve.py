@@ -21,7 +21,7 @@ from minichain.checkpoint import (revolve_cost, revolve_schedule,
 
 
 # ----- the game, searched -----------------------------------------------------
-def brute_force_cost(length, budget):
+def brute_force_cost(length, budget, long_tapes=False):
     """Fewest calls to reverse ``length`` blocks with ``budget`` slots.
 
     Dijkstra over the states of the game (a variant of Griewank and
@@ -38,6 +38,9 @@ def brute_force_cost(length, budget):
       (``k - c`` calls, ``k - c`` slots on top of the checkpoints while
       it lasts), or the same for the one block ``k`` from the running value
       at ``k - 1`` (Revolve's reverse step).
+
+    ``long_tapes=True`` drops that last rule (chapter 14's model choice):
+    the running value may then start a tape of several blocks.
     """
     start = (length, 0, 0)
     best = {start: 0}
@@ -62,8 +65,9 @@ def brute_force_cost(length, budget):
                 moves.append((0, (k, stored, c)))
             if held + (k - c) <= budget:
                 moves.append((k - c, (c, stored & ((1 << c) - 1), -1)))
-        if p is not None and p == k - 1 and held + 1 <= budget:
-            moves.append((1, (p, stored & ((1 << p) - 1), -1)))
+        reach = k - p if long_tapes else 1  # the longest tape from p
+        if 0 <= p and k - p <= reach and held + (k - p) <= budget:
+            moves.append((k - p, (p, stored & ((1 << p) - 1), -1)))
         for step, new in moves:
             if cost + step < best.get(new, float("inf")):
                 best[new] = cost + step
@@ -76,6 +80,15 @@ def test_cost_is_the_optimum_of_the_game(length):
     for budget in range(1, length + 1):
         assert revolve_cost(length, budget) == brute_force_cost(
             length, budget), (length, budget)
+
+
+def test_dropping_the_one_block_rule_gives_a_cheaper_game():
+    """Chapter 14 and docs/forget.md: the rule is a model choice that costs
+    calls (4 instead of R(3, 2) = 5, 27 instead of R(10, 2) = 30)."""
+    assert brute_force_cost(3, 2, long_tapes=True) == 4 == revolve_cost(3, 2) - 1
+    assert brute_force_cost(10, 2, long_tapes=True) == 27
+    assert all(brute_force_cost(n, m, long_tapes=True) <= revolve_cost(n, m)
+               for n in range(1, 9) for m in range(1, n + 1))
 
 
 def test_cost_closed_cases_and_the_issues_figures():

@@ -59,7 +59,7 @@ assert same
 # only if **nobody else holds it**. The trap, on
 # `sum(relu(x + relu(y)) * 3)` at `x = [1, 1]`, `y = [-1, 1]` (the gradient
 # for `x` is `[3, 3]`): `Add` hands its incoming gradient to both inputs,
-# *the same array twice* (right, and cheap); then a "fast" ReLU backward
+# *the same array twice*; then a "fast" ReLU backward
 # multiplies its mask into the array it received:
 
 # %%
@@ -88,8 +88,9 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # %% [markdown]
 # The inner ReLU zeroed an entry of *the* array `Add` also handed to `x`.
 # Nothing failed; the number is just wrong, on a pattern as common as a
-# residual connection. So no backward writes into its incoming gradient;
-# the engine writes in place only into a buffer it owns (shortcut 4).
+# residual connection. So no backward writes into an incoming gradient
+# someone else may hold; the engine writes in place only into arrays it
+# alone holds (ReLU's gradient, below; shortcut 4's buffer).
 # Every shortcut below keeps this rule (`tests/test_shared_gradients.py`).
 #
 # ## The two paths, timed
@@ -103,7 +104,7 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 print(inspect.getsource(overhead.numpy_chain))
 print(inspect.getsource(overhead.minichain_chain))
 print("MUL_C =", overhead.MUL_C, "  ADD_C =", overhead.ADD_C)
-tiny = overhead.per_op(10, reps=15)
+tiny = overhead.per_op(10, reps=15, ops=N)
 for name in ("NumPy", "minichain", "minichain, reference path"):
     forward, backward = tiny[name]
     print(f"{name:26s} forward {as_time(forward)}, backward {as_time(backward)} per op")
@@ -114,14 +115,14 @@ print("the reference path takes more than 2x the fast path's:", reference > 2 * 
 assert fast > 2 * numpy_time and reference > 2 * fast
 
 # %% [markdown]
-# On ten numbers minichain's time is bookkeeping; the reference does more
-# of it both ways: forward, its `apply` makes every general call and check;
+# On ten numbers minichain's time is bookkeeping; the reference does more,
+# both ways: forward, its `apply` makes every general call and check;
 # backward, its gradients are Variables, so each step *applies*
 # functions. From 10 to 10⁵ elements:
 
 # %%
 SIZES = [10**k for k in range(1, 6)]
-sweep = {size: overhead.per_op(size, reps=9) for size in SIZES}
+sweep = {size: overhead.per_op(size, reps=9, ops=N) for size in SIZES}
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 3.4))
 for name in sweep[10]:                        # NumPy, minichain, ... as found
@@ -152,17 +153,19 @@ for size in SIZES:
                 f"the reference {as_time(reference)}")
     print(f"{size:>9,d} elements: {line} per op")
 flat = 0 < added[10**4] < 3 * added[10]
-near_numpy = all(ratio < 2 for ratio in overhead.slowdown(10**6, NAMES[1:]).values())
+paired = overhead.slowdown(10**6, NAMES[1:], ops=N)   # median ratios to NumPy
+near_numpy = all(ratio < 2 for ratio in paired.values())
 print("minichain adds at 10^4 less than 3x what it adds at 10:", flat)
 print("at 10^6 elements, both paths within 2x NumPy (paired medians):", near_numpy)
 assert flat and near_numpy
 
 # %% [markdown]
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
-# bookkeeping. At 10⁵ arithmetic dominates the fast path; the reference
-# still adds a large share to NumPy's time. At 10⁶ `overhead.slowdown`
-# takes the median ratio to NumPy's time in the same turn, so that both
-# times see the machine in one state.
+# bookkeeping. At 10⁵ arithmetic dominates the fast path, and the line
+# prints times: an op's arithmetic varies from turn to turn by more than
+# the bookkeeping, so a difference could come out negative. At 10⁶
+# `overhead.slowdown` takes the median ratio to NumPy's time within one
+# turn (one machine state for both).
 #
 # ## The fast loop, whole
 #
@@ -181,10 +184,8 @@ print(inspect.getsource(backprop._walk))
 # 1. **pop** the function of highest rank: `heapq.heappop(heap)`;
 # 2. **backward**: take its outputs' gradients out of the table (`take` is
 #    `grads.pop`), then run `backward_arrays` when allowed (shortcut 1),
-#    else `_call_backward`, which runs
-#    - the reference's `_backward_on_variables`, or
-#    - `backward_arrays`, for a class with its own `backward_accumulate`
-#      (shortcut 5) when there is nothing to add into yet;
+#    else `_call_backward` (mostly the reference's
+#    `_backward_on_variables`; see shortcut 5);
 # 3. **add and push**: each `gx` goes into its input's gradient (a first
 #    as `grads[x] = gx`, others through `_add_gradient`: NumPy's sum, not
 #    an applied `Add`), and the input's creator is pushed once per pass
@@ -200,11 +201,15 @@ print(inspect.getsource(backprop._walk))
 # - `_DEFAULT_ACCUMULATE`: `FunctionNode.backward_accumulate`;
 # - `_check_gradient_arrays`: raises unless one `gx` per target;
 # - `writes_into_gradient`, `HandedOver`: ReLU's backward may write into a
-#   gradient only the engine holds (`function_node.writable_gradient`).
+#   gradient only the engine holds: `function_node.writable_gradient`
+#   allows it if the loop handed the tuple over, nothing else holds the
+#   array (`sys.getrefcount`) and it owns its memory. So the trap above
+#   stays right: `Add` puts one array in two places; the count sees
+#   the second (`tests/test_writable_gradient.py`).
 #
 # ## Shortcuts on the fast path only
 #
-# Each is timed with and without it, in turn, the fastest of 15 turns kept
+# Each is timed with and without it, the fastest of 15 turns kept
 # (`overhead.with_and_without`), and checked; `overhead.replaced` switches
 # one off for a block:
 
@@ -244,8 +249,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
 # arrays (`arrays`: no graph of the backward recorded, as without
-# PyTorch's `create_graph=True`), no hook watches, and the class keeps the
-# default `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
+# `enable_double_backprop=True`, chapter 11, or PyTorch's
+# `create_graph=True`), no hook watches, and the class keeps the default
+# `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
 
 # %%
 @contextlib.contextmanager
@@ -264,9 +270,9 @@ buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
 # A hook sees every function a backward applies, so under one (here
-# `mc.memory.measure`, chapter 10, which works through a function hook)
-# the fast loop runs `backward`, as the reference always does: `tanh`'s
-# applies `TanhGrad`. `mock.patch` records them:
+# `mc.memory.measure`, chapter 10) the fast loop runs `backward`, as the
+# reference always does: `tanh`'s applies `TanhGrad`. `mock.patch`
+# records them:
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -353,22 +359,21 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# `_data` is the attribute behind `.array`; a node's retained `data` is the
-# same array. That diff is one of eight:
+# `_data` is the attribute behind `.array`. That diff is one of eight:
 #
 # | `_apply_reference` | `apply` instead |
 # |---|---|
-# | `_check_arguments` every call | only if applied before, or inputs not a tuple/list |
+# | `_check_arguments` every call | only to raise: applied before (a node is applied once), or inputs not a tuple/list |
 # | `_as_input` each input, then `.array` | one Variable: its `_data` and `_node`; else a loop, `_gather_inputs` |
 # | rank, `requires_grad` from two lists | read off that input's node |
-# | `_check_inputs`, looking each setting up for this thread | inline; all settings looked up at once (`view`) |
+# | `_check_inputs`, looking each setting up for this thread | inline; `view`: the thread's engine settings, read in one go |
 # | `_forward_with_hooks`, looking hooks up | `forward`, unless a hook is set |
 # | `_check_outputs` on each output | the tuple checked; each array as it becomes a Variable |
 # | `Variable(...)`, `set_creator_node` | `_make_output` (shortcut 2) |
 # | `_retain_data` always | only if something is retained |
 #
-# Timed with each whole reference function swapped in (so the `apply` bar
-# includes shortcut 2's; `backward_arrays` off on both sides of `_walk`'s),
+# Timed with each whole reference function swapped in (`backward_arrays`
+# off on both sides of `_walk`'s),
 # gradients checked on the chain and the first program:
 
 # %%
@@ -455,8 +460,8 @@ print("\n".join(overhead.excerpt(backprop._add_to_leaf, "if old is None", "old +
 
 # %% [markdown]
 # `cleargrads()` sets every `.grad` to `None`, as PyTorch's `zero_grad()`
-# does by default (`set_to_none=True`), so no buffer is owned. PyTorch,
-# too, may add into a `.grad` it owns. Shortcut 5 is off on both sides:
+# does by default (`set_to_none=True`), so no buffer is owned. Shortcut 5
+# is off on both sides:
 
 # %%
 (owned, g_owned), (not_owned, g_not) = (step_peak("zerograds", unfused),
@@ -484,7 +489,8 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
 # into it *fused*: product and addition done together, block by block of
 # output rows, so the whole weight gradient never exists as a temporary
-# (`xp`: NumPy, or CuPy on a GPU):
+# (`xp`: NumPy, or CuPy on a GPU). With nothing to add into yet,
+# `_call_backward` runs `Linear`'s `backward_arrays` instead:
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
@@ -504,14 +510,14 @@ savings["5. fused Linear (step)"] = not_fused / fused
 # %% [markdown]
 # The peak is one moment: unfused, during the backward of `l1` (the first
 # layer), whose whole `gy.T @ x`, the size of `l1.W`, is then the largest
-# temporary; fused, a 64-row block replaces it. Each entry of `gW` is the
-# same sum, but BLAS may add a block in another order, which rounds
-# differently; by how much depends on the CPU, so only the bound is
-# printed.
+# temporary; fused, a 64-row block replaces it. BLAS may sum a block in
+# another order, rounding differently by a CPU-dependent amount: only the
+# bound is printed.
 #
 # ### What each one buys
 #
-# Each bar is a ratio asserted above:
+# Each bar is a ratio asserted above (bar 3, `apply`, includes bar 2's
+# saving):
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 2.6))
@@ -526,20 +532,16 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## Leaving Python
-#
-# Faster engines leave the interpreter. PyTorch's graph and backward loop
-# are C++; `torch.compile` and `jax.jit` *trace* a function once into a
-# compiled graph, paying the per-op cost once per trace.
-#
 # ## Summary
 #
-# - The fast path is the reference's three steps plus shortcuts.
-# - No backward writes into an array another holds.
+# - The fast path is the reference's steps plus shortcuts; none writes
+#   into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
-# - `backward_arrays`, the cheap constructor, `apply` and `_walk` give the
-#   reference's gradients bit for bit; the owned buffer and `Linear`'s
-#   blocks (within a float32 bound) save memory on both paths.
+# - Shortcuts 1–3 give the reference's gradients bit for bit; 4 and 5
+#   (5 within a float32 bound) save memory on both paths.
+# - Faster engines leave Python: PyTorch's backward loop is C++;
+#   `torch.compile` and `jax.jit` compile a traced graph, paying per-op
+#   costs once per trace.
 
 # %% [markdown]
 # ## Exercises
@@ -573,10 +575,11 @@ print(inspect.getsource(ch13.SquaredDifference))
 # target_input_indexes, grad_outputs)` returning a tuple with one array per
 # index in `target_input_indexes` (0 for `x`, 1 for `y`), and assign the
 # function itself to `answer_2`. The retained arrays are
-# `self.inputs[0].data` and `self.inputs[1].data` (chapter 07). Keep the
+# `self.inputs[0].data` and `self.inputs[1].data` (chapter 07; the same
+# arrays as the inputs' `.array`). Keep the
 # contract: write into neither `grad_outputs` nor the inputs, keep their
-# dtype, and return arrays (0-d inputs give NumPy scalars: `force_array`
-# from `minichain.utils.array`, shortcut 1; the check tries none).
+# dtype, and return arrays (for 0-d inputs, `force_array` of
+# `minichain.utils.array`; the check tries none).
 
 # %%
 # def backward_arrays(self, target_input_indexes, grad_outputs):

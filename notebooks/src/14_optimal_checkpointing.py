@@ -13,10 +13,9 @@
 #
 # `mc.checkpoint_revolve`, `checkpoint.revolve_cost` and `revolve_schedule`
 # (here `variant_cost` and `variant_schedule`) are named after
-# Revolve (Griewank and Walther, "Algorithm 799: revolve", ACM Transactions
-# on Mathematical Software 26(1), 2000) but compute *the variant*: this
-# chapter's game, fitted to how a define-by-run engine holds memory, and
-# optimal within its rules.
+# Revolve (Griewank and Walther, ACM TOMS 26(1), 2000) but compute *the
+# variant*: this chapter's game, fitted to how a define-by-run engine
+# holds memory, and optimal within its rules.
 
 # %%
 import functools
@@ -56,10 +55,13 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # run, which the next move stores or starts from. A taped run ends at the
 # highest block not yet reversed, and backward follows it. It may tape
 # several blocks from `x` or a checkpoint, but only one from the value just
-# reached, as Revolve does. This rule costs calls and saves no memory (3
-# blocks, 2 slots: advancing block 1 and taping 2–3 from $h_1$ takes a call
-# fewer than `R(3, 2)`, printed below); we keep it only so that Revolve's
-# schedules are moves of this game and can be compared.
+# reached. This rule saves no slots and costs calls (3 blocks, 2 slots:
+# advancing block 1 and taping 2–3 from $h_1$ takes 4 calls, the best
+# within the rule 5; cell 11). It is this chapter's model choice, matching
+# the step structure of the Revolve-style schedules minichain's executor
+# performs (the uncounted value just reached then outlives one block's
+# backward only); dropping it gives a cheaper game, left open
+# (docs/forget.md).
 #
 # ## By hand: four blocks, one slot
 #
@@ -184,7 +186,7 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 #
 # Write `R(n, M)` for the fewest calls that reverse `n` blocks with `M`
 # slots, from a value that takes none (`x`, or a checkpoint already paid
-# for). The walk-throughs used all three cases:
+# for). The walk-throughs used all three:
 #
 # - `n ≤ M`: tape all `n` blocks, then backward through them: `n` calls.
 # - `M = 1`: the first walk-through, `n(n+1)/2` calls; no fewer, as a
@@ -193,7 +195,8 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # - otherwise, the second: pick a first checkpoint $h_m$, advance `m`
 #   blocks and store it; reverse the `n - m` blocks above it with `M - 1`
 #   slots; free it and reverse the first `m` with all `M`. The best `m`
-#   wins, and no schedule beats it: a schedule may keep its first
+#   wins, and no schedule beats it (`tests/test_revolve.py` searches
+#   every state for `n ≤ 12`): a schedule may keep its first
 #   checkpoint until the blocks above it are reversed (runs there start
 #   from it more cheaply than from `x`), and those below need only `x`:
 #
@@ -230,8 +233,7 @@ for n in range(1, 11):
 # ## The real thing
 #
 # `variant_cost` fills the same table with NumPy, as
-# `rows[M] = (cost by n, best m by n)`; ties go to the farthest `m` (the
-# fewest blocks left to the part with a slot less).
+# `rows[M] = (cost by n, best m by n)`; ties go to the farthest `m`.
 # `variant_schedule` writes a schedule with `_reverse`, printed here
 # (`budget` is `M`), a loop in place of the second recursive call:
 
@@ -349,7 +351,8 @@ assert schedule_calls(uniform) < schedule_calls(variant)
 # ## Memory, measured
 #
 # 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in
-# chapter 10, the peak is what one step adds.
+# chapter 10, the peak is what one step adds; `zerograd()` makes the
+# `.grad`s beforehand (backward adds in place), so the peaks leave them out.
 
 # %%
 L, width, batch = 24, 128, 512
@@ -497,10 +500,9 @@ assert all(most_blocks(c, t) == math.comb(c + t, c)
 
 # %% [markdown]
 # From the same counting comes Revolve's fewest calls for `n` blocks, the
-# `n` taped ones included, taken as given from Griewank, "Achieving
-# logarithmic growth of temporal and spatial complexity in reverse
-# automatic differentiation", Optimization Methods and Software 1(1), 1992
-# (exercise 2 checks it against a recursion of Revolve's game):
+# `n` taped ones included, taken as given from Griewank (Optimization
+# Methods and Software 1(1), 1992; exercise 2 checks it against a
+# recursion of Revolve's game):
 #
 # $$T(n, c) = (t + 1)\,n - \binom{c+t}{c+1}, \quad t \text{ the least with }
 # \binom{c+t}{c} \ge n.$$
@@ -528,14 +530,14 @@ print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
       f" T = {revolve_closed_form(1024, 12)} (Revolve)")
 
 # %% [markdown]
-# With one slot the two games are the same; from two on, the variant is
-# mostly cheaper, taping a piece that fits its slots in one go.
+# With one slot the games agree; from two on, the variant is mostly
+# cheaper, taping a piece that fits its slots at once.
 #
 # **In practice.** PyTorch's `torch.utils.checkpoint` offers uniform
-# segments. The variant pays when memory is the limit: a long chain of
-# near-equal blocks that must fit in far fewer activations than uniform
-# segments' `2√L` or so (9 slots for `L = 24` above), with which they cost
-# about as few calls.
+# segments; nesting its `checkpoint` calls should give recursive schedules
+# of this kind (not tried here). At 9 slots uniform segments already cost
+# about as few calls (44, against the variant's 43 with 8 slots; cell
+# 23); the variant pays only below that.
 #
 # ## Exercises
 #
@@ -570,8 +572,7 @@ ch14.check_2(answer_2)
 # %% [markdown]
 # **3.** Write out an optimal schedule of this chapter's game for 5 blocks
 # and 2 slots, as a list of moves like `two_slots_4` above, and assign it
-# to `answer_3`. The check plays it by the rules and checks that it
-# reverses every block in the fewest calls.
+# to `answer_3`. The check plays it by the rules and counts its calls.
 
 # %%
 answer_3 = None
