@@ -57,7 +57,7 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # several blocks from `x` or a checkpoint, but only one from the value just
 # reached. This rule saves no slots and costs calls (3 blocks, 2 slots:
 # advancing block 1 and taping 2–3 from $h_1$ takes 4 calls, the best
-# within the rule 5; cell 11). It is this chapter's model choice, matching
+# within the rule 5; printed below). It is this chapter's model choice, matching
 # the step structure of the Revolve-style schedules minichain's executor
 # performs (the uncounted value just reached then outlives one block's
 # backward only); dropping it gives a cheaper game, left open
