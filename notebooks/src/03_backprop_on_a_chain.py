@@ -211,8 +211,9 @@ assert np.isclose(xh.grad, gx)
 #
 # In minichain the same chain is three function calls, and `y.backward()`
 # runs the loop. Only the leaf `x` is left with a gradient: those of `a` and
-# `b` were freed as soon as the next function had used them, or a deep
-# network would hold one gradient per layer. PyTorch too keeps a non-leaf's
+# `b` were freed once the function that made them (`sin` for `a`) had
+# turned them into its input's gradient, or a deep network would hold one
+# gradient per layer. PyTorch too keeps a non-leaf's
 # `.grad` only after `retain_grad()`; minichain's
 # `y.backward(retain_grad=True)` keeps them (chapter 07).
 
@@ -236,8 +237,8 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 # and `Sin`, the same `backward(target_input_indexes, grad_outputs)`
 # returning a tuple (shortened to `indexes`, as chapter 02 noted; with
 # several inputs, from chapter 04 on, it may hold a gradient for every input
-# or only for those in `indexes`: the engine keeps those asked for). The
-# lines ours do not have:
+# or only for those in `indexes`: the engine keeps those asked for). First,
+# retained arrays:
 #
 # - `self.retain_outputs((0,))` and `self.retain_inputs((0,))`: forward
 #   says which arrays its backward will need, and only those are kept;
@@ -245,20 +246,21 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #   backward.
 # - `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps a
 #   0-d result an array, where NumPy would return a scalar.
-# - backward works on Variables, not arrays: `grad_outputs[0] * y`
-#   multiplies two Variables and `cos(x)` is minichain's `F.cos`, so the
-#   computation of a gradient can itself be recorded and differentiated
-#   again (double backprop, chapter 11; exercise 2 below tries it on yours).
+
+# %% [markdown]
+# Then two backward methods (`Exp`'s both printed below):
 #
-# `Exp` also has `backward_arrays`, printed after `Exp.backward`: the same
-# formula on bare arrays (`_retained_output_data` is the retained output's
-# array). The rule: if a function defines `backward_arrays` and double
-# backprop is off (`y.backward()`'s default, PyTorch's
-# `create_graph=False`), the default run calls that on arrays; otherwise
-# `backward` runs on Variables, as our `Twice` of chapter 02 did (chapter
-# 13 shows this fast path, and `mc.reference_mode()`, which always runs
-# `backward`). So `yv.backward()` above ran `backward_arrays` of `exp` and
-# `sin`; only `exp`'s is printed.
+# | method | works on | runs |
+# |---|---|---|
+# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and always under `mc.reference_mode()` |
+# | `backward_arrays` | arrays | in the default run, when a function defines it (chapter 13) |
+#
+# On Variables, `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`)
+# are recorded, so a gradient can be differentiated again
+# (double backprop, chapter 11; exercise 2 below tries it on yours). A
+# function without `backward_arrays`, like our `Twice` of chapter 02,
+# always runs `backward`. So `yv.backward()` above ran `backward_arrays` of
+# `exp` and `sin` (`_retained_output_data` is the retained output's array).
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -407,7 +409,9 @@ print("check_backward passed")
 #
 # Unlike our hand engine, minichain's functions link not Variables but
 # their *VariableNodes* (`x.node`, with no array unless a backward needs
-# it), so dropping a Variable frees its array unless a function kept it:
+# it): like PyTorch, the graph holds only the saved tensors
+# (`ctx.save_for_backward`). Dropping a Variable frees its array unless a
+# function kept it:
 
 # %%
 xd = mc.Variable(np.ones(3))
