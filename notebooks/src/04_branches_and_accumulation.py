@@ -21,6 +21,7 @@
 
 # %%
 import inspect
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -359,40 +360,45 @@ plt.show()
 # %% [markdown]
 # ## Where minichain adds
 #
-# minichain's backward has two versions: the *reference path*, the code
-# the chapters teach and print, and the *fast path*, the same gradients in
-# fewer steps (chapter 13). The reference path's `_add_gradient_reference`,
-# below, is called with `run` (the record of one backward pass) whenever a
-# function hands back a gradient `gx` for a variable's node (chapter 03);
-# the dict `run.grads` keeps what each node has received so far, where our
-# `hand_backward` used `.grad`. Three cases:
+# minichain's backward has a *reference path*, the code the chapters
+# print, and a *fast path* with the same gradients (chapter 13). The
+# reference `_add_gradient_reference` gets `run` (one backward pass's
+# record) whenever a function hands back a gradient `gx` for a variable's
+# node; the dict `run.grads` keeps what each node has received so far,
+# where our `hand_backward` used `.grad`. The cell prints first the lines
+# that matter: a node's first gradient is stored (our first
+# `x.grad = gx`), later ones are added with `+`, never `+=`. Then the
+# whole function: a leaf (`creator_node is None`) adds to its own `.grad`
+# instead (`_add_to_leaf`, next section), except under `mc.grad` (chapter
+# 03: `run.into_leaves` is False); that add makes a new array too, except
+# into a Parameter's own buffer from `zerograd()`, which nobody else holds.
 #
-# - a leaf (`creator_node is None`) adds `gx` to its own `.grad`
-#   (`_add_to_leaf`; the next section shows its effect), except under
-#   `mc.grad` (chapter 03), where `run.into_leaves` is False;
-# - a node that already has a gradient gets the sum: our `x.grad + gx`;
-# - a node without one stores `gx`: our first `x.grad = gx`.
-#
-# Why a *new* Variable, never `+=`? `_ + _` hands one gradient Variable
-# to both its inputs. The cell runs `y = (x + x) + x` through a hand loop
-# that adds with `+=`: the outer `_ + _` makes the seed itself the gradient
-# of `x` and of `x + x`, whose `_ + _` hands it back to `x` twice, and each
-# `+=` doubles it.
+# Why never `+=`? `_ + _` hands one gradient Variable to both its inputs.
+# In the cell's hand loop for `y = (x + x) + x`, the outer `_ + _` makes
+# the seed itself the gradient of `x` and of `x + x`, whose `_ + _` hands
+# it back to `x` twice: each `+=` doubles it.
 
 # %%
 import minichain.backprop as backprop
 
-print(inspect.getsource(backprop._add_gradient_reference))
+source = inspect.getsource(backprop._add_gradient_reference)
+lines = source.splitlines()
+add = next(i for i, line in enumerate(lines) if "elif node in run.grads" in line)
+print(textwrap.dedent("\n".join(lines[add:add + 4])))   # the lines that matter
+print("\n# the whole function:")
+print(source)
 
 x = mc.Variable(np.array(1.0))
 s = x + x
 y = s + x                                        # dy/dx = 3
 grads = {y.node: mc.Variable(np.array(1.0))}     # the seed
+print("seed:", grads[y.node].array)
 for out, f in ((y, y.creator_node), (s, s.creator_node)):   # rank order
     gxs = f.backward((0, 1), (grads[out.node],))
     for node, gx in zip(f.inputs, gxs):
         if node in grads:
             grads[node].array += gx.array        # += : the bug
+            print("after +=, x's gradient:", grads[node].array)
         else:
             grads[node] = gx
 y.backward()
@@ -453,9 +459,10 @@ answer_1 = None
 ch04.check_1(answer_1)
 
 # %% [markdown]
-# Before exercise 2: an unused output has no gradient, so the engine hands
-# backward `None` in its place. `Peek` has two outputs and keeps what its
-# backward receives:
+# Before exercise 2: an unused output has no gradient, so minichain hands
+# backward `None` in its place, where PyTorch's `autograd.Function`
+# materializes zeros by default (`ctx.set_materialize_grads`). `Peek` has
+# two outputs and keeps what its backward receives:
 
 # %%
 class Peek(mc.FunctionNode):
