@@ -79,24 +79,24 @@ print(visualize.draw(y))
 visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
-# Read the text from the right, the way backward goes: each `<---` points
-# from a value to what it was computed from (`_` is a Variable operand; a
-# Python number makes no node: `2 * ...` shows as `_ * 2`). The rows follow
-# the branches out of `x`, not the order of `_ + _`'s inputs:
+# **The text reads from the right, the way backward goes; the picture's
+# arrows point forward.** `A <--- B`: `B` was computed from (or by) `A`
+# (`_` is a Variable; a number makes no node: `2 * ...` shows as
+# `_ * 2`). Row by row (`x` is `v2`; chapter 02 gives the numbering):
 #
-# - Top row: `y` was computed by `_ + _`, one of whose inputs is `x`.
-#   `[1]` tags a node drawn once and reached again (not its rank: the
-#   picture gives it rank 2).
-# - Bottom row: the row of `[1]`'s other input ends at the tag: `v1`,
-#   computed by `_ * 2` from `v3`, which `_ ** 2` computed from `x`.
-# - Middle row: `x <-+`: both rows start from the same `x`.
+# - Top, `_ + _ [1] <--- y`: `y` by `_ + _`, which `|---`
+#   ties to its input `x`; `[1]` tags a node met again (not a rank).
+# - Middle, `x <-+`: both rows start from `x`.
+# - Bottom, from the right: `v1 <--- [1]`: `_ + _` was computed from
+#   `v1`; `_ * 2 <--- v1`: `v1` by `_ * 2`; `v3 <--- _ * 2`: `_ * 2` from
+#   `v3`; `_ ** 2 <--- v3`: `v3` by `_ ** 2`, from `x`.
 #
-# The picture's arrows point forward. Boxes are functions, with their rank
-# (chapter 02); ellipses are variables (the unnamed `v1` and `v3` show no
-# value, chapter 07 says why). Only `x` shows a gradient: backward starts
-# from the *seed*, the gradient 1 of `y` with respect to itself, and by
-# default keeps only the leaves' gradients. `x` is outlined in red because
-# `_ ** 2` keeps it for backward, to compute `2x`.
+# Boxes are functions, with their rank (chapter 02); ellipses are
+# variables (`v1` and `v3`, which no Python variable holds any more, show
+# no value: chapter 03, *What the graph links*). Only `x` shows a
+# gradient: backward starts from the *seed* `dy/dy = 1` and by default
+# keeps only the leaves' gradients. `x` is outlined in red because
+# `_ ** 2` keeps it to compute `2x`.
 #
 # ## Who made what: `creator_node`
 #
@@ -152,8 +152,8 @@ assert z.creator_node is None and z.array == y.array
 # Variables hold NumPy arrays of any shape; a gradient has the shape of
 # its variable. As in PyTorch, `backward()` needs a seed: an output with one
 # element gets 1; for any other, set `y.grad` first or reduce it to one
-# element, as `F.sum` does here. `x.grad` is a plain NumPy array
-# (PyTorch's is a tensor): `tanh`'s derivative at each element, printed
+# element, as `F.sum` does here. `x.grad` is a NumPy array (PyTorch's a
+# tensor): `tanh`'s derivative at each element, printed
 # beside `1 - tanh²`:
 
 # %%
