@@ -150,9 +150,9 @@ assert "cannot be applied twice" in message
 # %% [markdown]
 # ## Ranks
 #
-# Every variable and function carries a **rank**, which orders them from
-# the leaves (the *generation* of DeZero, the teaching framework of "Deep
-# Learning from Scratch 3"): a leaf has rank 0, a function takes the
+# Every variable and function carries a **rank**, its depth from the
+# leaves, not a tensor's ndim (the *generation* of DeZero, the teaching
+# framework of "Deep Learning from Scratch 3"): a leaf has rank 0, a function takes the
 # largest rank among its inputs, and its outputs get one more. Chapter 05
 # shows why backward needs these numbers. On a chain of two identities, our
 # hand-made `apply` and minichain's give the same ranks. In the drawing,
@@ -198,8 +198,8 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # %% [markdown]
 # ## One step of backprop: `backward`
 #
-# A function that can be differentiated has, besides `forward`, a method
-# `backward`. It is one step of the chain rule. Backward computes the
+# A function that can be differentiated also has `backward`: one step of
+# the chain rule. Backward computes the
 # gradients of one number, the *loss*; here the loss is `sum(y)`, the sum
 # of the output `y`'s elements. Given the gradient of the loss with
 # respect to the function's output, the *incoming gradient* `gy`, backward
@@ -212,7 +212,7 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # says which inputs want a gradient (for one input, always `(0,)`).
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
-# of the loss with respect to `y`: ones, which we set ourselves. One call
+# of the loss with respect to `y`: `d sum(y)/dy` is ones, set by us. One call
 # turns `y.grad` into `x.grad`:
 
 # %%
@@ -257,7 +257,8 @@ y, = Twice().apply((x,))
 y.grad = np.ones(3)                                           # the seed
 y.backward()
 print("minichain: x.grad =", x.grad)
-assert np.array_equal(x.grad, x_hand.grad) and x.grad is x.grad_var.array
+assert np.array_equal(x.grad, x_hand.grad)
+assert x.grad is x.grad_var.array       # the array of x.grad_var (next cell)
 
 # %% [markdown]
 # One difference shows in the prints: minichain hands `backward` the
@@ -266,11 +267,10 @@ assert np.array_equal(x.grad, x_hand.grad) and x.grad is x.grad_var.array
 # `2 * gy` works on both. `x.grad` still prints an array: it is the array
 # of the Variable `x.grad_var`.
 #
-# Every FunctionNode of minichain is written this way. Here is minichain's
-# identity, printed from the package: `IdentityNode`, labelled
+# Every FunctionNode of minichain is written this way (chapter 03 adds an
+# optional fast variant). Here is minichain's identity, printed from the package: `IdentityNode`, labelled
 # `Identity`, and `identity`, the lowercase function that applies a new
-# one and returns its single output rather than a tuple. Its backward
-# passes the incoming gradients through unchanged. `indexes` is Chainer's
+# one and returns its single output rather than a tuple. `indexes` is Chainer's
 # name for `target_input_indexes`: the same argument, passed by position.
 
 # %%
