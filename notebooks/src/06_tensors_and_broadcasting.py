@@ -92,7 +92,12 @@ def hand_sum_to(g, shape):
 
 g = np.arange(24.0).reshape(2, 3, 4)
 for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
-    print("{!s:>10} -> {}".format(shape, hand_sum_to(g, shape).shape))
+    lead = g.ndim - len(shape)           # the summed axes, numbered in g:
+    summed = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                        if n == 1 and g.shape[lead + i] != 1)
+    result = hand_sum_to(g, shape)
+    print(f"{g.shape} -> {result.shape!s:>9}: summed axes {summed}")
+    assert result.shape == shape
 print("hand_sum_to(g, (3, 1)):", hand_sum_to(g, (3, 1)).tolist())
 print("g summed over axes 0 and 2:", g.sum(axis=(0, 2)).tolist())
 assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
@@ -101,7 +106,7 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
 # printed here, works on plain arrays, like our `hand_sum_to` (its
 # `force_array` keeps a 0-d result an array, not a NumPy scalar).
-# `F.sum_to` (in the next section) is a function on Variables: it applies the
+# `F.sum_to` (next section) is a function on Variables: it applies the
 # FunctionNode `SumTo`, whose backward is `F.broadcast_to`: it can be
 # differentiated. The array version agrees with ours on every case above:
 
@@ -325,9 +330,9 @@ print("check_backward passed for matmul")
 #
 # This chapter writes `x @ W` with `W: (D, H)`, inputs by outputs.
 # minichain's `F.linear(x, W, b)`, like Chainer's, stores the weight the other
-# way round, `(out, in) = (H, D)`, and computes `x @ W.T + b`; so does the
-# layer `mc.links.Linear` of chapter 12. Same numbers, and the gradient comes
-# back transposed, with the shape of that `W`:
+# way round, `(out, in) = (H, D)`, and computes `x @ W.T + b`; so do chapter
+# 12's layer `mc.links.Linear` and PyTorch's `nn.Linear`. Same numbers, and
+# the gradient comes back transposed, with the shape of that `W`:
 
 # %%
 w_linear = mc.Variable(w_data.T.copy())          # (H, D): F.linear's layout

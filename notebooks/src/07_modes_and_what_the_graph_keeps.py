@@ -92,11 +92,12 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 #
 # minichain's switch is `mc.config.enable_backprop`. The cell prints the
 # readable `apply`, `FunctionNode._apply_reference`, whose hand-made twin
-# chapter 02 built (a fast copy runs outside `mc.reference_mode()`, chapter
-# 13). Its `if config.enable_backprop:` is our `if`:
+# chapter 02 built (fast copy: chapter 13). Its
+# `if config.enable_backprop:` is our `if`:
 #
-# - `self.rank`, `self.inputs`, `self.outputs`: our three lines, on nodes
-#   (`x.node`) and weak references ("What the graph keeps", below);
+# - `self.rank`, `self.inputs`, `self.outputs`: our three lines, on
+#   VariableNodes (`x.node`) and weak references (explained in "What the
+#   graph keeps", below);
 # - `y.node.set_creator_node(self)`: our `y.creator = self` and `y.rank`;
 # - `_retain_data`: new, keeps what backward needs.
 #
@@ -149,8 +150,8 @@ assert y.grad == 1.0 and x.grad is None
 # `no_backprop_mode()` is PyTorch's `torch.no_grad()`;
 # `force_backprop_mode()`, its `torch.enable_grad()`, switches recording
 # back on inside it: for example, an evaluation loop without a
-# graph, except for the one quantity it differentiates (here with respect
-# to the input, with `mc.grad`, chapter 03).
+# graph, except for the one quantity it differentiates (here the input's
+# gradient, with `mc.grad`, chapter 03).
 
 # %%
 with mc.no_backprop_mode():
@@ -208,7 +209,8 @@ assert batch.grad is None and np.array_equal(w.grad, batch.array)
 # %% [markdown]
 # A NumPy array handed straight to a function becomes such a constant, so
 # a graph that starts from a bare array has nothing to differentiate: even
-# with `retain_grad=True`, no gradient is computed.
+# with `retain_grad=True`, no gradient is computed, silently (PyTorch
+# raises).
 
 # %%
 h = F.sin(np.array([0.5, 1.0]))            # the array becomes a constant
@@ -220,8 +222,8 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 
 # %% [markdown]
 # Unlike `no_backprop_mode`, `requires_grad=False` does not stop
-# recording: as in Chainer (not PyTorch), the functions are recorded (the
-# last line above) and keep their arrays. To save memory, use
+# recording: as in Chainer (not PyTorch), the functions are recorded (last
+# line above) and keep their arrays. To save memory, use
 # `no_backprop_mode`.
 
 # %% [markdown]
@@ -262,7 +264,7 @@ assert h.creator_node.inputs[0].data is not None
 # %% [markdown]
 # So an array no node keeps goes as soon as you drop its Variable. `tanh`
 # keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` and `sum` keep
-# nothing. Weak references to the arrays show which survive:
+# nothing. Weak references show which arrays survive:
 
 # %%
 x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
@@ -297,7 +299,8 @@ assert alive["b"]() is not None
 assert np.allclose(x.grad, 2 * 2 * (1 - np.tanh(2.0) ** 2))
 
 # %% [markdown]
-# When the last Variable of a graph goes, the whole graph goes with it:
+# When `loss`, the last Variable reaching the graph from its output end,
+# goes, the whole graph goes; `x` lives on:
 
 # %%
 del loss
@@ -308,7 +311,7 @@ assert alive["b"]() is None
 # The graph picture outlines in red the variables whose array is kept, with
 # the bytes. In `y = exp(sin(x) · 2)`, `sin` keeps its input `x`, `exp` its
 # output `y`, and `_ * 2` nothing. (`v1`, `v2` name the unnamed variables,
-# counting from the output back, as in chapter 02.)
+# as in chapter 02.)
 
 # %%
 x = mc.Variable(np.ones((50, 20), dtype=np.float32), name="x")
@@ -384,11 +387,11 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # %% [markdown]
 # ## The bytes during a backward, step by step
 #
-# Chapter 05's player on its example (its bytes per step were read there).
-# New here: `player.gradients(step)` gives each gradient's state: *arriving*
-# (the running function's incoming gradient), *held* (in the engine's table,
-# or a leaf's `.grad`) or *freed*. At step 3 `h`'s complete gradient, 13, is
-# a new array; the used ones are gone.
+# Chapter 05's player on its example. `player.gradients(step)` gives each
+# gradient's state: *arriving* (the running function's incoming gradient),
+# *held* (in the engine's table, or a leaf's `.grad`) or *freed*. At step 2 two gradients are live in one
+# float's bytes: `_ + _` hands one array to both. At step 3 `h`'s complete
+# gradient, 13, is a new array; the used ones are gone.
 
 # %%
 def chapter_05_example():
@@ -409,7 +412,8 @@ one_float = x_05.array.nbytes
 for step in (2, 3):
     grads = player.gradients(step)             # {name: (text, state)}
     print(f"step {step}:", ", ".join(f"{name} {text} {state}"
-                                   for name, (text, state) in grads.items()))
+                                   for name, (text, state) in grads.items()),
+          f"({player.frames[step - 1]['grad_bytes']} bytes in gradients)")
 alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]
 assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
 assert player.gradients(3)["h"] == ("13.", "arriving")
@@ -420,10 +424,10 @@ assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 # ## Over a whole step: forward, then backward
 #
 # `measure` works through a `MemoryHook` (chapter 08) that records the
-# bytes in use after each function's step. Watching changes which code path
-# backward takes (the fast path may use bare arrays, chapter 13), not the
-# gradients or the peak (both checked below): with a hook installed,
-# backward computes gradients with FunctionNodes the hook sees. So backward
+# bytes in use after each function's step. With a hook installed, backward
+# computes gradients with FunctionNodes the hook sees (unwatched, it may use
+# bare arrays, chapter 13); the gradients and the peak stay the same
+# (checked below). So backward
 # has `forward:…` rows, functions a backward step applied: `Sum`'s backward
 # spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
 # `TanhGrad`.

@@ -194,7 +194,7 @@ assert "(removed)" in log.getvalue()
 # - `F.linear(x, W)` is `x Wᵀ`, `F.relu` is `max(x, 0)`;
 # - `F.softmax_cross_entropy(scores, t)` is PyTorch's `F.cross_entropy`;
 # - the weights are `mc.Parameter`s, Variables that chapter 12's optimizers
-#   update; here they behave like any Variable.
+#   update.
 #
 # Times vary, so the table prints only the calls per class.
 
@@ -227,9 +227,9 @@ for name, record in timer.summary().items():
 # backward steps, and 3 `Linear`s applied inside those backwards, for the
 # gradients of `h`, `W2` and `W1` (`x` is an array: it needs none). Each also
 # applies `Transpose`, once for `h`'s gradient and twice for a weight's: 5
-# calls. The backward of `SoftmaxCrossEntropy` applies `Softmax`, `_ - _`, two
-# `_ * _` and `_ * 0.001953125`, which is `1/512`: the loss is a mean over 512
-# points.
+# calls. The backward of `SoftmaxCrossEntropy` applies `_ * 0.001953125`
+# (`1/512`: the loss is a mean over 512 points), `LogSoftmax` and `exp`
+# (softmax as `exp(log_softmax(x))`), `_ * _`, `_ - _` and `_ * _`.
 
 # %%
 with StepPrinter():
@@ -254,14 +254,15 @@ assert rows > timer.total_time()
 # - **allocated**: the bytes in use after a step minus those before it
 #   (what the step left alive), *added up* over the row's calls;
 # - **peak**: the most a step used above its starting level while it ran
-#   (its outputs plus its temporaries), the *largest* over the row's calls.
+#   (its outputs plus its temporaries), the *largest* over the row's calls,
+#   unlike chapter 07's `measure().peak` (a whole block's).
 #
 # As with the times, a nested step's bytes count twice. A row of several calls
 # can have a peak *below* its allocated figure: the five `forward:Linear` calls
-# add up what all five left alive (summed after the table), while the peak is
+# add up what all five left alive (summed below), while the peak is
 # that of the largest call. `ReLUGrad`'s peak exceeds what it leaves by its
 # temporaries, the mask `y > 0` and NumPy's buffer casting it to float32
-# (measured after the table). The figures also count a few hundred bytes of
+# (measured below). The figures also count a few hundred bytes of
 # Python objects per step, so the table prints tenths of a MiB.
 
 # %%
@@ -298,20 +299,22 @@ print(f"forward:ReLUGrad's peak - allocated: {extra / MiB:.1f} MiB; the mask"
 assert abs(extra - mask - cast) < 4 * KiB
 
 # %% [markdown]
-# A picture says the same faster: where the bytes go, coloured by the phase in
-# each row's name (`ReLUGrad`, applied by a backward, is `forward:`). (Times
-# are not drawn: even their order changes with the machine and its load.)
+# As a picture: blue rows' names begin `forward:`, orange ones `backward:`;
+# a `forward:` row also counts functions a backward applied (`ReLUGrad`,
+# three of the five `Linear`s). Times are not drawn: their order varies by
+# machine.
 
 # %%
 from matplotlib.patches import Patch
 
 bytes_allocated = memory.summary()
-colors = {"forward": "C0", "backward": "C1"}         # the row name's phase
+colors = {"forward": "C0", "backward": "C1"}   # by the row name's prefix
 fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
 ax.barh(list(bytes_allocated),
         [r["allocated_bytes"] / MiB for r in bytes_allocated.values()],
         color=[colors[event.split(":")[0]] for event in bytes_allocated])
-ax.legend([Patch(color=c) for c in colors.values()], list(colors), fontsize=8)
+ax.legend([Patch(color=c) for c in colors.values()],
+          [f"row name begins {phase}:" for phase in colors], fontsize=8)
 ax.set_xlabel("MiB left allocated by the step (all calls)")
 ax.set_title("MemoryHook")
 ax.invert_yaxis()

@@ -69,8 +69,7 @@ assert draw(y) == draw(y_new) == "x <--- Identity <--- y"
 # A `Function` subclass overrides `forward(inputs)` and
 # `backward(inputs, grad_outputs)`. Both take and return tuples of arrays.
 # Unlike a FunctionNode's, `backward`'s first argument is the forward's
-# inputs, not indexes; the second holds the incoming gradients `gy`. An
-# instance is called like a Python function.
+# inputs, not indexes; the second holds the incoming gradients `gy`.
 
 # %%
 class Square(mc.Function):
@@ -132,9 +131,10 @@ print("through HandAdapter:", grad_hand)
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
 # wrap, and the gradient Variable carries a mark naming the function that
-# made it (next section). Calling an old-style Function applies a
-# FunctionAdapter, kept as the Function's `node`. A Variable has one more
-# attribute, `creator`:
+# made it ("It cannot be differentiated twice"). Calling an old-style
+# Function applies a FunctionAdapter, kept as the Function's `node`, a
+# FunctionNode (a Variable's `node` is a VariableNode). A Variable has one
+# more attribute, `creator`:
 #
 # | `y` is the output of | `y.creator_node` (`grad_fn`) | `y.creator` |
 # | --- | --- | --- |
@@ -175,8 +175,8 @@ assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
 # Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient. The gradient carries the mark, so a backward or
-# `mc.grad` starting from it is refused, with an error naming the function:
+# the old-style gradient. Its mark refuses a backward or `mc.grad` starting
+# from it, with an error naming the function:
 
 # %%
 x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
@@ -220,10 +220,9 @@ print("HandAdapter:     first", hand_first, " second", hand_second)
 print("FunctionAdapter: first", real_first, " second", real_second)
 assert np.array_equal(hand_first, real_first)
 assert hand_second is None and real_second is None
-x = mc.Variable(np.array([2.0]), name="x")
+x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
 gx, = mc.grad([F.sum(HandAdapter(Square()).apply((x,))[0])], [x],
               enable_double_backprop=True)
-gx.grad = np.ones(1)                      # the seed
 gx.backward()
 print("HandAdapter, no mark: gx.backward() leaves x.grad at", x.grad)
 assert x.grad is None
