@@ -304,13 +304,15 @@ assert watched == applied_by_backward(reference=True)
 # gradients over (`HandedOver`, for a class with `writes_into_gradient`),
 # `sys.getrefcount` sees no other holder, and the array owns its memory.
 # In the trap `Add` puts one array in two places; the count sees the
-# second holder, so ReLU makes a new array (`tests/test_writable_gradient.py`).
+# second holder, so ReLU makes a new array
+# (`tests/test_writable_gradient.py`).
 #
 # ### 2. A cheap constructor for outputs
 #
 # The reference wraps each output in `Variable(...)`, which checks its
 # argument. The fast `apply` has checked what `forward` returned, so
-# `_make_output` sets the Variable's and node's fields directly. Timed per forward op, the public constructor swapped in:
+# `_make_output` sets the Variable's and node's fields directly. Timed per
+# forward op, the public constructor swapped in:
 
 # %%
 from minichain import function_node
