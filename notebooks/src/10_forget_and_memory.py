@@ -348,9 +348,9 @@ plt.show()
 # is off whenever a hook watches, so `Linear`'s backward computes the
 # input gradient `gy·W` by applying `linear` to `gy` and `Wᵀ` (15 calls:
 # blocks 2 to 16 compute their input's gradient with it; block 1's input
-# is a constant). That is the
-# same in both runs, so the difference, 24, is pure recomputation: three
-# segments of 4 blocks run twice, the last segment (graph kept) once.
+# is a constant). That is the same in both runs, so the difference, 24, is
+# pure recomputation: three segments of 4 blocks run twice, the last
+# segment (graph kept) once.
 #
 # `mc.memory.measure` uses a hook too, so the last line measures `step(4)`
 # with plain `tracemalloc`, as chapter 07 does: the same peak.
@@ -434,16 +434,16 @@ assert np.array_equal(real_grad, plain_grad)
 # ## Watch the recomputation
 #
 # `mc.visualize.animate_backward` runs a backward and records, before each
-# step, what the engine holds. When backward reaches the `Forget` node, the
-# player switches to a second graph: the one `func` builds again inside
-# `Forget`'s backward. Its own backward runs on it (first `_GradientSeed`,
-# which hands the recomputed output the gradient `Forget` received, then the
-# recomputed functions); at its first step *in gradients* grows by 4 bytes,
-# the inner backward's own seed: `Forget`'s backward calls `backward()` on
-# `_GradientSeed`'s 0-d output, and every backward starts from a seed
-# `1.0`. Watch *kept for backward*:
-# it rises while that graph exists (the recomputed `tanh` output is
-# retained again) and falls back as its backward walks down it.
+# step, what the engine holds. When backward reaches the `Forget` node,
+# the player switches to a second graph: the one `func` builds again
+# inside `Forget`'s backward. Its own backward runs on it (first
+# `_GradientSeed`, which hands the recomputed output the gradient `Forget`
+# received, then the recomputed functions); at its first step *in
+# gradients* grows by 4 bytes, the inner backward's own seed: `Forget`'s
+# backward calls `backward()` on `_GradientSeed`'s 0-d output, and every
+# backward starts from a seed `1.0`. Watch *kept for backward*: it rises
+# while that graph exists (the recomputed `tanh` output is retained again)
+# and falls back as its backward walks down it.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
