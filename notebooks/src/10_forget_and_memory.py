@@ -127,18 +127,17 @@ print(draw(y))
 # %% [markdown]
 # ## A network: checkpoints, and a peak estimate
 #
-# A chain of `L` blocks `h ← tanh(linear(h, W, b))` keeps one activation per
-# block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into `s`
-# segments and forgets each one. Forward keeps only each segment's input,
-# its *checkpoint*: `s - 1` of them, since the first segment starts from
-# `x`, which the caller holds. In this course a checkpoint is the kept
-# array; PyTorch's `checkpoint()` function is our `forget`. (One refinement:
-# the *last* segment keeps its graph instead. Its backward runs first, right
-# after the forward, so keeping its activations costs no more than
-# rebuilding them, and saves one segment of recomputation.) Backward then
-# rebuilds one segment at a time from its checkpoint, at most `⌈L/s⌉`
-# activations. So the activations kept at once, the **kept count**, are
-# about
+# A chain of `L` blocks `h ← tanh(linear(h, W, b))` keeps one activation
+# per block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into
+# `s` segments and forgets each one. Forward keeps only each segment's
+# input, its *checkpoint*: `s - 1` of them, since the first segment starts
+# from `x`, which the caller holds. In this course a checkpoint is the
+# kept array; PyTorch's `checkpoint()` function is our `forget`. (One
+# refinement: the *last* segment keeps its graph. Its backward runs first,
+# right after the forward, so keeping costs no more than rebuilding, and
+# saves one segment of recomputation.) Backward then rebuilds one segment
+# at a time from its checkpoint, at most `⌈L/s⌉` activations. So the
+# activations kept at once, the **kept count**, are about
 #
 # $$ s - 1 + \lceil L/s \rceil, $$
 #
@@ -149,7 +148,8 @@ print(draw(y))
 # **peak = kept + 2 in flight**, the **peak estimate** `s + 1 + ⌈L/s⌉`
 # activations: an estimate, not a bound; chapter 14 counts exactly.
 #
-# It holds for the nets here, with one exception: chapter 12.
+# It holds for every `s ≥ 2` here (`s = 1` below is one under); chapter 12
+# shows a net one above, because of a rebuilt segment's incoming gradient.
 #
 # The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
 # Sublinear Memory Cost" (2016, arXiv:1604.06174). PyTorch's
@@ -279,26 +279,27 @@ ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1, 1))
 plt.show()
 
 # %% [markdown]
-# Plain climbs through the whole forward, one activation per block, and
-# stays up until the step ends: the graph, with everything it keeps, lives
-# until `loss` is dropped. (PyTorch differs here: its backward frees what
-# each function saved as it passes, unless `retain_graph=True`.) With
-# `forget` the forward keeps only the checkpoints and the last segment's
-# graph: in each graph-free segment a block's `linear` and `tanh` outputs
-# live only until the next function has used them (the small teeth).
-# Backward runs the last segment's backward at once, then rebuilds the
-# other segments one at a time and frees each as it goes: the humps. Each
-# rebuild hump reaches the peak estimate, 9, as printed (the `Forget`
-# nodes retain the checkpoints until `loss` is dropped). The first hump,
-# the last segment's kept graph, stops at 8: its incoming gradient is
-# `F.sum`'s, a broadcast view of one number that owns no bytes, and by the
-# time a full-size gradient waits, one `tanh` output has been freed. (The input `x_batch` is the
-# caller's and not measured.)
+# Plain climbs through the forward, one activation per block, and stays
+# up: the graph lives until `loss` is dropped. (PyTorch differs here: its
+# backward frees what each function saved as it passes, unless
+# `retain_graph=True`.) With `forget` the forward keeps only the
+# checkpoints and the last segment's graph: in each graph-free segment a
+# block's `linear` and `tanh` outputs live only until the next function
+# has used them (the small teeth). Backward runs the last segment's
+# backward at once, then rebuilds the other segments one at a time and
+# frees each as it goes: the humps. Each rebuild hump reaches the peak
+# estimate, 9, as printed (the `Forget` nodes retain the checkpoints until
+# `loss` is dropped). During a rebuild `Forget`'s incoming gradient stays
+# alive too; when it is a third array in flight, the last rebuilt `tanh`
+# output has been freed: still 9. The first hump, the last segment's kept
+# graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast view
+# of one number that owns no bytes, and by the time a full-size gradient
+# waits, one `tanh` output has been freed.
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` nothing is
 # recomputed: the only segment is the last, which keeps its graph (the
-# plain net inside one `Forget` node; its dip below plain is explained
-# under the plot). With 16 segments all 15 checkpoints are kept.
+# plain net inside one `Forget` node). With 16 segments all 15 checkpoints
+# are kept.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
@@ -331,7 +332,7 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# From 2 segments on, every peak is the peak estimate. At `s = 1` the
+# From `s = 2` on, peak = estimate. At `s = 1` the
 # curve dips one below it and below plain (17 against 18), like the first
 # hump above: the kept graph is freed as backward walks down it, so its
 # peak comes at the start, 16 kept and the array being made (`F.sum`'s
@@ -343,14 +344,14 @@ plt.show()
 #
 # Every forgotten block runs its forward twice; a hook counting the
 # `linear` and `tanh` forwards shows it. The counter prints 47 for plain,
-# not `2 L = 32`: with a hook present, backward takes the Variables path,
-# where `Linear`'s backward computes the input gradient `gy·W` by applying
-# `linear` to `gy` and `Wᵀ` (15 calls: blocks 2 to 16 compute their
-# input's gradient with it; block 1's input is a constant). That is the
-# same in both runs, so the difference, 24, is pure recomputation: three
-# segments of 4 blocks run twice, the last segment (graph kept) once.
+# not `2 L = 32`: the bare-array shortcut (`backward_arrays`, chapter 13)
+# is off whenever a hook watches, so `Linear`'s backward computes the
+# input gradient `gy·W` by applying `linear` to `gy` and `Wᵀ` (15 calls:
+# blocks 2 to 16 compute their input's gradient with it; block 1's input
+# is a constant). That is the same in both runs, so the difference, 24, is
+# pure recomputation: three segments of 4 blocks run twice, the last
+# segment (graph kept) once.
 #
-# Without a hook backward takes a fast path on bare arrays (chapter 13).
 # `mc.memory.measure` uses a hook too, so the last line measures `step(4)`
 # with plain `tracemalloc`, as chapter 07 does: the same peak.
 
@@ -426,22 +427,23 @@ assert np.array_equal(real_grad, plain_grad)
 # random draw in minichain goes through `mc.random`. PyTorch's `checkpoint`
 # does the same by default (`preserve_rng_state=True`).
 #
-# One more care the real one takes: during the recomputation
-# `mc.config.in_recomputing` is True, so code with side effects (a running
-# average, a counter) can skip them the second time.
+# During the recomputation `mc.config.in_recomputing` is True, so code
+# with side effects (a running average, a counter) can skip them.
 
 # %% [markdown]
 # ## Watch the recomputation
 #
 # `mc.visualize.animate_backward` runs a backward and records, before each
-# step, what the engine holds. When backward reaches the `Forget` node, the
-# player switches to a second graph: the one `func` builds again inside
-# `Forget`'s backward. Its own backward runs on it (first `_GradientSeed`,
-# which hands the recomputed output the gradient `Forget` received, then the
-# recomputed functions); at its first step *in gradients* grows by 4 bytes,
-# the inner backward's own seed (a 0-d `1.0`). Watch *kept for backward*:
-# it rises while that graph exists (the recomputed `tanh` output is
-# retained again) and falls back as its backward walks down it.
+# step, what the engine holds. When backward reaches the `Forget` node,
+# the player switches to a second graph: the one `func` builds again
+# inside `Forget`'s backward. Its own backward runs on it (first
+# `_GradientSeed`, which hands the recomputed output the gradient `Forget`
+# received, then the recomputed functions); at its first step *in
+# gradients* grows by 4 bytes, the inner backward's own seed: `Forget`'s
+# backward calls `backward()` on `_GradientSeed`'s 0-d output, and every
+# backward starts from a seed `1.0`. Watch *kept for backward*: it rises
+# while that graph exists (the recomputed `tanh` output is retained again)
+# and falls back as its backward walks down it.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -469,7 +471,7 @@ player
 # Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`: run
 # the function without a graph, keep only its inputs and the random state,
 # and run it again on new leaves in backward, with that state put back for
-# the replay (Task 11). mychain has no `mc.random`, so code run under your
+# the replay. mychain has no `mc.random`, so code run under your
 # `forget` draws from NumPy's global generator (the judge's dropout draws
 # its mask with `numpy.random`): the state to save is
 # `numpy.random.get_state()`. With it, `make conformance` judges all eleven
@@ -509,9 +511,8 @@ ch10.check_2(answer_2)
 # %% [markdown]
 # **3.** Write `counted(h)` that returns `F.tanh(h)` and adds one to
 # `calls["n"]` each time it runs, *except* during forget's recomputation.
-# Assign the function to `answer_3`. The check runs it inside `F.forget`,
-# forward and backward, and outside `forget` too, and expects one count per
-# run that is not a recomputation.
+# Assign the function to `answer_3`. The check runs it inside and outside
+# `F.forget` and expects one count per run that is not a recomputation.
 
 # %%
 calls = ch10.calls     # the dict the check reads: {"n": 0}

@@ -53,8 +53,8 @@ plt.show()
 #
 # A model is a few `mc.Parameter`s and a forward pass; the loss is softmax
 # cross-entropy. One step of gradient descent is: clear the old gradients,
-# compute the loss, backward, and move every parameter by `-lr × grad`. For
-# brevity this loop uses the whole data set as one batch, and the step
+# compute the loss, backward, and move every parameter by `-lr × grad`.
+# This loop uses the whole data set as one batch, and the step
 # makes a new array for each parameter. Two models go through it: a linear
 # classifier (`x → linear`), and a net with one hidden layer of 32 units
 # (`linear → relu → linear`).
@@ -210,15 +210,17 @@ assert same
 # ## The training loop
 #
 # `spiral.train` puts the pieces together: `SerialIterator` deals shuffled
-# minibatches of 30 points and `Adam` does the update. Adam keeps, for every
-# *element* of every parameter, running averages of its gradient (`m`) and
-# of its squared gradient (`v`), and moves that element by about
-# `α · m̂ / √v̂`, where `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)` at
-# step `k` (the rule's `self.t`; our `t` is the labels) are the averages
-# with their *bias correction*: both start at zero (`init_state`), so early
-# on they are too small. Its update rule writes `m ← β₁ m + (1 - β₁) g` as
-# `m += (1 - β₁)(g - m)` and, as in Chainer, folds the correction into the
-# step size: `self.lr = α · √(1 - β₂ᵏ) / (1 - β₁ᵏ)`.
+# minibatches of 30 points and `Adam` does the update. Adam keeps, for
+# every *element* of every parameter, running averages of its gradient `g`
+# and of `g²`: `m ← β₁ m + (1 - β₁) g` and `v ← β₂ v + (1 - β₂) g²`. Both
+# start at zero (`init_state`), so early on they are too small; at step `k`
+# (the rule's `self.t`; our `t` is the labels) the *bias correction* gives
+# `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)`, and the element moves by
+# about `α · m̂ / √v̂`.
+#
+# The update rule computes `m` as `m += (1 - β₁)(g - m)` and, as in
+# Chainer, folds the correction into the step size:
+# `self.lr = α · √(1 - β₂ᵏ) / (1 - β₁ᵏ)`.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -380,8 +382,8 @@ plt.show()
 # epochs show it:
 
 # %%
-checkpointed = spiral.train(n_epochs=20, seed=0, n_layers=1, segments=2,
-                            progress=False)
+checkpointed = spiral.train(n_epochs=20, seed=0, n_units=32, n_layers=1,
+                            batch_size=30, segments=2, progress=False)
 same_history = checkpointed.history["loss"] == result.history["loss"][:20]
 print("identical loss for the first 20 epochs:", same_history)
 assert same_history
@@ -392,14 +394,15 @@ assert same_history
 # points), plain and with `s = 4` segments; an *activation* is one hidden
 # layer's output, 6000 × 64 float32 values.
 #
-# This is the case chapter 10 set aside: a rebuilt segment's incoming
-# gradient (the inner backward's seed) stays alive through its backward;
-# here each segment ends in a `linear`, whose output nothing keeps, so
-# nothing is freed and the seed is one extra: 9 full activations instead
-# of the estimate of 8. The table is our accounting, checked against the
-# measured peak; the rest is the weights' gradients (`cleargrads` makes
-# them new each step) and Python objects. The mask row is a temporary
-# made during ReLU's backward. The totals' difference predicts the saving.
+# This is the net chapter 10 points to: a rebuilt segment's incoming
+# gradient stays alive through its backward. There the last rebuilt `tanh`
+# output is freed by then; here each segment ends in a `linear`, whose
+# output nothing keeps, so nothing is freed and the gradient is one extra:
+# 9 full activations instead of the estimate of 8. The table is our
+# accounting, checked against the measured peak; the rest is the weights'
+# gradients (`cleargrads` makes them new each step) and Python objects.
+# The mask row is a temporary made during ReLU's backward. The totals'
+# difference predicts the saving.
 
 # %%
 print(inspect.getsource(spiral.step_memory))   # compare_memory calls it twice:
@@ -444,8 +447,8 @@ print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
 assert abs(saved - predicted) < 1 / 3
 
 # %% [markdown]
-# Chapter 13 looks at where the time of a small operation goes; chapter 14
-# at checkpoint schedules that are optimal for a given memory budget.
+# Chapter 13 times a small operation; chapter 14 finds checkpoint
+# schedules optimal for a memory budget.
 #
 # ## Exercises
 #

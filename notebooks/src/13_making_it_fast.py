@@ -88,9 +88,8 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # %% [markdown]
 # The inner ReLU zeroed an entry of *the* array `Add` also handed to `x`.
 # Nothing failed; the number is just wrong, on a pattern as common as a
-# residual connection. So no backward writes into an incoming gradient
-# someone else may hold; the engine writes in place only into arrays it
-# alone holds (ReLU's gradient, below; shortcut 4's buffer).
+# residual connection. So the engine writes in place only into arrays it
+# alone holds (shortcut 1b's ReLU gradient, shortcut 4's buffer).
 # Every shortcut below keeps this rule (`tests/test_shared_gradients.py`).
 #
 # ## The two paths, timed
@@ -161,11 +160,10 @@ assert flat and near_numpy
 
 # %% [markdown]
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
-# bookkeeping. At 10⁵ arithmetic dominates the fast path, and the line
-# prints times: an op's arithmetic varies from turn to turn by more than
-# the bookkeeping, so a difference could come out negative. At 10⁶
-# `overhead.slowdown` takes the median ratio to NumPy's time within one
-# turn (one machine state for both).
+# bookkeeping. At 10⁵ arithmetic dominates, and the line prints times:
+# arithmetic varies from turn to turn by more than the bookkeeping, so a
+# difference could be negative. At 10⁶ `overhead.slowdown` takes the
+# median ratio to NumPy's time within one turn.
 #
 # ## The fast loop, whole
 #
@@ -200,12 +198,7 @@ print(inspect.getsource(backprop._walk))
 # - `function_hook.local_hooks_in_use`: has any function hooks of its own?
 # - `_DEFAULT_ACCUMULATE`: `FunctionNode.backward_accumulate`;
 # - `_check_gradient_arrays`: raises unless one `gx` per target;
-# - `writes_into_gradient`, `HandedOver`: ReLU's backward may write into a
-#   gradient only the engine holds: `function_node.writable_gradient`
-#   allows it if the loop handed the tuple over, nothing else holds the
-#   array (`sys.getrefcount`) and it owns its memory. So the trap above
-#   stays right: `Add` puts one array in two places; the count sees
-#   the second (`tests/test_writable_gradient.py`).
+# - `writes_into_gradient`, `HandedOver`: shortcut 1b.
 #
 # ## Shortcuts on the fast path only
 #
@@ -248,9 +241,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # %% [markdown]
 # (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
-# arrays (`arrays`: no graph of the backward recorded, as without
-# `enable_double_backprop=True`, chapter 11, or PyTorch's
-# `create_graph=True`), no hook watches, and the class keeps the default
+# arrays (`arrays`: no graph of the backward recorded,
+# `enable_double_backprop=False`, chapter 11; PyTorch:
+# `create_graph=False`), no hook watches, and the class keeps the default
 # `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
 
 # %%
@@ -304,12 +297,22 @@ assert watched == applied_by_backward(reference=True)
 # `Sum`'s backward has no array version: it applies `Reshape` and
 # `BroadcastTo` on every path.
 #
+# ### 1b. ReLU's in-place backward
+#
+# On this path `ReLU` multiplies its mask into its incoming gradient in
+# place when `function_node.writable_gradient` allows: the loop handed the
+# gradients over (`HandedOver`, for a class with `writes_into_gradient`),
+# `sys.getrefcount` sees no other holder, and the array owns its memory.
+# In the trap `Add` puts one array in two places; the count sees the
+# second holder, so ReLU makes a new array
+# (`tests/test_writable_gradient.py`).
+#
 # ### 2. A cheap constructor for outputs
 #
 # The reference wraps each output in `Variable(...)`, which checks its
-# argument. The fast `apply` has already checked what `forward` returned,
-# so for one array `_make_output` sets the fields of the Variable and its
-# node directly. Timed per forward op, the public constructor swapped in:
+# argument. The fast `apply` has checked what `forward` returned, so
+# `_make_output` sets the Variable's and node's fields directly. Timed per
+# forward op, the public constructor swapped in:
 
 # %%
 from minichain import function_node
@@ -373,7 +376,7 @@ print(overhead.source_diff(
 # | `_retain_data` always | only if something is retained |
 #
 # Timed with each whole reference function swapped in (`backward_arrays`
-# off on both sides of `_walk`'s),
+# switched off in both runs of `_walk`, so only the loop differs),
 # gradients checked on the chain and the first program:
 
 # %%
@@ -452,7 +455,7 @@ savings = {}                               # shortcut -> peak without / with
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
 # Parameter *owns*: made by `zerograds`, handed to nobody (assign `.grad`
 # yourself and it is given up). Backward adds into an owned buffer in
-# place, into anything else as a new array (the rule above). In
+# place, into anything else as a new array. In
 # `_add_to_leaf` (`old`: the gradient so far):
 
 # %%
@@ -482,7 +485,8 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Without an owned buffer, the second half's backward makes each gradient
 # anew, and the pass keeps every old one until it ends (so that a failed
 # backward can put each `.grad` back): one extra copy of every parameter
-# at the peak.
+# at the peak. That copy is minichain's cost: PyTorch's accumulation adds
+# in place when it can.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
@@ -510,9 +514,8 @@ savings["5. fused Linear (step)"] = not_fused / fused
 # %% [markdown]
 # The peak is one moment: unfused, during the backward of `l1` (the first
 # layer), whose whole `gy.T @ x`, the size of `l1.W`, is then the largest
-# temporary; fused, a 64-row block replaces it. BLAS may sum a block in
-# another order, rounding differently by a CPU-dependent amount: only the
-# bound is printed.
+# temporary; fused, a 64-row block replaces it. BLAS may round a block
+# differently on another CPU: only the bound is printed.
 #
 # ### What each one buys
 #
@@ -538,7 +541,7 @@ plt.show()
 #   into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
 # - Shortcuts 1–3 give the reference's gradients bit for bit; 4 and 5
-#   (5 within a float32 bound) save memory on both paths.
+#   (5 within a float32 bound) save memory, measured on the default path.
 # - Faster engines leave Python: PyTorch's backward loop is C++;
 #   `torch.compile` and `jax.jit` compile a traced graph, paying per-op
 #   costs once per trace.

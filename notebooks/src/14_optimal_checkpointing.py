@@ -54,14 +54,14 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # Two values take no slot: `x`, and *the value just reached* by the last
 # run, which the next move stores or starts from. A taped run ends at the
 # highest block not yet reversed, and backward follows it. It may tape
-# several blocks from `x` or a checkpoint, but only one from the value just
-# reached. This rule saves no slots and costs calls (3 blocks, 2 slots:
-# advancing block 1 and taping 2–3 from $h_1$ takes 4 calls, the best
-# within the rule 5; printed below). It is this chapter's model choice, matching
-# the step structure of the Revolve-style schedules minichain's executor
-# performs (the uncounted value just reached then outlives one block's
-# backward only); dropping it gives a cheaper game, left open
-# (docs/forget.md).
+# several blocks from `x` or a checkpoint, but only one from the value
+# just reached. This rule saves no slots and costs calls (3 blocks, 2
+# slots: advancing block 1 and taping 2–3 from $h_1$ takes 4 calls; within
+# the rule the best is 5, printed below). It matches the step structure of
+# the Revolve-style schedules minichain's executor performs, and limits a
+# cost the slots miss: the uncounted value just reached, a third array in
+# flight ("Memory, measured"), outlives one block's backward only.
+# Dropping it gives a cheaper game, left open (docs/forget.md).
 #
 # ## By hand: four blocks, one slot
 #
@@ -88,9 +88,9 @@ one_slot_4 = [
 print("block calls:", schedule_calls(one_slot_4))
 
 # %% [markdown]
-# Does that give the right gradient? A small executor performs the moves
-# on real blocks; a backward seeds the top with the incoming gradient (at
-# first, ones) and reads the next one at the taped run's start.
+# A small executor performs the moves on real blocks; a backward seeds the
+# top with the incoming gradient (at first, ones) and reads the next one
+# at the taped run's start.
 
 # %%
 def run_schedule(schedule, blocks, x):
@@ -119,7 +119,7 @@ def run_schedule(schedule, blocks, x):
 
 # %% [markdown]
 # Blocks `tanh(linear(h, W_i))` that count their calls, and a check
-# against plain backprop's gradients (of `x` and every `W_i`):
+# against plain backprop's gradients:
 
 # %%
 def make_chain(length):
@@ -203,7 +203,7 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
 #
 # As code, with the three choices of `m` for four blocks and two slots,
-# the schedule the rule excludes, and a table of `R`:
+# the excluded schedule, and a table of `R`:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -351,8 +351,8 @@ assert schedule_calls(uniform) < schedule_calls(variant)
 # ## Memory, measured
 #
 # 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in
-# chapter 10, the peak is what one step adds; `zerograd()` makes the
-# `.grad`s beforehand (backward adds in place), so the peaks leave them out.
+# chapter 10, `zerograd()` makes the `.grad`s beforehand (backward adds in
+# place), so the peaks leave them out.
 
 # %%
 L, width, batch = 24, 128, 512
@@ -397,8 +397,9 @@ for _, run in ways.values():
 # Beyond its slots, a step holds chapter 10's two arrays in flight (the
 # gradient waiting, the array being made), and a third whenever, after the
 # first backward, a one-block tape from the value just reached fills the
-# last free slot (here `M ≤ 4`): its graph keeps that value. Each peak is
-# slots plus in flight, within a third of an activation (small objects):
+# last free slot (here `M ≤ 4`; at 6 and 8 later tapes start from
+# checkpoints): its graph keeps that value. Each peak is slots plus in
+# flight, within a third of an activation (small objects):
 
 # %%
 def in_flight(schedule):
@@ -456,7 +457,8 @@ plt.show()
 # %% [markdown]
 # The variant's curve falls steeply, then flattens; no uniform point lies
 # below it (asserted). Each circle is a model point moved only right, from
-# its slots to its measured peak: in real bytes, the circles are the curve.
+# its slots to its measured peak: the model understates memory, most at
+# small `M` (peak 4 at `M = 1`). In real bytes, the circles are the curve.
 
 # %% [markdown]
 # ## Revolve's model and the binomial bound
@@ -531,7 +533,7 @@ print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
 
 # %% [markdown]
 # With one slot the games agree; from two on, the variant is mostly
-# cheaper, taping a piece that fits its slots at once.
+# cheaper.
 #
 # **In practice.** PyTorch's `torch.utils.checkpoint` offers uniform
 # segments; nesting its `checkpoint` calls should give recursive schedules
@@ -552,7 +554,7 @@ from exercises import ch14
 # %% [markdown]
 # **1.** A simulation of 1000 time steps is to be reversed with Revolve, and
 # no step may be advanced more than 3 times. How many checkpoints does
-# Revolve need at least, `x`'s included? Reason from $\beta$, then assign
+# Revolve need at least, `x`'s included? Reason from $\beta$ and assign
 # the number to `answer_1`.
 
 # %%
@@ -562,7 +564,7 @@ ch14.check_1(answer_1)
 # %% [markdown]
 # **2.** Write `revolve_model_cost(n, c)`, the fewest calls in *Revolve's*
 # model (the three rules of the last section), as a recursion in the
-# style of `hand_cost`, and assign it to `answer_2`. Which cases change?
+# style of `hand_cost`, and assign it to `answer_2`.
 # The check compares it with `revolve_closed_form` for every `n, c ≤ 12`.
 
 # %%
