@@ -266,7 +266,7 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # `a` feeds two functions whose results meet in the sum. The chain rule
 # along both paths gives `dy/dx = (cos a - sin a) · e^x`. Here is the graph,
 # drawn as text (the sum is drawn once, tagged `[1]`, on the first line; the
-# `[1]` ending the second line points back to it: `c` is its second input)
+# `[1]` ending the last line points back to it: `c` is its second input)
 # and as a picture after backward, with each variable's value and gradient.
 # `y.backward(retain_grad=True)` (chapter 07) keeps the gradients in the
 # middle, which backward frees once used (chapter 03).

@@ -241,7 +241,7 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # %% [markdown]
 # (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
 # an array again.) `_walk` calls `backward_arrays` when gradients travel as
-# arrays (`arrays`: no graph of the backward recorded,
+# arrays (the flag `arrays`, kept as `run.arrays`: no graph of the backward recorded,
 # `enable_double_backprop=False`, chapter 11; PyTorch:
 # `create_graph=False`), no hook watches, and the class keeps the default
 # `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
@@ -304,9 +304,22 @@ assert watched == applied_by_backward(reference=True)
 # gradients over (`HandedOver`, for a class with `writes_into_gradient`),
 # `sys.getrefcount` sees no other holder, and the array owns its memory.
 # In the trap `Add` puts one array in two places; the count sees the
-# second holder, so ReLU makes a new array
-# (`tests/test_writable_gradient.py`).
-#
+# second holder, so ReLU makes a new array (below;
+# `tests/test_writable_gradient.py` tries more cases).
+
+# %%
+from minichain.function_node import HandedOver, writable_gradient
+
+held = np.ones(3)                       # a second holder: this name
+writes = {"alone, handed over": HandedOver((np.ones(3),)),
+          "also held by a name": HandedOver((held,)),
+          "not handed over": (np.ones(3),)}
+writes = {case: writable_gradient(gys) is not None for case, gys in writes.items()}
+print(writes)
+assert writes == {"alone, handed over": True, "also held by a name": False,
+                  "not handed over": False}
+
+# %% [markdown]
 # ### 2. A cheap constructor for outputs
 #
 # The reference wraps each output in `Variable(...)`, which checks its
