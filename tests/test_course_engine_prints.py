@@ -50,11 +50,10 @@ FAST_NAMES = ("backward_arrays", "_DEFAULT_ACCUMULATE", "run.arrays",
               "run.depends", "_ndarray", "take(")
 
 
-# Chapter 13 prints the reference loop and the fast one whole, side by side,
-# and cuts excerpts of the fast path with ``overhead.excerpt``.
-PRINTED_FAST = [("backprop._walk_reference", backprop._walk_reference, 15),
-                ("backprop._step_reference", backprop._step_reference, 20),
-                ("backprop._walk", backprop._walk, 70)]
+# Chapter 13 cuts the fast path's lines with ``overhead.excerpt``; the whole
+# fast loop is listed in docs/engine-paths.md, under this heading.
+ENGINE_PATHS = ROOT / "docs" / "engine-paths.md"
+WALK_SECTION = "## The fast loop, line by line"
 
 
 def _chapter_source(chapter):
@@ -191,16 +190,34 @@ def test_chapter_05_pushed_column_pushes_each_function_once_before_it_runs():
         line[:column].rstrip() for line in lines)
 
 
-def test_chapter_13_prints_both_loops_whole():
-    """Chapter 13 shows ``_walk`` whole beside the reference loop: short
-    enough to read in one go, so that the three steps can be found in it."""
+def _walk_listing():
+    """The Python block of docs/engine-paths.md's section on ``_walk``."""
+    text = ENGINE_PATHS.read_text()
+    assert WALK_SECTION in text, "docs/engine-paths.md lost " + WALK_SECTION
+    section = text.split(WALK_SECTION, 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 1, f"{WALK_SECTION}: {len(blocks)} python blocks, not 1"
+    return blocks[0]
+
+
+def test_engine_paths_lists_walk_as_it_stands():
+    """docs/engine-paths.md lists ``_walk`` whole, for chapter 13's readers
+    who want every line: an engine change must update the listing."""
+    assert _walk_listing() == inspect.getsource(backprop._walk)
+
+
+def test_chapter_13_cuts_walk_and_points_to_the_listing():
+    """Chapter 13 prints a short core of ``_walk`` (no whole listing) and
+    says where the whole loop is."""
     source = _chapter_source("13")
-    for expression, function, limit in PRINTED_FAST:
-        assert f"inspect.getsource({expression})" in source, expression
-        lines = inspect.getsource(function).splitlines()
-        assert len(lines) <= limit, (
-            f"{expression} is {len(lines)} lines, more than the {limit} "
-            "chapter 13 can print whole")
+    assert "inspect.getsource(backprop._walk)" not in source
+    assert "docs/engine-paths.md" in source
+    cut = [line for function, anchors in _chapter_13_excerpts()
+           if function == "backprop._walk"
+           for line in _excerpt("backprop._walk", anchors)]
+    assert 5 <= len(cut) <= 20, cut
+    for name in WALK_STEP_NAMES:
+        assert any(name in line for line in cut), (name, cut)
 
 
 def _chapter_13_excerpts():
@@ -219,31 +236,52 @@ def _chapter_13_excerpts():
 def test_chapter_13_excerpts_find_their_lines(function, anchors):
     """An engine change that removes a line chapter 13 cuts from fails here,
     not only when the notebook runs."""
+    lines = _excerpt(function, anchors)
+    assert 1 <= len(lines) <= 12, (function, anchors, lines)
+
+
+def _excerpt(function, anchors):
+    """``overhead.excerpt`` of the function the chapter names as ``function``."""
     from minichain.utils import overhead
     first, *rest = function.split(".")
     found = {"mc": mc, "backprop": backprop}[first]
     for name in rest:
         found = getattr(found, name)
-    lines = overhead.excerpt(found, *anchors)
-    assert 1 <= len(lines) <= 12, (function, anchors, lines)
+    return overhead.excerpt(found, *anchors)
 
 
-# What chapter 13's text, read beside the printed ``_walk``, points at in it.
-WALK_NAMES_CITED = ("heapq.heappop(heap)", "take", "grads.pop",
-                    "backward_arrays", "_call_backward", "grads[x] = gx",
-                    "_add_gradient", "pushed", "_targets",
-                    "writes_into_gradient", "HandedOver",
-                    "grad_outputs = gxs = gx = None", "arrays",
-                    "run.depends", "function_hook.local_hooks_in_use",
-                    "_DEFAULT_ACCUMULATE", "_check_gradient_arrays")
+# What chapter 13's text, beside the lines of ``_walk`` it prints, points at.
+WALK_NAMES_CITED = ("take", "grads.pop", "backward_arrays", "grads[x] = gx",
+                    "_add_gradient", "pushed", "arrays",
+                    "writes_into_gradient", "HandedOver")
+# Of those, the ones the printed lines themselves must hold (the three steps).
+WALK_STEP_NAMES = ("heapq.heappop(heap)", "take(", "backward_arrays",
+                   "grads[x] = gx", "_add_gradient", "pushed", "heapq.heappush")
+# What docs/engine-paths.md's glossary, beside the whole ``_walk``, names.
+WALK_NAMES_LISTED = ("heapq.heappop(heap)", "take", "grads.pop",
+                     "backward_arrays", "_call_backward", "grads[x] = gx",
+                     "_add_gradient", "pushed", "_targets",
+                     "writes_into_gradient", "HandedOver",
+                     "grad_outputs = gxs = gx = None", "run.arrays",
+                     "run.depends", "function_hook.local_hooks_in_use",
+                     "_DEFAULT_ACCUMULATE", "_check_gradient_arrays")
 
 
 @pytest.mark.parametrize("name", WALK_NAMES_CITED)
 def test_chapter_13_reads_walk_by_names_it_holds(name):
-    """The four steps are named by the lines of ``_walk`` the chapter cites:
+    """The steps are named by the lines of ``_walk`` the chapter cites:
     a change to the fast loop that drops one fails here, so the text is
     updated with the code."""
     assert f"`{name}`" in _chapter_source("13"), name
+    assert name in inspect.getsource(backprop._walk), name
+
+
+@pytest.mark.parametrize("name", WALK_NAMES_LISTED)
+def test_engine_paths_glossary_names_what_walk_holds(name):
+    """The glossary under the whole ``_walk`` names only code it holds."""
+    section = ENGINE_PATHS.read_text().split(WALK_SECTION, 1)[1]
+    glossary = section.split("```", 2)[2]
+    assert f"`{name}`" in glossary, name
     assert name in inspect.getsource(backprop._walk), name
 
 

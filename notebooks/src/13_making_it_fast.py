@@ -104,11 +104,11 @@ print(inspect.getsource(overhead.numpy_chain))
 print(inspect.getsource(overhead.minichain_chain))
 print("MUL_C =", overhead.MUL_C, "  ADD_C =", overhead.ADD_C)
 tiny = overhead.per_op(10, reps=15, ops=N)
-for name in ("NumPy", "minichain", "minichain, reference path"):
+NAMES = ("NumPy", "minichain", "minichain, reference path")
+for name in NAMES:
     forward, backward = tiny[name]
     print(f"{name:26s} forward {as_time(forward)}, backward {as_time(backward)} per op")
-numpy_time, fast, reference = (sum(tiny[name]) for name in (
-    "NumPy", "minichain", "minichain, reference path"))
+numpy_time, fast, reference = (sum(tiny[name]) for name in NAMES)
 print("the fast path takes more than 2x NumPy's time:", fast > 2 * numpy_time)
 print("the reference path takes more than 2x the fast path's:", reference > 2 * fast)
 assert fast > 2 * numpy_time and reference > 2 * fast
@@ -129,17 +129,14 @@ for name in sweep[10]:                        # NumPy, minichain, ... as found
     ratio = [sum(sweep[size][name]) / sum(sweep[size]["NumPy"]) for size in SIZES]
     left.loglog(SIZES, per_op, "o-", label=name)
     right.semilogx(SIZES, ratio, "o-", label=name)
-left.set_ylabel("µs per op, forward + backward")
-right.set(ylabel="time / NumPy's time", yscale="log",
+left.set(ylabel="µs per op, forward + backward", xlabel="elements per array (float32)")
+right.set(ylabel="time / NumPy's time", yscale="log", xlabel="elements per array (float32)",
           title="overhead: each against NumPy")
-for ax in (left, right):
-    ax.set_xlabel("elements per array (float32)")
 left.legend(fontsize=8)
 left.set_title(f"{N} ops, y * c and y + c in turn, fastest of 9")
 fig.tight_layout()
 plt.show()
 
-NAMES = ("NumPy", "minichain", "minichain, reference path")
 added = {}
 for size in SIZES:
     numpy_time, fast, reference = (sum(sweep[size][name]) for name in NAMES)
@@ -165,40 +162,24 @@ assert flat and near_numpy
 # difference could be negative. At 10⁶ `overhead.slowdown` takes the
 # median ratio to NumPy's time within one turn.
 #
-# ## The fast loop, whole
+# ## The fast loop's core
 #
-# First the reference loop and its step, as chapter 05 prints them, then
-# the fast loop, `_walk`:
+# The fast loop, `_walk`, does chapter 05's three steps. The lines that do
+# them, cut from its source (`take` is `grads.pop`; the whole loop, line by
+# line, is in docs/engine-paths.md):
 
 # %%
-print(inspect.getsource(backprop._walk_reference))
-print(inspect.getsource(backprop._step_reference))
-print(inspect.getsource(backprop._walk))
+for step, lines in (  # each step, then its lines of _walk (their comments dropped)
+        ("1. pop the highest rank", overhead.excerpt(backprop._walk, "heapq.heappop(heap)")),
+        ("2. backward: take the outputs' gradients", overhead.excerpt(backprop._walk, "grad_outputs = ((take(", "else tuple(")),
+        ("   and run backward on bare arrays (shortcut 1)", overhead.excerpt(backprop._walk, "gxs = func.backward_arrays")),
+        ("3. add each gx into its input's gradient, push its creator once", overhead.excerpt(backprop._walk, "creator = x.creator_node", "heapq.heappush("))):
+    print("# " + step, *(line.split("  # ")[0] for line in lines), "", sep="\n")
 
 # %% [markdown]
-# Skim it now; reread it after shortcut 3. `_walk` holds chapter 05's
-# three steps:
-#
-# 1. **pop** the function of highest rank: `heapq.heappop(heap)`;
-# 2. **backward**: take its outputs' gradients out of the table (`take` is
-#    `grads.pop`), then run `backward_arrays` when allowed (shortcut 1),
-#    else `_call_backward` (mostly the reference's
-#    `_backward_on_variables`; see shortcut 5);
-# 3. **add and push**: each `gx` goes into its input's gradient (a first
-#    as `grads[x] = gx`, others through `_add_gradient`: NumPy's sum, not
-#    an applied `Add`), and the input's creator is pushed once per pass
-#    (`pushed`).
-#
-# The rest are shortcuts: the step inline; one input taken as the target
-# without `_targets` when `plain`; shape and dtype checked in full only when
-# they look wrong; `grad_outputs = gxs = gx = None` frees arrays early.
-# Other names:
-#
-# - `run.depends`: None (`plain`) unless under `mc.grad()`;
-# - `function_hook.local_hooks_in_use`: has any function hooks of its own?
-# - `_DEFAULT_ACCUMULATE`: `FunctionNode.backward_accumulate`;
-# - `_check_gradient_arrays`: raises unless one `gx` per target;
-# - `writes_into_gradient`, `HandedOver`: shortcut 1b.
+# A first gradient is stored (`grads[x] = gx`); the others go through
+# `_add_gradient`, NumPy's sum (the reference applies `Add`). `pushed`
+# keeps each creator to one push per pass. The other lines are shortcuts.
 #
 # ## Shortcuts on the fast path only
 #
@@ -506,8 +487,8 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
 # into it *fused*: product and addition done together, block by block of
 # output rows, so the whole weight gradient never exists as a temporary
-# (`xp`: NumPy, or CuPy on a GPU). With nothing to add into yet,
-# `_call_backward` runs `Linear`'s `backward_arrays` instead:
+# (`xp`: NumPy, or CuPy on a GPU). With nothing to add into yet, the
+# engine runs `Linear`'s `backward_arrays` instead:
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
