@@ -177,8 +177,9 @@ for step, lines in (  # each step, then its lines of _walk (their comments dropp
     print("# " + step, *(line.split("  # ")[0] for line in lines), "", sep="\n")
 
 # %% [markdown]
-# A first gradient is stored (`grads[x] = gx`); the others go through
-# `_add_gradient`, NumPy's sum (the reference applies `Add`). `pushed`
+# A non-leaf's first gradient is stored (`grads[x] = gx`); the others, and
+# every leaf's, go through `_add_gradient`, NumPy's sum (the reference
+# applies `Add`), which also sets a leaf's `.grad`. `pushed`
 # keeps each creator to one push per pass. The other lines are shortcuts.
 #
 # ## Shortcuts on the fast path only
@@ -221,11 +222,16 @@ print(inspect.getsource(MulConstant.backward_arrays))
 
 # %% [markdown]
 # (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
-# an array again.) `_walk` calls `backward_arrays` when gradients travel as
-# arrays (the flag `arrays`, kept as `run.arrays`: no graph of the backward recorded,
-# `enable_double_backprop=False`, chapter 11; PyTorch:
-# `create_graph=False`), no hook watches, and the class keeps the default
-# `backward_accumulate` (`Linear`'s own is shortcut 5). Switched off:
+# an array again.) `_walk` calls `backward_arrays` when
+#
+# - gradients travel as arrays (the flag `arrays`, kept as `run.arrays`: no
+#   graph of the backward recorded, `enable_double_backprop=False`, chapter
+#   11; PyTorch: `create_graph=False`);
+# - no hook watches;
+# - the class keeps the default `backward_accumulate`, or (`Linear`,
+#   shortcut 5) there is nothing to add into yet.
+#
+# Switched off:
 
 # %%
 @contextlib.contextmanager
