@@ -252,7 +252,7 @@ def _excerpt(function, anchors):
 
 # What chapter 13's text, beside the lines of ``_walk`` it prints, points at.
 WALK_NAMES_CITED = ("take", "grads.pop", "backward_arrays", "grads[x] = gx",
-                    "_add_gradient", "pushed", "arrays",
+                    "_add_gradient", "pushed",
                     "writes_into_gradient", "HandedOver")
 # Of those, the ones the printed lines themselves must hold (the three steps).
 WALK_STEP_NAMES = ("heapq.heappop(heap)", "take(", "backward_arrays",
@@ -285,22 +285,61 @@ def test_engine_paths_glossary_names_what_walk_holds(name):
     assert name in inspect.getsource(backprop._walk), name
 
 
-# Chapter 13's table of what ``apply`` does instead of ``_apply_reference``:
-# (a name the reference's row cites, a name the fast row cites).
-APPLY_TABLE = (("_check_arguments", "_check_arguments"),
-               ("_as_input", "_gather_inputs"), ("_check_inputs", "view"),
-               ("_forward_with_hooks", "_forward_with_hooks"),
-               ("_check_outputs", "_make_output"),
-               ("set_creator_node", "_make_output"),
-               ("_retain_data", "_retain_data"))
+# Chapter 13's table of what ``apply`` does instead of ``_apply_reference``
+# says each difference in plain words, one row each; the code behind a row:
+# (what the reference's source holds, what the fast source holds).
+APPLY_TABLE = (("_check_arguments(self, inputs)", "_check_arguments(self, inputs)  # raises"),
+               ("_as_input", "inputs[0]._data"),
+               ("max([x.rank for x in xs]", "node.rank"),
+               ("self._check_inputs(", "view = config._view"),
+               ("_forward_with_hooks(in_data)", "self.forward(in_data)"),
+               ("_check_outputs(", "type(outputs) is not tuple"),
+               ("set_creator_node", "_make_output("),
+               ("self._retain_data(", "if self._retaining:"))
+
+
+def _apply_table_rows():
+    """The body rows of chapter 13's table under ``| reference, each call``."""
+    text = _chapter_source("13").split("# | reference, each call |", 1)[1]
+    rows = []
+    for line in text.splitlines()[2:]:
+        if not line.startswith("# |"):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_chapter_13_apply_table_has_a_row_per_difference():
+    """"One of eight": the table has a row for each difference below."""
+    assert "One of eight" in _chapter_source("13")
+    assert len(_apply_table_rows()) == len(APPLY_TABLE) == 8
+
+
+# docs/engine-paths.md's table of the same differences, by name:
+# (a name the reference's column cites, a name the fast column cites).
+APPLY_TABLE_BY_NAME = (("_check_arguments", "_check_arguments"),
+                       ("_as_input", "_gather_inputs"), ("_check_inputs", "view"),
+                       ("_forward_with_hooks", "_forward_with_hooks"),
+                       ("_check_outputs", "_make_output"),
+                       ("set_creator_node", "_make_output"),
+                       ("_retain_data", "_retaining"))
+
+
+@pytest.mark.parametrize("reference, fast", APPLY_TABLE_BY_NAME)
+def test_engine_paths_apply_table_names_code_both_functions_hold(reference, fast):
+    """A change to ``apply`` or ``_apply_reference`` that drops a name the
+    docs' table cites fails here, so the table is updated with the code."""
+    section = ENGINE_PATHS.read_text().split("## `apply` against `_apply_reference`", 1)[1]
+    assert f"`{reference}`" in section and f"`{fast}`" in section, (reference, fast)
+    assert reference in inspect.getsource(mc.FunctionNode._apply_reference), reference
+    assert fast in inspect.getsource(mc.FunctionNode.apply), fast
 
 
 @pytest.mark.parametrize("reference, fast", APPLY_TABLE)
-def test_chapter_13_apply_table_names_code_both_functions_hold(reference, fast):
-    """A change to ``apply`` or ``_apply_reference`` that drops a name the
-    table cites fails here, so the table is updated with the code."""
-    text = _chapter_source("13")
-    assert f"`{reference}`" in text and f"`{fast}`" in text, (reference, fast)
+def test_chapter_13_apply_table_rows_are_still_in_the_code(reference, fast):
+    """A change to ``apply`` or ``_apply_reference`` that removes a
+    difference the table describes fails here, so the table is updated
+    with the code."""
     assert reference in inspect.getsource(mc.FunctionNode._apply_reference), reference
     assert fast in inspect.getsource(mc.FunctionNode.apply), fast
 

@@ -33,7 +33,10 @@ np.set_printoptions(precision=4, suppress=True)
 # derivative, `3x² · gy`. `ArrayCube` computes it on plain arrays and wraps
 # the result in a fresh Variable at the end. `VariableCube` computes it with
 # Variable arithmetic, so each `*` and `**` in its backward applies a
-# FunctionNode, and the gradient comes out with a `creator_node`.
+# FunctionNode, and the gradient comes out with a `creator_node`, if the
+# engine records the backwards: `mc.grad` (PyTorch's `torch.autograd.grad`)
+# does so when given `enable_double_backprop=True` (PyTorch's
+# `create_graph=True`).
 
 # %%
 class ArrayCube(mc.FunctionNode):
@@ -65,9 +68,7 @@ for cube in (ArrayCube, VariableCube):
     print(f"{cube.__name__:13s} dy/dx = {gx.item()}   gx.creator_node: {made_by}")
 
 # %% [markdown]
-# `enable_double_backprop=True` (PyTorch's `create_graph=True`) asks the
-# engine to keep the graph switched on while it runs the backwards. With
-# `VariableCube` the gradient `gx` has a `creator_node`, so we can ask for
+# With `VariableCube` the gradient `gx` has a `creator_node`, so we can ask for
 # *its* gradient: `d(3x²)/dx = 6x`, which is 9 at `x = 1.5`. With
 # `ArrayCube` the gradient has no `creator_node`: nothing connects it to
 # `x`, and `mc.grad` answers `None`.
@@ -358,16 +359,13 @@ print("tanh's double backward agrees with finite differences")
 # %% [markdown]
 # ## Double backprop through `forget`
 #
-# Chapter 10's `HandForget` recomputes `func` in its backward and returns
-# the gradient `mc.grad` gives on a fresh leaf (repeated below). That
-# gradient has no graph reaching the real input, like `ArrayCube`'s,
-# so a second derivative through it is lost (`None`). Under double
-# backprop `F.forget` recomputes on `identity(x)` of the real input `x`,
-# unlinked from `x` while the inner backward runs (so it stops there) and
-# linked again afterwards, so the gradient's graph reaches `x` (roughly
-# PyTorch's `detach()`, undone): read `_double_backward` in
-# `minichain/functions/util/forget.py`. The test: `x³` at `x = [0.5, 3]`,
-# second derivative `6x`.
+# Chapter 10's `F.forget(func, x)` keeps only `x` in the forward and runs
+# `func` again in its backward. Chapter 10's `HandForget` (repeated below)
+# runs it again on a fresh leaf, a new Variable with `x`'s values, and
+# returns the gradient `mc.grad` gives there. That first derivative is
+# right, but its graph ends at the fresh leaf, not at `x`: like
+# `ArrayCube`'s, it cannot be differentiated with respect to `x` (`None`).
+# The test: `x³` at `x = [0.5, 3]`, second derivative `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -406,6 +404,51 @@ print("HandForget :", hand_second)
 print("F.forget   :", forget_second)
 assert np.allclose(plain_second, 6 * np.array([0.5, 3.0]))
 assert hand_second is None and np.allclose(forget_second, plain_second)
+
+# %% [markdown]
+# `F.forget` does it in four steps, all in its backward, so all during the
+# *first* `mc.grad` (the one with `enable_double_backprop=True`):
+#
+# 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
+# 2. it cuts that edge for a moment and runs `func` on `link` again, this
+#    time recording the graph (the recomputation);
+# 3. it runs backward through that new graph with
+#    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`, is
+#    a Variable with a graph. The cut edge stops this inner pass at `link`:
+#    it does not run on into `x` and what lies below, whose gradients the
+#    outer backward is computing;
+# 4. it joins the edge again and returns that gradient, whose graph now
+#    reaches `x` through `Identity`.
+#
+# The second `mc.grad` recomputes nothing: it walks the graph recorded in
+# step 3 down to `link`, then through `Identity` (derivative 1) to `x`.
+# As `link` holds `x`'s values, that graph computes `3x²·gy`, so its
+# derivative is `6x·gy`, as without `forget`. Counting `cube`'s calls, then
+# drawing the gradient's graph: `v6` is `link`, hung on `x` by `Identity`;
+# the branch through `BroadcastTo` makes `gy` from the seed (`F.sum`'s
+# backward).
+
+# %%
+cube_calls = [0]
+
+
+def counted_cube(h):
+    cube_calls[0] += 1
+    return cube(h)
+
+
+x = mc.Variable(np.array([0.5, 3.0]), name="x")
+y = F.sum(F.forget(counted_cube, x))
+calls_after = [cube_calls[0]]
+gx, = mc.grad([y], [x], enable_double_backprop=True)
+calls_after.append(cube_calls[0])
+ggx, = mc.grad([F.sum(gx)], [x])
+calls_after.append(cube_calls[0])
+print("cube's calls after the forward, the first mc.grad, the second:", calls_after)
+print("second derivative:", ggx.array, " (6x)")
+assert calls_after == [1, 2, 2] and np.allclose(ggx.array, 6 * x.array)
+gx.name = "gx"
+print(draw(gx))
 
 # %% [markdown]
 # PyTorch's `checkpoint` does the same with `use_reentrant=False` (its

@@ -50,8 +50,8 @@ print("same gradient on both paths, bit for bit:", same)
 assert same
 
 # %% [markdown]
-# `tests/test_reference_path.py` compares the paths so on hundreds of
-# random programs: values, gradients, the order functions run, hook events.
+# `tests/test_reference_path.py` compares them so on hundreds of random
+# programs (values, gradients, order of functions, hook events).
 #
 # ## The rule every shortcut keeps: never write into a shared array
 #
@@ -88,9 +88,8 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 # %% [markdown]
 # The inner ReLU zeroed an entry of *the* array `Add` also handed to `x`.
 # Nothing failed; the number is just wrong, on a pattern as common as a
-# residual connection. So the engine writes in place only into arrays it
-# alone holds (shortcut 1b's ReLU gradient, shortcut 4's buffer).
-# Every shortcut below keeps this rule (`tests/test_shared_gradients.py`).
+# residual connection. The engine writes in place only into arrays it
+# alone holds (shortcuts 1b and 4); every shortcut keeps this rule (`tests/test_shared_gradients.py`).
 #
 # ## The two paths, timed
 #
@@ -114,10 +113,9 @@ print("the reference path takes more than 2x the fast path's:", reference > 2 * 
 assert fast > 2 * numpy_time and reference > 2 * fast
 
 # %% [markdown]
-# On ten numbers minichain's time is bookkeeping; the reference does more,
-# both ways: forward, its `apply` makes every general call and check;
-# backward, its gradients are Variables, so each step *applies*
-# functions. From 10 to 10⁵ elements:
+# On ten numbers minichain's time is bookkeeping, and the reference does
+# more: forward, every general call and check; backward, gradients as
+# Variables, so each step *applies* functions. From 10 to 10⁵ elements:
 
 # %%
 SIZES = [10**k for k in range(1, 6)]
@@ -132,8 +130,7 @@ for name in sweep[10]:                        # NumPy, minichain, ... as found
 left.set(ylabel="µs per op, forward + backward", xlabel="elements per array (float32)")
 right.set(ylabel="time / NumPy's time", yscale="log", xlabel="elements per array (float32)",
           title="overhead: each against NumPy")
-left.legend(fontsize=8)
-left.set_title(f"{N} ops, y * c and y + c in turn, fastest of 9")
+left.legend(fontsize=8, title=f"{N} ops, y * c and y + c in turn, fastest of 9")
 fig.tight_layout()
 plt.show()
 
@@ -157,10 +154,10 @@ assert flat and near_numpy
 
 # %% [markdown]
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
-# bookkeeping. At 10⁵ arithmetic dominates, and the line prints times:
-# arithmetic varies from turn to turn by more than the bookkeeping, so a
-# difference could be negative. At 10⁶ `overhead.slowdown` takes the
-# median ratio to NumPy's time within one turn.
+# bookkeeping. From 10⁵ arithmetic dominates and varies from turn to turn
+# by more than the bookkeeping (a difference could be negative), so the
+# line prints times; at 10⁶ `overhead.slowdown` takes the median ratio to
+# NumPy's time within one turn.
 #
 # ## The fast loop's core
 #
@@ -221,12 +218,11 @@ print(inspect.getsource(MulConstant.backward))
 print(inspect.getsource(MulConstant.backward_arrays))
 
 # %% [markdown]
-# (A 0-d array times a number gives a NumPy scalar; `force_array` makes it
-# an array again.) `_walk` calls `backward_arrays` when
+# (A 0-d array times a number gives a NumPy scalar; `force_array` makes
+# an array of it.) `_walk` calls `backward_arrays` when
 #
-# - gradients travel as arrays (the flag `arrays`, kept as `run.arrays`: no
-#   graph of the backward recorded, `enable_double_backprop=False`, chapter
-#   11; PyTorch: `create_graph=False`);
+# - no graph of the backward is recorded (`enable_double_backprop=False`,
+#   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches;
 # - the class keeps the default `backward_accumulate`, or (`Linear`,
 #   shortcut 5) there is nothing to add into yet.
@@ -249,9 +245,9 @@ assert off > 1.2 * on and same
 buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
-# A hook sees every function a backward applies, so under one (here
-# `mc.memory.measure`, chapter 10) the fast loop runs `backward`, as the
-# reference always does: `tanh`'s applies `TanhGrad`. `mock.patch`
+# A hook sees every function a backward applies, so under one
+# (`mc.memory.measure`, chapter 10) the fast loop runs `backward`, as the
+# reference always does (`tanh`'s applies `TanhGrad`); `mock.patch`
 # records them:
 
 # %%
@@ -286,13 +282,20 @@ assert watched == applied_by_backward(reference=True)
 #
 # ### 1b. ReLU's in-place backward
 #
-# On this path `ReLU` multiplies its mask into its incoming gradient in
-# place when `function_node.writable_gradient` allows: the loop handed the
-# gradients over (`HandedOver`, for a class with `writes_into_gradient`),
-# `sys.getrefcount` sees no other holder, and the array owns its memory.
-# In the trap `Add` puts one array in two places; the count sees the
-# second holder, so ReLU makes a new array (below;
-# `tests/test_writable_gradient.py` tries more cases).
+# On this path ReLU multiplies its mask into the incoming gradient itself,
+# one array the size of the layer fewer, when `writable_gradient` hands
+# that array back (`y`: ReLU's output, kept from forward):
+
+# %%
+print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
+
+# %% [markdown]
+# `writable_gradient` checks three things: the loop handed the gradients
+# over (`HandedOver`, for a class with `writes_into_gradient`, as ReLU),
+# sparing a caller's arrays; Python counts no other reference to the
+# array (a name, a `.grad`, a second entry of the gradient table); the
+# array is not a view. In the trap, the second entry fails the count.
+# Three cases (more in `tests/test_writable_gradient.py`):
 
 # %%
 from minichain.function_node import HandedOver, writable_gradient
@@ -362,22 +365,23 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# `_data` is the attribute behind `.array`. That diff is one of eight:
+# (`_data`, `_node`: a Variable's array and node.) One of eight savings
+# of `apply` over the reference (chapter 07 prints it):
 #
-# | `_apply_reference` | `apply` instead |
+# | reference, each call | `apply` (what it saves) |
 # |---|---|
-# | `_check_arguments` every call | only to raise: applied before (a node is applied once), or inputs not a tuple/list |
-# | `_as_input` each input, then `.array` | one Variable: its `_data` and `_node`; else a loop, `_gather_inputs` |
-# | rank, `requires_grad` from two lists | read off that input's node |
-# | `_check_inputs`, looking each setting up for this thread | inline; `view`: the thread's engine settings, read in one go |
-# | `_forward_with_hooks`, looking hooks up | `forward`, unless a hook is set |
-# | `_check_outputs` on each output | the tuple checked; each array as it becomes a Variable |
-# | `Variable(...)`, `set_creator_node` | `_make_output` (shortcut 2) |
-# | `_retain_data` always | only if something is retained |
+# | checks: applied once? a tuple? | one test; the check only to raise (a call) |
+# | a Variable per input; their arrays | one Variable in: the diff above (a list, a loop) |
+# | ranks, `requires_grad` from lists | read off that node (two lists) |
+# | each setting looked up for this thread | all settings in one read (a lookup each) |
+# | hooks looked up | `forward`, unless a hook is set (a lookup, two loops) |
+# | each output checked to be an array | the tuple; each type as it becomes a Variable (a loop) |
+# | `Variable(...)`, then its node linked | `_make_output`, shortcut 2 (the constructor's checks) |
+# | retained arrays kept, if any | only if forward retained some (a call) |
 #
-# Timed with each whole reference function swapped in (`backward_arrays`
-# switched off in both runs of `_walk`, so only the loop differs),
-# gradients checked on the chain and the first program:
+# Timed with each whole reference function swapped in (for `_walk`,
+# `backward_arrays` off in both runs, so only the loop differs), gradients
+# checked:
 
 # %%
 def reference_apply():
@@ -412,8 +416,8 @@ for phase, label, switch, around in (
 #
 # The last two change what you can observe (whether `.grad` stays the
 # same object; rounding), so the reference does them too. Both save memory
-# in a training step of an MLP accumulating a batch of 256 in two halves;
-# `overhead.whole_step_peak` traces its allocations:
+# in a training step of an MLP that accumulates a batch of 256 in two
+# halves, traced by `overhead.whole_step_peak`:
 
 # %%
 from minichain.functions.connection import linear as linear_module
@@ -482,19 +486,18 @@ assert 0.9 < extra < 1.1 and same and model.l1.W.grad is buffer
 savings["4. owned buffer (step)"] = not_owned / owned
 
 # %% [markdown]
-# Without an owned buffer, the second half's backward makes each gradient
-# anew, and the pass keeps every old one until it ends (so that a failed
-# backward can put each `.grad` back): one extra copy of every parameter
-# at the peak. That copy is minichain's cost: PyTorch's accumulation adds
-# in place when it can.
+# Without an owned buffer the second half's backward makes each gradient
+# anew and keeps the old ones until it ends (to put each `.grad` back if
+# it fails): one extra copy of every parameter at the peak, minichain's
+# cost (PyTorch adds in place when it can).
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
-# into it *fused*: product and addition done together, block by block of
-# output rows, so the whole weight gradient never exists as a temporary
-# (`xp`: NumPy, or CuPy on a GPU). With nothing to add into yet, the
-# engine runs `Linear`'s `backward_arrays` instead:
+# into it *fused* (product and sum at once), block by block of rows, so
+# the whole weight gradient never exists as a temporary (`xp`: NumPy, or
+# CuPy on a GPU); with nothing to add into yet, `Linear`'s
+# `backward_arrays` runs:
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
@@ -512,10 +515,10 @@ assert 0.5 < saved < 1 and worst <= 16
 savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
-# The peak is one moment: unfused, during the backward of `l1` (the first
-# layer), whose whole `gy.T @ x`, the size of `l1.W`, is then the largest
-# temporary; fused, a 64-row block replaces it. BLAS may round a block
-# differently on another CPU: only the bound is printed.
+# The peak comes in the backward of `l1`, the first layer: unfused, its
+# whole `gy.T @ x` (the size of `l1.W`) is the largest temporary; fused,
+# a 64-row block. BLAS may round blocks differently on another CPU, so
+# only the bound is printed.
 #
 # ### What each one buys
 #
@@ -540,8 +543,8 @@ plt.show()
 # - The fast path is the reference's steps plus shortcuts; none writes
 #   into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
-# - Shortcuts 1–3 give the reference's gradients bit for bit; 4 and 5
-#   (5 within a float32 bound) save memory, measured on the default path.
+# - Shortcuts 1–3 keep the reference's gradients bit for bit; 4 and 5
+#   save memory (5 rounds within a float32 bound).
 # - Faster engines leave Python: PyTorch's backward loop is C++;
 #   `torch.compile` and `jax.jit` compile a traced graph, paying per-op
 #   costs once per trace.

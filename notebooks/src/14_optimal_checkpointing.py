@@ -23,6 +23,7 @@ import gc
 import inspect
 import itertools
 import math
+import weakref
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -51,17 +52,12 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # | `("taped", i, j)`: run the blocks with their graph | `j - i` | `+(j - i)` |
 # | `("backward", i, j)` through the blocks just taped | 0 | `−(j - i)` |
 #
-# Two values take no slot: `x`, and *the value just reached* by the last
-# run, which the next move stores or starts from. A taped run ends at the
-# highest block not yet reversed, and backward follows it. It may tape
-# several blocks from `x` or a checkpoint, but only one from the value
-# just reached. This rule saves no slots and costs calls (3 blocks, 2
-# slots: advancing block 1 and taping 2–3 from $h_1$ takes 4 calls; within
-# the rule the best is 5, printed below). It matches the step structure of
-# the Revolve-style schedules minichain's executor performs, and limits a
-# cost the slots miss: the uncounted value just reached, a third array in
-# flight ("Memory, measured"), outlives one block's backward only.
-# Dropping it gives a cheaper game, left open (docs/forget.md).
+# Two values take no slot: `x`, which the caller holds anyway, and *the
+# value just reached* by the last run, which the next move stores, starts
+# from, or drops. A taped run ends at the highest block not yet reversed,
+# and backward follows it. It may tape several blocks from `x` or a
+# checkpoint, but only one from the value just reached (why: after the
+# first walk-through).
 #
 # ## By hand: four blocks, one slot
 #
@@ -162,6 +158,44 @@ assert sum(calls) == schedule_calls(one_slot_4) and same
 print("calls per block:", calls, " gradients equal plain backprop's:", same)
 
 # %% [markdown]
+# ### Why one block only from the value just reached
+#
+# The value just reached is free because the next move normally drops it.
+# But a tape keeps its start: the first block's graph holds its input for
+# backward (`linear` needs `h` for `W`'s gradient). Three blocks from `x`,
+# the first ones run with no graph, the rest taped; we keep a name for the
+# top only and count which of $h_1, h_2, h_3$ are still alive:
+
+# %%
+def activations_held(first_taped):
+    """Run 3 blocks from x, with no graph before block `first_taped` and
+    taped from there; how many of h_1, h_2, h_3 stay alive, the top kept?"""
+    blocks, _, _ = make_chain(3)
+    h, arrays = mc.Variable(np.ones((2, 4))), []
+    for i, block in enumerate(blocks, start=1):
+        with mc.using_config("enable_backprop", i >= first_taped):
+            h = block(h)
+        arrays.append(weakref.ref(h.array))   # a reference that keeps nothing
+    gc.collect()
+    return sum(alive() is not None for alive in arrays)
+
+
+held = {"blocks 2-3 taped from h_1": activations_held(2),
+        "block 3 taped from h_2": activations_held(3)}
+print(held)
+assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
+
+# %% [markdown]
+# Taping 2–3 from $h_1$ holds $h_1$ too: with 2 slots (for $h_2, h_3$)
+# three arrays are held, and the slot count misses one for as long as
+# the tape waits for its backward. That schedule would take 4 calls; the
+# rule's best, 5 (printed with the recursion), stores $h_2$ in a slot and
+# tapes block 3 from it: two arrays. The rule still lets the value just
+# reached go uncounted through one block, the shortest tape, as Revolve's
+# model does (last section); "Memory, measured" finds it as a third array
+# in flight. Dropping the rule gives a cheaper game that holds more than
+# its slots say; it is left open (docs/forget.md).
+#
 # ## Two slots: the first checkpoint
 #
 # A second slot can hold a checkpoint, say $h_2$ (2 calls).
@@ -395,11 +429,13 @@ for _, run in ways.values():
 
 # %% [markdown]
 # Beyond its slots, a step holds chapter 10's two arrays in flight (the
-# gradient waiting, the array being made), and a third whenever, after the
-# first backward, a one-block tape from the value just reached fills the
-# last free slot (here `M ≤ 4`; at 6 and 8 later tapes start from
-# checkpoints): its graph keeps that value. Each peak is slots plus in
-# flight, within a third of an activation (small objects):
+# gradient waiting, the array being made). A third is the uncounted value
+# the rule allows: a one-block tape from the value just reached keeps that
+# value, as `activations_held` showed. It raises the peak when that tape
+# fills the last free slot after the first backward (here `M ≤ 4`; at 6
+# and 8 every tape after the first backward starts from `x` or a
+# checkpoint). Each peak is slots plus in flight, within a third of an
+# activation (small objects):
 
 # %%
 def in_flight(schedule):
@@ -538,8 +574,8 @@ print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
 # **In practice.** PyTorch's `torch.utils.checkpoint` offers uniform
 # segments; nesting its `checkpoint` calls should give recursive schedules
 # of this kind (not tried here). At 9 slots uniform segments already cost
-# about as few calls (44, against the variant's 43 with 8 slots; cell
-# 23); the variant pays only below that.
+# about as few calls (44, against the variant's 43 with 8 slots, in the
+# table of "Memory, measured"); the variant pays only below that.
 #
 # ## Exercises
 #
