@@ -21,7 +21,7 @@ import numpy as np
 
 import minichain as mc
 import minichain.functions as F
-from minichain import backprop
+from minichain import backprop, function_node
 from minichain.utils import overhead   # the chapter's timings (docs/meters.md)
 
 N = 200                                 # ops in a timed chain
@@ -130,7 +130,8 @@ for name in sweep[10]:                        # NumPy, minichain, ... as found
 left.set(ylabel="µs per op, forward + backward", xlabel="elements per array (float32)")
 right.set(ylabel="time / NumPy's time", yscale="log", xlabel="elements per array (float32)",
           title="overhead: each against NumPy")
-left.legend(fontsize=8, title=f"{N} ops, y * c and y + c in turn, fastest of 9")
+left.legend(fontsize=8)
+left.set_title(f"{N} ops, y * c and y + c in turn, fastest of 9")
 fig.tight_layout()
 plt.show()
 
@@ -318,7 +319,6 @@ assert writes == {"alone, handed over": True, "also held by a name": False,
 # forward op, the public constructor swapped in:
 
 # %%
-from minichain import function_node
 from minichain.variable import _make_output
 
 print(overhead.source_diff(
