@@ -413,8 +413,9 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # 2. it cuts that edge for a moment and runs `func` on `link` again, this
 #    time recording the graph (the recomputation);
 # 3. it runs backward through that new graph with
-#    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`, is
-#    a Variable with a graph. The cut edge stops this inner pass at `link`:
+#    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
+#    (a sum of three products, as `h * h * h` has three factors), is a
+#    Variable with a graph. The cut edge stops this inner pass at `link`:
 #    it does not run on into `x` and what lies below, whose gradients the
 #    outer backward is computing;
 # 4. it joins the edge again and returns that gradient, whose graph now
@@ -424,9 +425,9 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # step 3 down to `link`, then through `Identity` (derivative 1) to `x`.
 # As `link` holds `x`'s values, that graph computes `3x²·gy`, so its
 # derivative is `6x·gy`, as without `forget`. Counting `cube`'s calls, then
-# drawing the gradient's graph: `v6` is `link`, hung on `x` by `Identity`;
-# the branch through `BroadcastTo` makes `gy` from the seed (`F.sum`'s
-# backward).
+# drawing the gradient's graph: `link` is the Variable `Identity` makes
+# from `x` (bottom left); the branch through `BroadcastTo` makes `gy` from
+# the seed (`F.sum`'s backward).
 
 # %%
 cube_calls = [0]
