@@ -160,8 +160,9 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # %% [markdown]
 # ### Why one block only from the value just reached
 #
-# The value just reached is free because the next move normally drops it.
-# But a tape keeps its start: the first block's graph holds its input for
+# The value just reached costs no slot while the next move stores it (it
+# then takes one) or advances from it (it is then dropped). But a tape
+# keeps its start: the first block's graph holds its input for
 # backward (`linear` needs `h` for `W`'s gradient). Three blocks from `x`,
 # the first ones run with no graph, the rest taped; we keep a name for the
 # top only and count which of $h_1, h_2, h_3$ are still alive:
