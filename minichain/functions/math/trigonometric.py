@@ -18,8 +18,7 @@ class Sin(FunctionNode):
     def label(self):
         return "sin"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         self.retain_inputs((0,))
@@ -43,8 +42,7 @@ class Cos(FunctionNode):
     def label(self):
         return "cos"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         self.retain_inputs((0,))
