@@ -67,10 +67,9 @@ def hand_forget(func, x):
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
 # graph keeps the four `tanh` outputs (the `h * 1.5` products are not kept:
 # that backward needs only `1.5 · gy`); forgotten, the block holds only the
-# output `y` (the input existed before). `mc.memory.measure()` watches the
-# bytes NumPy arrays hold while its block runs: `.final` is what the block
-# left allocated, `.peak` the most it held at any moment, and `.timeline`
-# the level over time (all above the level at the start).
+# output `y` (the input existed before). `mc.memory.measure()` (chapter 07)
+# gives what its block left allocated, `.final`, the most it held, `.peak`,
+# and the level over time, `.timeline` (all above the level at the start).
 
 # %%
 def four_tanhs(h):
@@ -256,7 +255,6 @@ plain, forgetful = measure(None), measure(4)
 print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
 checkpoints, rebuilt = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
-assert checkpoints + rebuilt == kept_count(L, 4)
 print(f"peak estimate: {checkpoints} checkpoints + {rebuilt} rebuilt tanh outputs"
       f" + {IN_FLIGHT} in flight = {checkpoints + rebuilt + IN_FLIGHT}")
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
@@ -282,10 +280,9 @@ plt.show()
 # peak estimate, 9, as printed; the first stops one lower (note 1, at the
 # end).
 #
-# Every choice of `s`, against the peak estimate. With `s = 1` nothing is
-# recomputed: the only segment is the last, which keeps its graph (the
-# plain net inside one `Forget` node). With 16 segments all 15 checkpoints
-# are kept.
+# Every choice of `s`, against the peak estimate. With `s = 1` the only
+# segment is the last, whose graph is kept: nothing is recomputed. With 16,
+# all 15 checkpoints are kept.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
@@ -390,10 +387,16 @@ assert np.array_equal(real_grad, plain_grad)
 # (`mc.random.get_state()`) when its forward starts and puts it back for the
 # recomputation, so the mask is drawn twice the same. That is why every
 # random draw in minichain goes through `mc.random`. PyTorch's `checkpoint`
-# does the same by default (`preserve_rng_state=True`).
-#
-# During the recomputation `mc.config.in_recomputing` is True, so code
-# with side effects (a running average, a counter) can skip them.
+# does the same by default (`preserve_rng_state=True`). The replay, in
+# `Forget.backward`: new leaves, then `func` again with recording forced on,
+# the saved state put back (`_replayed_random`) and
+# `mc.config.in_recomputing` True, so that code with side effects (a
+# running average, a counter) can skip them:
+
+# %%
+lines = inspect.getsource(inspect.getmodule(F.forget).Forget.backward).splitlines()
+start = next(i for i, line in enumerate(lines) if line.strip().startswith("targets ="))
+print("\n".join(lines[start:start + 8]))
 
 # %% [markdown]
 # ## Watch the recomputation
@@ -497,12 +500,10 @@ ch10.check_3(answer_3)
 # gradient waits, one `tanh` output has been freed.
 
 # %%
-events = [event for event, _ in forgetful.timeline]
-backward_starts = events.index("backward:Sum")
-first_rebuild = events.index("backward:Forget")     # the last segment is done
+events = [event for event, _ in forgetful.timeline]  # bounds: the last segment, the rebuilds
+bounds = (events.index("backward:Sum"), events.index("backward:Forget"), len(events))
 humps = [in_activations(max(level for _, level in forgetful.timeline[lo:hi]))
-         for lo, hi in ((backward_starts, first_rebuild),
-                      (first_rebuild, len(events)))]
+         for lo, hi in zip(bounds, bounds[1:])]
 print(f"highest in backward: {humps[0]} in the last segment, {humps[1]} in the rebuilds")
 assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 

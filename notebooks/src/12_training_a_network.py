@@ -389,10 +389,10 @@ print("identical loss for the first 20 epochs:", same_history)
 assert same_history
 
 # %% [markdown]
-# The spiral MLP is too small for memory to matter, so `spiral.compare_memory`
-# measures one step of a deeper one (`L = 12` hidden layers of 64 units, 6000
-# points), plain and with `s = 4` segments; an *activation* is one hidden
-# layer's output, 6000 × 64 float32 values.
+# For memory to matter, `spiral.compare_memory` measures one step of a
+# deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
+# with `s = 4` segments; an *activation* is one hidden layer's output,
+# 6000 × 64 float32 values.
 
 # %%
 print(inspect.getsource(spiral.step_memory))   # compare_memory calls it twice:
@@ -406,14 +406,14 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
       f" chapter 10's peak estimate: {estimate}")
 
 # %% [markdown]
-# The checkpointed peak is one activation above chapter 10's estimate,
-# plus small arrays: this net's segments end in a `linear`, whose output
-# nothing keeps, so a rebuilt segment's incoming gradient is one more array
-# in flight (note 1 counts every array).
+# Plain holds, as in chapter 10, its 12 activations and 2 in flight.
+# Checkpointed holds one more than the estimate: this net's segments end in
+# a `linear`, whose output nothing keeps, so a rebuilt segment's incoming
+# gradient is a third array in flight. Small arrays make up the rest of
+# both peaks (note 1 counts every array).
 
 # %% [markdown]
-# Chapter 13 times a small operation; chapter 14 finds checkpoint
-# schedules optimal for a memory budget.
+# Chapter 14 finds checkpoint schedules optimal for a memory budget.
 #
 # ## Exercises
 #
