@@ -216,8 +216,9 @@ step()
 plain_grads = [W.grad.copy() for W, _ in params]
 zerograds()
 step(4)
-assert all(np.allclose(g, W.grad, atol=1e-6) for g, (W, _) in zip(plain_grads, params))
-print("same weight gradients with 4 segments:", True)
+same = all(np.allclose(g, W.grad, atol=1e-6) for g, (W, _) in zip(plain_grads, params))
+print("same weight gradients with 4 segments:", same)
+assert same
 zerograds()
 
 # %% [markdown]
@@ -330,9 +331,7 @@ plt.show()
 # %%
 class ForwardCounter(mc.FunctionHook):
     name = "ForwardCounter"
-
-    def __init__(self):
-        self.count = 0
+    count = 0       # a class default: `self.count += 1` makes each counter its own
 
     def forward_preprocess(self, function, in_data):
         if function.label in ("Linear", "Tanh"):
