@@ -168,6 +168,7 @@ with StepPrinter():
 
 # %%
 import io
+import re
 
 x = mc.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), name="x")
 log = io.StringIO()
@@ -176,7 +177,8 @@ with PrintHook(file=log):
     y.grad = np.ones((2, 2), dtype=np.float32)
     y.backward()
 blocks = log.getvalue().split("function\t")[1:]     # one block per step
-print("function\t" + blocks[1] + "...")             # the backward step, raw
+raw = re.sub(r" at 0x[0-9a-f]+", "", blocks[1])     # an address: new each run
+print("function\t" + raw + "...")                   # the backward step, raw
 kept = ("input data", "output gradient", "(removed)", "- shape", "- grad: mean")
 for block in blocks:
     label, *lines = block.splitlines()
