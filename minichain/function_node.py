@@ -139,10 +139,16 @@ class FunctionNode(_FunctionBase):
         # (tests do that with mocks), or the default, which checks nothing
         # and is skipped. Looked up on the instance, never via its
         # ``__dict__``: reading that makes Python build a dict for every node.
-        if view.type_check and self.check_type_forward is not _NO_TYPE_CHECK:
+        check = self.check_type_forward if view.type_check else _NO_TYPE_CHECK
+        if check is not _NO_TYPE_CHECK:
             if missing:  # a check of types expects arrays: say what came
                 _refuse_input(self, None)
-            type_check.invoke_check(self, in_data)
+            # The most common check (type_check.float_input), passing, is
+            # its own first line; anything else, or a failure, goes the
+            # full way, which also writes the message.
+            if not (check is _FLOAT_INPUT and len(in_data) == 1
+                    and in_data[0].dtype.kind == "f"):
+                type_check.invoke_check(self, in_data)
 
         if view.function_hooks or (function_hook.local_hooks_in_use
                                    and self._local_function_hooks):
@@ -575,6 +581,7 @@ def _check_nan(function, arrays, phase):
 
 
 _NO_TYPE_CHECK = _FunctionBase.check_type_forward  # the default does nothing
+_FLOAT_INPUT = type_check.expect_float_input  # type_check.float_input's check
 
 
 # ----- gradients a backward may write into (the fast path) ---------------------

@@ -71,40 +71,43 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # %% [markdown]
 # ## A first graph
 #
-# What `backward` walked, as text (`visualize.draw`) and picture
-# (`visualize.to_digraph`):
+# What `backward` walked, drawn by `visualize.to_digraph`: ellipses are
+# variables, boxes are functions, and each arrow points forward, from what
+# a function used to what it made.
 
 # %%
-print(visualize.draw(y))
 visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
-# **The text reads from the right, the way backward goes; the picture's
-# arrows point forward.** `A <--- B`: `B` was computed from (or by) `A`
-# (`_` is a Variable; a number makes no node: `2 * ...` shows as
-# `_ * 2`). Row by row (`x` is `v2`; chapter 02 gives the numbering):
+# A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
+# Variable), with one input. Unnamed variables show their graph id (`v1`,
+# `v3`) and no value: no Python name holds them, and the graph keeps only
+# the arrays backward needs (chapter 07). Each box shows its *rank*, its
+# depth from the inputs (chapter 02). Only `x` shows a gradient: backward
+# starts from the *seed* `dy/dy = 1` and by default keeps only the
+# gradients of the variables you made yourself, the *leaves*. `x` is
+# outlined in red because `_ ** 2` keeps it to compute `2x`.
 #
-# - Top, `_ + _ [1] <--- y`: `y` by `_ + _`, which `|---`
-#   ties to its input `x`; `[1]` tags a node met again (not a rank).
-# - Middle, `x <-+`: both rows start from `x`.
-# - Bottom, from the right: `v1 <--- [1]`: `_ + _` was computed from
-#   `v1`; `_ * 2 <--- v1`: `v1` by `_ * 2`; `v3 <--- _ * 2`: `_ * 2` from
-#   `v3`; `_ ** 2 <--- v3`: `v3` by `_ ** 2`, from `x`.
-#
-# Boxes are functions, with their rank (chapter 02); ellipses are
-# variables (`v1` and `v3`, which no Python variable holds any more, show
-# no value: chapter 03, *What the graph links*). Only `x` shows a
-# gradient: backward starts from the *seed* `dy/dy = 1` and by default
-# keeps only the leaves' gradients. `x` is outlined in red because
-# `_ ** 2` keeps it to compute `2x`.
+# The same graph as text (`visualize.draw`, Chainer's notation; chapter
+# 02 builds it):
+
+# %%
+print(visualize.draw(y))
+
+# %% [markdown]
+# Read `A <--- B` as "`B` came from `A`": `x` is on the left and `y` on
+# the right as in the picture, but the arrows point back, the way backward
+# walks; `_ + _`, with two inputs, is drawn once and tagged `[1]`, where
+# the lower row ends.
 #
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
-# (PyTorch's `grad_fn`); a variable you made yourself, a *leaf*, has none.
-# Each function knows its `inputs`: the `VariableNode`s of its input
-# variables, not the Variables (chapter 03 says why). Those two links are
-# the whole graph. A function's `label` is the name the drawings show.
+# (PyTorch's `grad_fn`); a leaf has none. Each function knows its
+# `inputs`: for each input variable, its small graph record `x.node` (a
+# `VariableNode`; chapter 07 says why not the Variable itself). Those two
+# links are the whole graph. A function's `label` is the name the drawings
+# show.
 
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)

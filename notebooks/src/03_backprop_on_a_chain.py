@@ -215,7 +215,8 @@ assert np.isclose(xh.grad, gx)
 # turned them into its input's gradient, or a deep network would hold one
 # gradient per layer. PyTorch too keeps a non-leaf's
 # `.grad` only after `retain_grad()`; minichain's
-# `y.backward(retain_grad=True)` keeps them (chapter 07).
+# `y.backward(retain_grad=True)` keeps them (chapter 07). The package's
+# `exp` and `sin`: *Under the hood*, below.
 
 # %%
 xv = mc.Variable(np.array(0.5), name="x")
@@ -230,48 +231,6 @@ print(draw(yv))
 yv.backward()
 print(f"x.grad = {float(xv.grad):.6f}   a.grad = {av.grad}   b.grad = {bv.grad}")
 assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
-
-# %% [markdown]
-# Here are the `forward` and `backward` of `exp` and `sin` as the package
-# defines them: the same `forward(inputs)` on a tuple of arrays as our `Exp`
-# and `Sin`, the same `backward(target_input_indexes, grad_outputs)`
-# returning a tuple (shortened to `indexes`, as chapter 02 noted; with
-# several inputs, from chapter 04 on, it may hold a gradient for every input
-# or only for those in `indexes`: the engine keeps those asked for). First,
-# retained arrays:
-#
-# - `self.retain_outputs((0,))` and `self.retain_inputs((0,))`: forward
-#   says which arrays its backward will need, and only those are kept;
-#   `get_retained_outputs()` and `get_retained_inputs()` hand them to
-#   backward.
-# - `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps a
-#   0-d result an array, where NumPy would return a scalar.
-
-# %% [markdown]
-# Then two backward methods (`Exp`'s both printed below):
-#
-# | method | works on | runs |
-# |---|---|---|
-# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and always under `mc.reference_mode()` |
-# | `backward_arrays` | arrays | in the default run, when a function defines it (chapter 13) |
-#
-# On Variables, `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`)
-# are recorded, so a gradient can be differentiated again
-# (double backprop, chapter 11; exercise 2 below tries it on yours). A
-# function without `backward_arrays`, like our `Twice` of chapter 02,
-# always runs `backward`. So `yv.backward()` above ran `backward_arrays` of
-# `exp` and `sin` (`_retained_output_data` is the retained output's array).
-
-# %%
-import minichain.functions.math.exponential as exponential
-import minichain.functions.math.trigonometric as trigonometric
-
-for method in (exponential.Exp.forward, exponential.Exp.backward,
-               exponential.Exp.backward_arrays,
-               trigonometric.Sin.forward, trigonometric.Sin.backward):
-    print(f"# {method.__qualname__}")
-    print(inspect.getsource(method))
-assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
 
 # %% [markdown]
 # ## Seeding: what backward computes when the output is an array
@@ -405,7 +364,53 @@ mc.gradient_check.check_backward(
 print("check_backward passed")
 
 # %% [markdown]
-# ## What the graph links: VariableNodes
+# ## Under the hood (optional on a first reading)
+#
+# The package's `exp` and `sin`, and what its graph links: chapters 07
+# and 13 teach them; Tasks 3 and 4 need them.
+#
+# ### `exp` and `sin` in the package
+#
+# They have our `Exp`'s and `Sin`'s `forward(inputs)` and
+# `backward(target_input_indexes, grad_outputs)` (shortened to
+# `indexes`). New here:
+#
+# - `self.retain_outputs((0,))` and `self.retain_inputs((0,))`: forward
+#   says which arrays its backward will need, and only those are kept;
+#   `get_retained_outputs()` and `get_retained_inputs()` hand them over.
+# - `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps a
+#   0-d result an array, where NumPy would return a scalar.
+# - Two backward methods:
+#
+# | method | works on | runs |
+# |---|---|---|
+# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and always under `mc.reference_mode()` |
+# | `backward_arrays` | arrays | in the default run, when a function defines it (chapter 13) |
+#
+# **So the default `yv.backward()` above ran `Exp.backward_arrays` and
+# `Sin.backward_arrays`, not the `backward` methods printed below:** each
+# is its `backward`'s formula on bare arrays
+# (`_retained_output_data` is the retained output's array;
+# `Sin.backward_arrays` is not printed). On
+# Variables, `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`) are
+# recorded, so a gradient can be differentiated again (double backprop,
+# chapter 11; exercise 2 tries it on yours). A function without
+# `backward_arrays`, like chapter 02's `Twice`, always runs `backward`.
+
+# %%
+import minichain.functions.math.exponential as exponential
+import minichain.functions.math.trigonometric as trigonometric
+
+for method in (exponential.Exp.forward, exponential.Exp.backward,
+               exponential.Exp.backward_arrays,
+               trigonometric.Sin.forward, trigonometric.Sin.backward):
+    print(f"# {method.__qualname__}")
+    print(inspect.getsource(method))
+assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
+assert "backward_arrays" in vars(trigonometric.Sin)   # what the default ran
+
+# %% [markdown]
+# ### What the graph links: VariableNodes
 #
 # Unlike our hand engine, minichain's functions link not Variables but
 # their *VariableNodes* (`x.node`, with no array unless a backward needs
@@ -417,7 +422,7 @@ print("check_backward passed")
 xd = mc.Variable(np.ones(3))
 yd = F.exp(xd)                            # exp keeps its output, not its input
 assert yd.creator_node.inputs[0] is xd.node
-array_alive = weakref.ref(xd.array)       # sees the array without keeping it
+array_alive = weakref.ref(xd.array)       # sees the array, does not keep it
 del xd
 print(f"exp's input: a {type(yd.creator_node.inputs[0]).__name__};"
       f" x's array freed with x: {array_alive() is None}")

@@ -316,8 +316,8 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
 # hand engines. Overwriting keeps only one branch's share, so the "derivative"
-# it draws is simply a different function; nothing fails, the numbers are
-# just wrong. minichain's curve lies on the numerical derivative.
+# it draws is a different function, silently. minichain's curve lies on
+# the numerical derivative.
 
 # %%
 def hand_diamond(x_values, accumulate):
@@ -358,20 +358,45 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## Where minichain adds
+# ## Leaves keep adding, across calls
+#
+# The sum does not stop at the end of one backward: a leaf **adds** each new
+# gradient to the one it already holds. That lets a training loop sum the
+# gradients of several mini-batches before one update, and it is why you
+# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`, as
+# `x.grad = None` or `optimizer.zero_grad()` does in PyTorch) before the
+# next backward, or the old one is counted again.
+
+# %%
+x = mc.Variable(np.array(2.0))
+for call in range(1, 4):
+    y = 3 * x
+    y.backward()
+    print("after call", call, "x.grad =", x.grad)
+assert x.grad == 9.0
+
+x.cleargrad()
+(3 * x).backward()
+print("after cleargrad and one more call:", x.grad)
+assert x.grad == 3.0
+
+# %% [markdown]
+# ## Under the hood (optional on a first reading)
+#
+# ### Where minichain adds
 #
 # minichain's backward has a *reference path*, the code the chapters
 # print, and a *fast path* with the same gradients (chapter 13). The
-# reference `_add_gradient_reference` gets `run` (one backward pass's
-# record) whenever a function hands back a gradient `gx` for a variable's
-# node; the dict `run.grads` keeps what each node has received so far,
-# where our `hand_backward` used `.grad`. The cell prints first the lines
+# reference `_add_gradient_reference` runs whenever a function hands back
+# a gradient `gx` for a variable's node; `run` is one backward pass's
+# record, and its dict `run.grads` holds what each node has received
+# so far (our `hand_backward` used `.grad`). The cell prints first the lines
 # that matter: a node's first gradient is stored (our first
 # `x.grad = gx`), later ones are added with `+`, never `+=`. Then the
 # whole function: a leaf (`creator_node is None`) adds to its own `.grad`
-# instead (`_add_to_leaf`, next section), except under `mc.grad` (chapter
-# 03: `run.into_leaves` is False); that add makes a new array too, except
-# into a Parameter's own buffer from `zerograd()`, which nobody else holds.
+# instead, as shown above (`_add_to_leaf`), except under `mc.grad`
+# (chapter 03: `run.into_leaves` is False); that add makes a new array
+# too, but for one case of Parameters (chapter 13).
 #
 # Why never `+=`? `_ + _` hands one gradient Variable to both its inputs.
 # In the cell's hand loop for `y = (x + x) + x`, the outer `_ + _` makes
@@ -404,29 +429,6 @@ for out, f in ((y, y.creator_node), (s, s.creator_node)):   # rank order
 y.backward()
 print("adding with +=:", grads[x.node].array, "  minichain:", x.grad)
 assert grads[x.node].array == 4.0 and x.grad == 3.0
-
-# %% [markdown]
-# ## Leaves keep adding, across calls
-#
-# The sum does not stop at the end of one backward: a leaf **adds** each new
-# gradient to the one it already holds. That lets a training loop sum the
-# gradients of several mini-batches before one update, and it is why you
-# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`, as
-# `x.grad = None` or `optimizer.zero_grad()` does in PyTorch) before the
-# next backward, or the old one is counted again.
-
-# %%
-x = mc.Variable(np.array(2.0))
-for call in range(1, 4):
-    y = 3 * x
-    y.backward()
-    print("after call", call, "x.grad =", x.grad)
-assert x.grad == 9.0
-
-x.cleargrad()
-(3 * x).backward()
-print("after cleargrad and one more call:", x.grad)
-assert x.grad == 3.0
 
 # %% [markdown]
 # ## Now build it: Tasks 5 and 6

@@ -382,129 +382,8 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # The measurement agrees with the count: the four outputs kept with the
 # graph (the last is also the result), one without; the peak without is one
 # `tanh`'s input and its output (`x`, made before the block, is not
-# counted).
-
-# %% [markdown]
-# ## The bytes during a backward, step by step
-#
-# Chapter 05's player on its example. `player.gradients(step)` gives each
-# gradient's state: *arriving* (the running function's incoming gradient),
-# *held* (in the engine's table, or a leaf's `.grad`) or *freed*. At step 2 two gradients are live in one
-# float's bytes: `_ + _` hands one array to both. At step 3 `h`'s complete
-# gradient, 13, is a new array; the used ones are gone.
-
-# %%
-def chapter_05_example():
-    """y = h + h·h with h = 2x, at x = 3, named for the player."""
-    x = mc.Variable(np.array(3.0), name="x")
-    h = 2 * x
-    h.name = "h"
-    hh = h * h
-    hh.name = "hh"
-    y = h + hh
-    y.name = "y"
-    return x, h, y
-
-
-x_05, h_05, y_05 = chapter_05_example()
-player = visualize.animate_backward(y_05)
-one_float = x_05.array.nbytes
-for step in (2, 3):
-    grads = player.gradients(step)             # {name: (text, state)}
-    print(f"step {step}:", ", ".join(f"{name} {text} {state}"
-                                   for name, (text, state) in grads.items()),
-          f"({player.frames[step - 1]['grad_bytes']} bytes in gradients)")
-alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]
-assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
-assert player.gradients(3)["h"] == ("13.", "arriving")
-assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
-assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
-
-# %% [markdown]
-# ## Over a whole step: forward, then backward
-#
-# `measure` works through a `MemoryHook` (chapter 08) that records the
-# bytes in use after each function's step. With a hook installed, backward
-# computes gradients with FunctionNodes the hook sees (unwatched, it may use
-# bare arrays, chapter 13); the gradients and the peak stay the same
-# (checked below). So backward
-# has `forward:…` rows, functions a backward step applied: `Sum`'s backward
-# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
-# `TanhGrad`.
-#
-# One step on the 4-deep chain (an inner `measure` splits the passes):
-
-# %%
-x.cleargrad()
-with mc.memory.measure() as step:
-    with mc.memory.measure() as forward_pass:
-        loss = F.sum(tanh_chain(x, 4))
-    loss.backward()
-    del loss                     # the graph goes with its last Variable
-events = step.timeline[1:-1]     # without "start" and "end"
-n_forward = len(forward_pass.timeline) - 2
-rows = [("forward" if k < n_forward else "backward", event, nbytes)
-        for k, (event, nbytes) in enumerate(events)]
-for phase, event, nbytes in rows:
-    print(f"{phase:8s} pass  {event:20s} {nbytes / MiB:4.1f} MiB")
-print(f"after the step {'':20s} {step.final / MiB:4.1f} MiB (x.grad)")
-# Every level is a whole number of 1 MiB arrays, give or take the few KiB of
-# Python objects the step makes: the printed tenths hold on every machine.
-assert all(abs(nbytes - round(nbytes / MiB) * MiB) < 16 * 1024 for *_, nbytes in rows)
-assert abs(step.final - x.grad.nbytes) < 16 * 1024
-levels = [round(n / MiB) for phase, _, n in rows if phase == "backward"]
-assert levels[:3] == [4, 4, 4] and max(levels) == 6 and levels[-1] == 6
-watched_grad = x.grad.copy()
-
-# %%
-from matplotlib.patches import Patch
-
-colors = {"forward": "C0", "backward": "C1"}
-fig, ax = plt.subplots(figsize=(7.5, 3.6), layout="constrained")
-ax.bar(range(len(rows)), [nbytes / MiB for *_, nbytes in rows],
-       color=[colors[phase] for phase, _, _ in rows])
-ax.set_xticks(range(len(rows)), [event for _, event, _ in rows], rotation=60,
-              ha="right", fontsize=7)
-ax.legend([Patch(color=c) for c in colors.values()],
-          [f"{phase} pass" for phase in colors], fontsize=8)
-ax.set_ylabel("MiB in use after the step")
-ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
-plt.show()
-
-# %% [markdown]
-# A row is written when its step ends: a nested row before the step that
-# applied it, a step's row before the engine drops the gradient it received.
-# Forward climbs by 1 MiB per `tanh` output kept (chapter 10 cuts this with
-# `forget`). The seed spread by `Sum`'s backward costs nothing, a view of
-# one number, every element reading the same 4 bytes:
-
-# %%
-spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
-print("a seed spread as Sum's backward spreads it: shape", spread.shape,
-      " strides", spread.array.strides)
-assert spread.array.strides == (0, 0) and spread.array.base is not None
-
-# %% [markdown]
-# So the first `TanhGrad` adds its 1 MiB result (5 MiB); from the second on,
-# the received gradient and the produced one are 1 MiB each (6 MiB). The
-# same step unwatched, with `tracemalloc` alone, reaches the same peak and
-# the same `x.grad`:
-
-# %%
-x.cleargrad()
-tracemalloc.start()                        # the same step, no hook watching
-start = tracemalloc.get_traced_memory()[0]
-loss = F.sum(tanh_chain(x, 4))
-loss.backward()
-del loss
-unwatched_peak = tracemalloc.get_traced_memory()[1] - start
-tracemalloc.stop()
-print(f"peak of the step: watched {step.peak / MiB:.1f} MiB,"
-      f" unwatched {unwatched_peak / MiB:.1f} MiB;  same x.grad:",
-      np.array_equal(x.grad, watched_grad))
-assert abs(step.peak - 6 * MiB) < 16 * 1024
-assert abs(unwatched_peak - step.peak) < 16 * 1024
-assert np.array_equal(x.grad, watched_grad)
+# counted). Backward adds its gradients on top; notes 1 and 2, at the end,
+# follow those bytes step by step.
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10
@@ -560,3 +439,120 @@ ch07.check_2(answer_2)
 #     ...
 answer_3 = None
 ch07.check_3(answer_3)
+
+# %% [markdown]
+# ## Notes (for the curious)
+#
+# **Note 1: the bytes during a backward.** On chapter 05's example,
+# `player.gradients(step)` gives each gradient's state: *arriving* (the
+# running function's incoming gradient), *held* (in the engine's table, or a
+# leaf's `.grad`) or *freed*. At step 2 two gradients share one float's
+# bytes: `_ + _` hands one array to both. At step 3 `h`'s complete
+# gradient, 13, is a new array; the used ones are gone.
+
+# %%
+def chapter_05_example():
+    """y = h + h·h with h = 2x, at x = 3, named for the player."""
+    x = mc.Variable(np.array(3.0), name="x")
+    h = 2 * x
+    h.name = "h"
+    hh = h * h
+    hh.name = "hh"
+    y = h + hh
+    y.name = "y"
+    return x, h, y
+
+
+x_05, h_05, y_05 = chapter_05_example()
+player = visualize.animate_backward(y_05)
+one_float = x_05.array.nbytes
+for step in (2, 3):
+    grads = player.gradients(step)             # {name: (text, state)}
+    print(f"step {step}:", ", ".join(f"{name} {text} {state}"
+                                   for name, (text, state) in grads.items()),
+          f"({player.frames[step - 1]['grad_bytes']} bytes in gradients)")
+alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]
+assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
+assert player.gradients(3)["h"] == ("13.", "arriving")
+assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
+assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
+
+# %% [markdown]
+# **Note 2: one whole step.** `measure` works through a `MemoryHook`
+# (chapter 08) that records the bytes in use after each function's step.
+# Watched, backward computes gradients with FunctionNodes the hook sees
+# (unwatched, it may use bare arrays, chapter 13; same gradients and peak,
+# checked below). So backward has `forward:…` rows: `Sum`'s backward
+# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
+# `TanhGrad`. One step on the 4-deep chain (an inner `measure` splits the
+# passes):
+
+# %%
+x.cleargrad()
+with mc.memory.measure() as step:
+    with mc.memory.measure() as forward_pass:
+        loss = F.sum(tanh_chain(x, 4))
+    loss.backward()
+    del loss                     # the graph goes with its last Variable
+events = step.timeline[1:-1]     # without "start" and "end"
+n_forward = len(forward_pass.timeline) - 2
+rows = [("forward" if k < n_forward else "backward", event, nbytes)
+        for k, (event, nbytes) in enumerate(events)]
+for phase, event, nbytes in rows:
+    print(f"{phase:8s} pass  {event:20s} {nbytes / MiB:4.1f} MiB")
+print(f"after the step {'':20s} {step.final / MiB:4.1f} MiB (x.grad)")
+# Every level is a whole number of 1 MiB arrays, give or take the few KiB of
+# Python objects the step makes: the printed tenths hold on every machine.
+assert all(abs(nbytes - round(nbytes / MiB) * MiB) < 16 * 1024 for *_, nbytes in rows)
+assert abs(step.final - x.grad.nbytes) < 16 * 1024
+levels = [round(n / MiB) for phase, _, n in rows if phase == "backward"]
+assert levels[:3] == [4, 4, 4] and max(levels) == 6 and levels[-1] == 6
+watched_grad = x.grad.copy()
+
+# %%
+from matplotlib.patches import Patch
+
+colors = {"forward": "C0", "backward": "C1"}
+fig, ax = plt.subplots(figsize=(7.5, 3.6), layout="constrained")
+ax.bar(range(len(rows)), [nbytes / MiB for *_, nbytes in rows],
+       color=[colors[phase] for phase, _, _ in rows])
+ax.set_xticks(range(len(rows)), [event for _, event, _ in rows], rotation=60,
+              ha="right", fontsize=7)
+ax.legend([Patch(color=c) for c in colors.values()],
+          [f"{phase} pass" for phase in colors], fontsize=8)
+ax.set_ylabel("MiB in use after the step")
+ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
+plt.show()
+
+# %% [markdown]
+# A row is written when its step ends: a nested row before the step that
+# applied it, a step's row before the engine drops the gradient it received.
+# Forward climbs by 1 MiB per `tanh` output kept. The seed spread by `Sum`'s
+# backward costs nothing: a view of one number (strides 0):
+
+# %%
+spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
+print("a seed spread as Sum's backward spreads it: shape", spread.shape,
+      " strides", spread.array.strides)
+assert spread.array.strides == (0, 0) and spread.array.base is not None
+
+# %% [markdown]
+# So the first `TanhGrad` adds its 1 MiB result (5 MiB); from the second on,
+# the received gradient and the produced one are 1 MiB each (6 MiB). The
+# same step unwatched, with `tracemalloc` alone:
+
+# %%
+x.cleargrad()
+tracemalloc.start()                        # the same step, no hook watching
+start = tracemalloc.get_traced_memory()[0]
+loss = F.sum(tanh_chain(x, 4))
+loss.backward()
+del loss
+unwatched_peak = tracemalloc.get_traced_memory()[1] - start
+tracemalloc.stop()
+print(f"peak of the step: watched {step.peak / MiB:.1f} MiB,"
+      f" unwatched {unwatched_peak / MiB:.1f} MiB;  same x.grad:",
+      np.array_equal(x.grad, watched_grad))
+assert abs(step.peak - 6 * MiB) < 16 * 1024
+assert abs(unwatched_peak - step.peak) < 16 * 1024
+assert np.array_equal(x.grad, watched_grad)

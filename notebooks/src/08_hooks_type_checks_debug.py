@@ -115,7 +115,7 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # is registered, backward always applies these functions, so the hook sees
 # every step, and their forwards run *inside* the backward step that applied
 # them; without hooks, minichain may compute on bare arrays (chapter 13).
-# Gradients and peak stay the same (chapter 07 checked both). A hook that
+# Gradients and peak stay the same (chapter 07, note 2). A hook that
 # prints an indented line per step shows the nesting: `Tanh`'s backward applies
 # `TanhGrad`, a function of its own, and `_ * 2`'s backward applies `_ * 2` to
 # the incoming gradient.
@@ -168,6 +168,7 @@ with StepPrinter():
 
 # %%
 import io
+import re
 
 x = mc.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32), name="x")
 log = io.StringIO()
@@ -176,7 +177,8 @@ with PrintHook(file=log):
     y.grad = np.ones((2, 2), dtype=np.float32)
     y.backward()
 blocks = log.getvalue().split("function\t")[1:]     # one block per step
-print("function\t" + blocks[1] + "...")             # the backward step, raw
+raw = re.sub(r" at 0x[0-9a-f]+", "", blocks[1])     # an address: new each run
+print("function\t" + raw + "...")                   # the backward step, raw
 kept = ("input data", "output gradient", "(removed)", "- shape", "- grad: mean")
 for block in blocks:
     label, *lines = block.splitlines()
@@ -251,19 +253,15 @@ assert rows > timer.total_time()
 # `MemoryHook` names a row by phase and label (`forward:_ * 0.001953125`),
 # so forwards and backwards stay apart. Each row has two figures:
 #
-# - **allocated**: the bytes in use after a step minus those before it
-#   (what the step left alive), *added up* over the row's calls;
-# - **peak**: the most a step used above its starting level while it ran
-#   (its outputs plus its temporaries), the *largest* over the row's calls,
-#   unlike chapter 07's `measure().peak` (a whole block's).
+# - **allocated**: the bytes a step left alive, *added up* over the row's
+#   calls;
+# - **peak**: the most a step used above its starting level while it ran,
+#   the *largest* over the row's calls.
 #
-# As with the times, a nested step's bytes count twice. A row of several calls
-# can have a peak *below* its allocated figure: the five `forward:Linear` calls
-# add up what all five left alive (summed below), while the peak is
-# that of the largest call. `ReLUGrad`'s peak exceeds what it leaves by its
-# temporaries, the mask `y > 0` and NumPy's buffer casting it to float32
-# (measured below). The figures also count a few hundred bytes of
-# Python objects per step, so the table prints tenths of a MiB.
+# A nested step's bytes count twice, as its time did. Python objects add a
+# few hundred bytes per step: we print tenths of a MiB. `forward:ReLU`
+# leaves its output, one 1 MiB activation; note 1, at the end, accounts for
+# the other rows.
 
 # %%
 table = memory.summary()
@@ -271,32 +269,7 @@ print(f"{'step':30s} {'allocated':>9s} {'peak':>9s}  calls")
 for event, record in table.items():
     print(f"{event:30s} {record['allocated_bytes'] / MiB:5.1f} MiB"
           f" {record['peak_bytes'] / MiB:5.1f} MiB  {record['occurrence']}")
-
-# %%
-KiB = 2 ** 10
-outputs = {"x W1ᵀ": (512, 512), "h W2ᵀ": (512, 4),             # 2 forwards
-           "h's gradient": (512, 512), "W2's gradient": W2.shape,
-           "W1's gradient": W1.shape}                        # 3 in backward
-sizes = {name: np.prod(shape) * 4 for name, shape in outputs.items()}  # float32
-linear_bytes = table["forward:Linear"]["allocated_bytes"]
-print("forward:Linear outputs:", ", ".join(f"{name} {n // KiB} KiB"
-                                           for name, n in sizes.items()))
-print(f"together {sum(sizes.values()) / MiB:.1f} MiB; the row, within 2 KiB:",
-      abs(linear_bytes - sum(sizes.values())) < 2048)
-relu_bytes = table["forward:ReLU"]["allocated_bytes"]
-print(f"forward:ReLU's output: {512 * 512 * 4 / MiB:.1f} MiB; the row, within 2 KiB:",
-      abs(relu_bytes - 512 * 512 * 4) < 2048)
-assert abs(linear_bytes - sum(sizes.values())) < 2048
-assert abs(relu_bytes - 512 * 512 * 4) < 2048
-
-mask = 512 * 512 * np.dtype(bool).itemsize               # ReLUGrad's y > 0
-cast = np.getbufsize() * np.dtype(np.float32).itemsize   # to float32, block by block
-relu_grad = table["forward:ReLUGrad"]
-extra = relu_grad["peak_bytes"] - relu_grad["allocated_bytes"]
-print(f"forward:ReLUGrad's peak - allocated: {extra / MiB:.1f} MiB; the mask"
-      f" {mask // KiB} KiB + the cast buffer {cast // KiB} KiB, within 4 KiB:",
-      abs(extra - mask - cast) < 4 * KiB)
-assert abs(extra - mask - cast) < 4 * KiB
+assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
 
 # %% [markdown]
 # As a picture: blue rows' names begin `forward:`, orange ones `backward:`;
@@ -583,3 +556,38 @@ ch08.check_2(answer_2)
 # %%
 answer_3 = None
 ch08.check_3(answer_3)
+
+# %% [markdown]
+# ## Notes (for the curious)
+#
+# **Note 1: MemoryHook's rows, array by array.** The five `forward:Linear`
+# calls left five outputs, summed below; the peak, the largest call's, is
+# *below* that sum. The two `backward:Linear` steps count again the three
+# gradients their nested `Linear`s made. `ReLUGrad`'s peak exceeds what it
+# leaves by its temporaries: the mask `y > 0` and NumPy's buffer casting it
+# to float32.
+
+# %%
+KiB = 2 ** 10
+outputs = {"x W1ᵀ": (512, 512), "h W2ᵀ": (512, 4),             # 2 forwards
+           "h's gradient": (512, 512), "W2's gradient": W2.shape,
+           "W1's gradient": W1.shape}                        # 3 in backward
+sizes = {name: np.prod(shape) * 4 for name, shape in outputs.items()}  # float32
+nested = sum(n for name, n in sizes.items() if "gradient" in name)
+expected_rows = {"forward:Linear": sum(sizes.values()), "backward:Linear": nested}
+print("Linear outputs:", ", ".join(f"{name} {n // KiB} KiB"
+                                   for name, n in sizes.items()))
+for row, expected in expected_rows.items():
+    off = abs(table[row]["allocated_bytes"] - expected)
+    print(f"{row}: these add up to {expected / MiB:.1f} MiB;"
+          " the row, within 2 KiB:", off < 2048)
+    assert off < 2048
+
+mask = 512 * 512 * np.dtype(bool).itemsize               # ReLUGrad's y > 0
+cast = np.getbufsize() * np.dtype(np.float32).itemsize   # to float32, block by block
+relu_grad = table["forward:ReLUGrad"]
+extra = relu_grad["peak_bytes"] - relu_grad["allocated_bytes"]
+print(f"forward:ReLUGrad's peak - allocated: {extra / MiB:.1f} MiB; the mask"
+      f" {mask // KiB} KiB + the cast buffer {cast // KiB} KiB, within 4 KiB:",
+      abs(extra - mask - cast) < 4 * KiB)
+assert abs(extra - mask - cast) < 4 * KiB

@@ -67,10 +67,9 @@ def hand_forget(func, x):
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
 # graph keeps the four `tanh` outputs (the `h * 1.5` products are not kept:
 # that backward needs only `1.5 · gy`); forgotten, the block holds only the
-# output `y` (the input existed before). `mc.memory.measure()` watches the
-# bytes NumPy arrays hold while its block runs: `.final` is what the block
-# left allocated, `.peak` the most it held at any moment, and `.timeline`
-# the level over time (all above the level at the start).
+# output `y` (the input existed before). `mc.memory.measure()` (chapter 07)
+# gives what its block left allocated, `.final`, the most it held, `.peak`,
+# and the level over time, `.timeline` (all above the level at the start).
 
 # %%
 def four_tanhs(h):
@@ -148,8 +147,8 @@ print(draw(y))
 # **peak = kept + 2 in flight**, the **peak estimate** `s + 1 + ⌈L/s⌉`
 # activations: an estimate, not a bound; chapter 14 counts exactly.
 #
-# It holds for every `s ≥ 2` here (`s = 1` below is one under); chapter 12
-# shows a net one above, because of a rebuilt segment's incoming gradient.
+# It holds here for every `s ≥ 2` (`s = 1` is one under); chapter 12 shows
+# a net one above.
 #
 # The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
 # Sublinear Memory Cost" (2016, arXiv:1604.06174). PyTorch's
@@ -217,15 +216,16 @@ step()
 plain_grads = [W.grad.copy() for W, _ in params]
 zerograds()
 step(4)
-assert all(np.allclose(g, W.grad, atol=1e-6) for g, (W, _) in zip(plain_grads, params))
-print("same weight gradients with 4 segments:", True)
+same = all(np.allclose(g, W.grad, atol=1e-6) for g, (W, _) in zip(plain_grads, params))
+print("same weight gradients with 4 segments:", same)
+assert same
 zerograds()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
 # for `L = 16`). The dashed line is the peak estimate for 4 segments: 7
-# activations kept and 2 in flight. A peak also holds small Python objects
-# (nodes, saved random states), so we print it in
+# activations kept and 2 in flight. A peak also holds small Python
+# objects, so we print it in
 # whole activations and check that the rest is under a third of one.
 
 # %%
@@ -256,18 +256,9 @@ plain, forgetful = measure(None), measure(4)
 print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
 checkpoints, rebuilt = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
-assert checkpoints + rebuilt == kept_count(L, 4)
 print(f"peak estimate: {checkpoints} checkpoints + {rebuilt} rebuilt tanh outputs"
       f" + {IN_FLIGHT} in flight = {checkpoints + rebuilt + IN_FLIGHT}")
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
-events = [event for event, _ in forgetful.timeline]
-backward_starts = events.index("backward:Sum")
-first_rebuild = events.index("backward:Forget")     # the last segment is done
-humps = [in_activations(max(level for _, level in forgetful.timeline[lo:hi]))
-         for lo, hi in ((backward_starts, first_rebuild),
-                      (first_rebuild, len(events)))]
-print(f"highest in backward: {humps[0]} in the last segment, {humps[1]} in the rebuilds")
-assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 ax = mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
     bounds={"peak estimate, s = 4": (kept_count(L, 4) + IN_FLIGHT) * activation},
@@ -280,26 +271,19 @@ plt.show()
 
 # %% [markdown]
 # Plain climbs through the forward, one activation per block, and stays
-# up: the graph lives until `loss` is dropped. (PyTorch differs here: its
-# backward frees what each function saved as it passes, unless
-# `retain_graph=True`.) With `forget` the forward keeps only the
-# checkpoints and the last segment's graph: in each graph-free segment a
-# block's `linear` and `tanh` outputs live only until the next function
-# has used them (the small teeth). Backward runs the last segment's
-# backward at once, then rebuilds the other segments one at a time and
-# frees each as it goes: the humps. Each rebuild hump reaches the peak
-# estimate, 9, as printed (the `Forget` nodes retain the checkpoints until
-# `loss` is dropped). During a rebuild `Forget`'s incoming gradient stays
-# alive too; when it is a third array in flight, the last rebuilt `tanh`
-# output has been freed: still 9. The first hump, the last segment's kept
-# graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast view
-# of one number that owns no bytes, and by the time a full-size gradient
-# waits, one `tanh` output has been freed.
+# up: the graph lives until `loss` is dropped. (PyTorch's backward instead
+# frees what each function saved as it passes, unless `retain_graph=True`.)
+# With `forget` the forward keeps only the checkpoints and the last
+# segment's graph; inside a graph-free segment an output lives only until
+# the next function has used it (the small teeth). Backward runs the last
+# segment's backward at once, then rebuilds the other segments one at a
+# time, freeing each as it goes: the humps. The rebuild humps reach the
+# peak estimate, 9, as printed; the first stops one lower (note 1, at the
+# end).
 #
-# Every choice of `s`, against the peak estimate. With `s = 1` nothing is
-# recomputed: the only segment is the last, which keeps its graph (the
-# plain net inside one `Forget` node). With 16 segments all 15 checkpoints
-# are kept.
+# Every choice of `s`, against the peak estimate. With `s = 1` the only
+# segment is the last, whose graph is kept: nothing is recomputed. With 16,
+# all 15 checkpoints are kept.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
@@ -332,35 +316,22 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# From `s = 2` on, peak = estimate. At `s = 1` the
-# curve dips one below it and below plain (17 against 18), like the first
-# hump above: the kept graph is freed as backward walks down it, so its
-# peak comes at the start, 16 kept and the array being made (`F.sum`'s
-# gradient owns no bytes). The plain graph stays whole, so later a
-# gradient waits as well.
+# From `s = 2` on, peak = estimate. At `s = 1` the curve dips one below
+# it and below plain (note 2).
 
 # %% [markdown]
 # ## What it costs
 #
 # Every forgotten block runs its forward twice; a hook counting the
-# `linear` and `tanh` forwards shows it. The counter prints 47 for plain,
-# not `2 L = 32`: the bare-array shortcut (`backward_arrays`, chapter 13)
-# is off whenever a hook watches, so `Linear`'s backward computes the
-# input gradient `gy·W` by applying `linear` to `gy` and `Wᵀ` (15 calls:
-# blocks 2 to 16 compute their input's gradient with it; block 1's input
-# is a constant). That is the same in both runs, so the difference, 24, is
-# pure recomputation: three segments of 4 blocks run twice, the last
-# segment (graph kept) once.
-#
-# `mc.memory.measure` uses a hook too, so the last line measures `step(4)`
-# with plain `tracemalloc`, as chapter 07 does: the same peak.
+# `linear` and `tanh` forwards shows it. The difference between the two
+# runs, 24, is pure recomputation: three segments of 4 blocks run twice,
+# the last segment (graph kept) once. (Why plain counts more than `2 L`:
+# note 3.)
 
 # %%
 class ForwardCounter(mc.FunctionHook):
     name = "ForwardCounter"
-
-    def __init__(self):
-        self.count = 0
+    count = 0       # a class default: `self.count += 1` makes each counter its own
 
     def forward_preprocess(self, function, in_data):
         if function.label in ("Linear", "Tanh"):
@@ -379,16 +350,6 @@ recomputed = counts[4] - counts[None]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
       f" tanh) = {4 - 1} segments of {L // 4} blocks")
 assert recomputed == (4 - 1) * (L // 4) * 2
-
-gc.collect()
-tracemalloc.start()                       # no hook watching: the fast path
-start = tracemalloc.get_traced_memory()[0]
-step(4)
-unwatched = in_activations(tracemalloc.get_traced_memory()[1] - start)
-tracemalloc.stop()
-zerograds()
-print(f"peak with 4 segments, no hook: {unwatched} activations")
-assert unwatched == in_activations(forgetful.peak)
 
 # %% [markdown]
 # ## Dropout inside forget: replay the random numbers
@@ -425,10 +386,16 @@ assert np.array_equal(real_grad, plain_grad)
 # (`mc.random.get_state()`) when its forward starts and puts it back for the
 # recomputation, so the mask is drawn twice the same. That is why every
 # random draw in minichain goes through `mc.random`. PyTorch's `checkpoint`
-# does the same by default (`preserve_rng_state=True`).
-#
-# During the recomputation `mc.config.in_recomputing` is True, so code
-# with side effects (a running average, a counter) can skip them.
+# does the same by default (`preserve_rng_state=True`). The replay, in
+# `Forget.backward`: new leaves, then `func` again with recording forced on,
+# the saved state put back (`_replayed_random`) and
+# `mc.config.in_recomputing` True, so that code with side effects (a
+# running average, a counter) can skip them:
+
+# %%
+lines = inspect.getsource(inspect.getmodule(F.forget).Forget.backward).splitlines()
+start = next(i for i, line in enumerate(lines) if line.strip().startswith("targets ="))
+print("\n".join(lines[start:start + 8]))
 
 # %% [markdown]
 # ## Watch the recomputation
@@ -438,12 +405,10 @@ assert np.array_equal(real_grad, plain_grad)
 # the player switches to a second graph: the one `func` builds again
 # inside `Forget`'s backward. Its own backward runs on it (first
 # `_GradientSeed`, which hands the recomputed output the gradient `Forget`
-# received, then the recomputed functions); at its first step *in
-# gradients* grows by 4 bytes, the inner backward's own seed: `Forget`'s
-# backward calls `backward()` on `_GradientSeed`'s 0-d output, and every
-# backward starts from a seed `1.0`. Watch *kept for backward*: it rises
-# while that graph exists (the recomputed `tanh` output is retained again)
-# and falls back as its backward walks down it.
+# received, then the recomputed functions). Watch *kept for backward*: it
+# rises while that graph exists (the recomputed `tanh` output is retained
+# again) and falls back as its backward walks down it. (Why *in gradients*
+# gains 4 bytes at step 4: note 4.)
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -522,3 +487,50 @@ calls = ch10.calls     # the dict the check reads: {"n": 0}
 #     ...
 answer_3 = None
 ch10.check_3(answer_3)
+
+# %% [markdown]
+# ## Notes (for the curious)
+#
+# **Note 1: the humps.** During a rebuild `Forget`'s incoming gradient
+# stays alive too; when it is a third array in flight, the last rebuilt
+# `tanh` output has been freed: still 9. The first hump, the last segment's
+# kept graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast
+# view of one number that owns no bytes, and by the time a full-size
+# gradient waits, one `tanh` output has been freed.
+
+# %%
+events = [event for event, _ in forgetful.timeline]  # bounds: the last segment, the rebuilds
+bounds = (events.index("backward:Sum"), events.index("backward:Forget"), len(events))
+humps = [in_activations(max(level for _, level in forgetful.timeline[lo:hi]))
+         for lo, hi in zip(bounds, bounds[1:])]
+print(f"highest in backward: {humps[0]} in the last segment, {humps[1]} in the rebuilds")
+assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
+
+# %% [markdown]
+# **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the
+# first hump's: the kept graph is freed as backward walks down it, so the
+# peak is at the start, 16 kept and the array being made. The plain graph
+# stays whole, so later a gradient waits as well.
+#
+# **Note 3: the count, and the peak unwatched.** Plain counts 47, not
+# `2 L = 32`: a hook turns off the bare-array shortcut
+# (`backward_arrays`, chapter 13), so `Linear`'s backward applies `linear`
+# to `gy` and `Wᵀ` for its input's gradient: 15 calls (block 1's input is a
+# constant), in both runs. `mc.memory.measure` is a hook too, so this cell
+# measures `step(4)` with `tracemalloc` alone: the same peak.
+
+# %%
+gc.collect()
+tracemalloc.start()                       # no hook watching: the fast path
+start = tracemalloc.get_traced_memory()[0]
+step(4)
+unwatched = in_activations(tracemalloc.get_traced_memory()[1] - start)
+tracemalloc.stop()
+zerograds()
+print(f"peak with 4 segments, no hook: {unwatched} activations")
+assert unwatched == in_activations(forgetful.peak)
+
+# %% [markdown]
+# **Note 4: the 4 bytes.** At step 4 *in gradients* gains the inner
+# backward's seed: `Forget`'s backward calls `backward()` on
+# `_GradientSeed`'s 0-d output, and every backward starts from a seed `1.0`.

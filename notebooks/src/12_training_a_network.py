@@ -389,20 +389,10 @@ print("identical loss for the first 20 epochs:", same_history)
 assert same_history
 
 # %% [markdown]
-# The spiral MLP is too small for memory to matter, so `spiral.compare_memory`
-# measures one step of a deeper one (`L = 12` hidden layers of 64 units, 6000
-# points), plain and with `s = 4` segments; an *activation* is one hidden
-# layer's output, 6000 × 64 float32 values.
-#
-# This is the net chapter 10 points to: a rebuilt segment's incoming
-# gradient stays alive through its backward. There the last rebuilt `tanh`
-# output is freed by then; here each segment ends in a `linear`, whose
-# output nothing keeps, so nothing is freed and the gradient is one extra:
-# 9 full activations instead of the estimate of 8. The table is our
-# accounting, checked against the measured peak; the rest is the weights'
-# gradients (`cleargrads` makes them new each step) and Python objects.
-# The mask row is a temporary made during ReLU's backward. The totals'
-# difference predicts the saving.
+# For memory to matter, `spiral.compare_memory` measures one step of a
+# deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
+# with `s = 4` segments; an *activation* is one hidden layer's output,
+# 6000 × 64 float32 values.
 
 # %%
 print(inspect.getsource(spiral.step_memory))   # compare_memory calls it twice:
@@ -410,45 +400,20 @@ L, s, n_points, n_units = 12, 4, 6000, 64       # plain, then with s segments
 memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3)
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
-steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
-segments = split_into_segments(steps, s)
-relus = [segment.count(F.relu) for segment in segments]
-assert all(segment[-1] is not F.relu for segment in segments)   # each ends in a linear
-mask = np.zeros((n_points, n_units), dtype=bool).nbytes / activation
-loss_arrays = 2 * np.zeros((n_points, 3), dtype=np.float32).nbytes / activation
-print(f"one activation: {activation / 2 ** 20:.2f} MiB")
-print(f"segments, in steps: {[len(segment) for segment in segments]};"
-      f" ReLUs in each: {relus}")
-alive = {                                  # activations: (plain, checkpointed)
-    "checkpoints, s - 1": (0, s - 1),
-    "ReLU outputs kept": (L, max(relus)),
-    "the inner seed (incoming gradient)": (0, 1),
-    "the gradient waiting (the ReLU's gy)": (1, 1),
-    "the gradient being made (its gx)": (1, 1),
-    "the ReLU's mask y > 0 (1 byte each)": (mask, mask),
-    "logits and log-softmax (N × 3 each)": (loss_arrays, loss_arrays),
-}
-totals = [sum(counts[i] for counts in alive.values()) for i in (0, 1)]
 peaks = [memory[name] / activation for name in ("plain", "checkpointed")]
-print(f"{'our accounting, in activations':38s}{'plain':>7s}{'checkpointed':>14s}")
-for name, (plain_count, checkpointed_count) in alive.items():
-    print(f"{name:38s}{plain_count:7.2f}{checkpointed_count:14.2f}")
-print(f"{'total':38s}{totals[0]:7.2f}{totals[1]:14.2f}")
-print(f"{'measured peak':38s}{peaks[0]:7.1f}{peaks[1]:14.1f}")
-REST = 0.2                 # the measured rest: weight gradients, objects
-print(f"{'measured peak - total':38s}{'< ' + str(REST):>7s}{'< ' + str(REST):>14s}")
-for total, peak in zip(totals, peaks):
-    assert total < peak < total + REST, (total, peak)
 estimate = s + 1 + -(-L // s)              # chapter 10's s + 1 + ⌈L/s⌉
-assert totals[1] - mask - loss_arrays == estimate + 1
-print(f"peak estimate s + 1 + ⌈L/s⌉: {estimate}")
-saved, predicted = peaks[0] - peaks[1], totals[0] - totals[1]
-print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
-assert abs(saved - predicted) < 1 / 3
+print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};"
+      f" chapter 10's peak estimate: {estimate}")
 
 # %% [markdown]
-# Chapter 13 times a small operation; chapter 14 finds checkpoint
-# schedules optimal for a memory budget.
+# Plain holds, as in chapter 10, its 12 activations and 2 in flight.
+# Checkpointed holds one more than the estimate: this net's segments end in
+# a `linear`, whose output nothing keeps, so a rebuilt segment's incoming
+# gradient is a third array in flight. Small arrays make up the rest of
+# both peaks (note 1 counts every array).
+
+# %% [markdown]
+# Chapter 14 finds checkpoint schedules optimal for a memory budget.
 #
 # ## Exercises
 #
@@ -500,3 +465,45 @@ ch12.check_2(answer_2)
 # %%
 answer_3 = None
 ch12.check_3(answer_3)
+
+# %% [markdown]
+# ## Notes (for the curious)
+#
+# **Note 1: the peaks, array by array.** Chapter 10's net freed a rebuilt
+# `tanh` output before that gradient waited; here nothing is freed. Beyond
+# our table, a peak holds the weights' gradients (`cleargrads` makes new
+# ones each step) and Python objects; the mask is a temporary of ReLU's
+# backward.
+
+# %%
+steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
+segments = split_into_segments(steps, s)
+relus = [segment.count(F.relu) for segment in segments]
+assert all(segment[-1] is not F.relu for segment in segments)   # each ends in a linear
+mask = np.zeros((n_points, n_units), dtype=bool).nbytes / activation
+loss_arrays = 2 * np.zeros((n_points, 3), dtype=np.float32).nbytes / activation
+print(f"segments, in steps: {[len(segment) for segment in segments]};"
+      f" ReLUs in each: {relus}")
+alive = {                                  # activations: (plain, checkpointed)
+    "checkpoints, s - 1": (0, s - 1),
+    "ReLU outputs kept": (L, max(relus)),
+    "the inner seed (incoming gradient)": (0, 1),
+    "the gradient waiting (the ReLU's gy)": (1, 1),
+    "the gradient being made (its gx)": (1, 1),
+    "the ReLU's mask y > 0 (1 byte each)": (mask, mask),
+    "logits and log-softmax (N × 3 each)": (loss_arrays, loss_arrays),
+}
+totals = [sum(counts[i] for counts in alive.values()) for i in (0, 1)]
+print(f"{'our accounting, in activations':38s}{'plain':>7s}{'checkpointed':>14s}")
+for name, (plain_count, checkpointed_count) in alive.items():
+    print(f"{name:38s}{plain_count:7.2f}{checkpointed_count:14.2f}")
+print(f"{'total':38s}{totals[0]:7.2f}{totals[1]:14.2f}")
+print(f"{'measured peak':38s}{peaks[0]:7.1f}{peaks[1]:14.1f}")
+REST = 0.2                 # the measured rest: weight gradients, objects
+print(f"{'measured peak - total':38s}{'< ' + str(REST):>7s}{'< ' + str(REST):>14s}")
+for total, peak in zip(totals, peaks):
+    assert total < peak < total + REST, (total, peak)
+assert totals[1] - mask - loss_arrays == estimate + 1
+saved, predicted = peaks[0] - peaks[1], totals[0] - totals[1]
+print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
+assert abs(saved - predicted) < 1 / 3

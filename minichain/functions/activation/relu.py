@@ -22,8 +22,7 @@ class ReLU(FunctionNode):
     def label(self):
         return "ReLU"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         x, = inputs

@@ -19,8 +19,7 @@ class Sigmoid(FunctionNode):
     def label(self):
         return "Sigmoid"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         x, = inputs

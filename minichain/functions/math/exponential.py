@@ -14,8 +14,7 @@ class Exp(FunctionNode):
     def label(self):
         return "exp"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         self.retain_outputs((0,))
@@ -38,8 +37,7 @@ class Log(FunctionNode):
     def label(self):
         return "log"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         self.retain_inputs((0,))

@@ -12,8 +12,7 @@ class Square(FunctionNode):
     def label(self):
         return "square"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         self.retain_inputs((0,))

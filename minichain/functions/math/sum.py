@@ -62,8 +62,7 @@ class Sum(FunctionNode):
     def label(self):
         return "Sum"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         x, = inputs
@@ -87,8 +86,7 @@ class Mean(FunctionNode):
     def label(self):
         return "Mean"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         x, = inputs

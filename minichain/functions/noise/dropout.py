@@ -33,8 +33,7 @@ class Dropout(FunctionNode):
     def label(self):
         return "Dropout"
 
-    def check_type_forward(self, in_types):
-        type_check.expect_float_input(in_types)
+    check_type_forward = type_check.float_input  # one float array
 
     def forward(self, inputs):
         x, = inputs
