@@ -80,13 +80,15 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
 # A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
-# Variable), with one input. Unnamed variables show their graph id (`v1`,
-# `v3`) and no value: no Python name holds them, and the graph keeps only
-# the arrays backward needs (chapter 07). Each box shows its *rank*, its
-# depth from the inputs (chapter 02). Only `x` shows a gradient: backward
-# starts from the *seed* `dy/dy = 1` and by default keeps only the
-# gradients of the variables you made yourself, the *leaves*. `x` is
+# Variable), with one input. The variables you made yourself, here `x`,
+# are the *leaves*; each box shows its *rank*, its depth from the leaves
+# (chapter 02). Only `x` shows a gradient: backward starts from the *seed*
+# `dy/dy = 1` and by default keeps only the leaves' gradients. `x` is
 # outlined in red because `_ ** 2` keeps it to compute `2x`.
+#
+# The two variables given no name are labelled by their graph id (`v1`,
+# `v3`). They show no value because their arrays were freed: nothing holds
+# them and no backward needs them (chapter 07).
 #
 # The same graph as text (`visualize.draw`, Chainer's notation; chapter
 # 02 builds it):
@@ -98,14 +100,15 @@ print(visualize.draw(y))
 # Read `A <--- B` as "`B` came from `A`": `x` is on the left and `y` on
 # the right as in the picture, but the arrows point back, the way backward
 # walks; `_ + _`, with two inputs, is drawn once and tagged `[1]`, where
-# the lower row ends.
+# the lower row ends. `x <-+` opening two `|---` rows means `x` is used
+# twice, once per row.
 #
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a leaf has none. Each function knows its
 # `inputs`: for each input variable, its small graph record `x.node` (a
-# `VariableNode`; chapter 07 says why not the Variable itself). Those two
+# `VariableNode`; chapter 03 says why not the Variable itself). Those two
 # links are the whole graph. A function's `label` is the name the drawings
 # show.
 

@@ -207,7 +207,8 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # `y = 2x`, `dy/dx = 2`, so `gx = 2 * gy`.
 #
 # Its signature is minichain's, tuples in and out like `forward`:
-# `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
+# `backward(target_input_indexes, grad_outputs)` (minichain's own source
+# calls it `indexes`). `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
 # says which inputs want a gradient (for one input, always `(0,)`).
 #
@@ -235,9 +236,9 @@ print("by hand:   x.grad =", x_hand.grad)
 assert np.array_equal(x_hand.grad, [2.0, 2.0, 2.0])
 
 # %% [markdown]
-# To hand the same function to minichain, change one name: the base class
-# `HandFunctionNode` becomes `mc.FunctionNode`; `forward` and `backward` stay
-# line for line. With the same seed in `y.grad`, `y.backward()` makes the
+# To hand the same function to minichain, change the base class (and the
+# name): `HandFunctionNode` becomes `mc.FunctionNode`; `forward` and
+# `backward` stay line for line. With the same seed in `y.grad`, `y.backward()` makes the
 # call our line above made:
 
 # %%

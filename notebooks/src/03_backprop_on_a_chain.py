@@ -159,7 +159,7 @@ class HandFunctionNode:
         return self.outputs
 
 
-class Sin(HandFunctionNode):
+class HandSin(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
         return np.sin(x),
@@ -169,7 +169,7 @@ class Sin(HandFunctionNode):
         return gy * np.cos(self.inputs[0].array),    # keeps its input
 
 
-class Square(HandFunctionNode):
+class HandSquare(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
         return x ** 2,
@@ -179,7 +179,7 @@ class Square(HandFunctionNode):
         return gy * 2 * self.inputs[0].array,
 
 
-class Exp(HandFunctionNode):
+class HandExp(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
         return np.exp(x),
@@ -199,9 +199,9 @@ def backward_chain(y):
 
 
 xh = HandVariable(np.array(0.5))
-(ah,) = Sin().apply((xh,))
-(bh,) = Square().apply((ah,))
-(yh,) = Exp().apply((bh,))
+(ah,) = HandSin().apply((xh,))
+(bh,) = HandSquare().apply((ah,))
+(yh,) = HandExp().apply((bh,))
 backward_chain(yh)
 print(f"hand-made engine: {float(xh.grad):.6f}")
 assert np.isclose(xh.grad, gx)
@@ -371,7 +371,7 @@ print("check_backward passed")
 #
 # ### `exp` and `sin` in the package
 #
-# They have our `Exp`'s and `Sin`'s `forward(inputs)` and
+# They have our `HandExp`'s and `HandSin`'s `forward(inputs)` and
 # `backward(target_input_indexes, grad_outputs)` (shortened to
 # `indexes`). New here:
 #
@@ -384,14 +384,13 @@ print("check_backward passed")
 #
 # | method | works on | runs |
 # |---|---|---|
-# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and always under `mc.reference_mode()` |
+# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and always under `mc.reference_mode()` (chapter 05: the engine as the chapters print it) |
 # | `backward_arrays` | arrays | in the default run, when a function defines it (chapter 13) |
 #
 # **So the default `yv.backward()` above ran `Exp.backward_arrays` and
 # `Sin.backward_arrays`, not the `backward` methods printed below:** each
 # is its `backward`'s formula on bare arrays
-# (`_retained_output_data` is the retained output's array;
-# `Sin.backward_arrays` is not printed). On
+# (`_retained_output_data` is the retained output's array). On
 # Variables, `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`) are
 # recorded, so a gradient can be differentiated again (double backprop,
 # chapter 11; exercise 2 tries it on yours). A function without
@@ -434,7 +433,7 @@ assert array_alive() is None
 # In `build_your_own/mychain/backprop.py`, write the backward loop `walk` (Task
 # 3: it receives the output `y`, as our `backward_chain` does; on a chain a
 # plain list of the functions to visit, and `=` to store each gradient, are
-# enough; it becomes the engine's `_walk_reference` of chapter 05), then
+# enough; it becomes the engine's backward loop of chapter 05), then
 # `retain_inputs`, `retain_outputs` and the `get_retained_*` methods (Task
 # 4). Task 4 also checks that your `apply` (Task 2) links VariableNodes,
 # so that an array is freed as above.
@@ -462,8 +461,8 @@ ch03.check_1(answer_1)
 # %% [markdown]
 # **2.** Write a FunctionNode `Cube` (`y = x³`, used as
 # `y, = Cube().apply((x,))`) whose backward is written with Variables, and
-# assign the class to `answer_2`. As in `Sin` above: forward calls
-# `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
+# assign the class to `answer_2`. As in the package's `Sin` above: forward
+# calls `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
 # (`from minichain.utils.array import force_array`, as above); backward
 # takes `x` from `self.get_retained_inputs()` and multiplies by the
 # incoming gradient. The check also differentiates your gradient once more,

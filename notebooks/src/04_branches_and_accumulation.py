@@ -121,7 +121,7 @@ class HandFunctionNode:                             # as in chapter 03
         return self.outputs
 
 
-class Identity(HandFunctionNode):
+class HandIdentity(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
         return x,
@@ -131,7 +131,7 @@ class Identity(HandFunctionNode):
         return gy,
 
 
-class Mul(HandFunctionNode):
+class HandMul(HandFunctionNode):
     def forward(self, inputs):
         a, b = inputs
         return a * b,
@@ -142,7 +142,7 @@ class Mul(HandFunctionNode):
         return gy * b.array, gy * a.array
 
 
-class Add(HandFunctionNode):
+class HandAdd(HandFunctionNode):
     def forward(self, inputs):
         a, b = inputs
         return a + b,
@@ -152,7 +152,7 @@ class Add(HandFunctionNode):
         return gy, gy
 
 
-class Exp(HandFunctionNode):
+class HandExp(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
         return np.exp(x),
@@ -162,7 +162,7 @@ class Exp(HandFunctionNode):
         return gy * self.outputs[0].array,
 
 
-class Sin(HandFunctionNode):
+class HandSin(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
         return np.sin(x),
@@ -172,7 +172,7 @@ class Sin(HandFunctionNode):
         return gy * np.cos(self.inputs[0].array),
 
 
-class Cos(HandFunctionNode):
+class HandCos(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
         return np.cos(x),
@@ -205,7 +205,7 @@ def hand_backward(outputs, accumulate=True):
 # %%
 def hand_branch(accumulate):
     x = HandVariable(np.array([1.0, 2.0, 3.0]), name="x")
-    (y,), (z,) = Identity().apply((x,)), Identity().apply((x,))
+    (y,), (z,) = HandIdentity().apply((x,)), HandIdentity().apply((x,))
     y.grad, z.grad = np.full(3, 1.0), np.full(3, 10.0)
     hand_backward([y, z], accumulate)
     return x.grad
@@ -231,7 +231,7 @@ assert set(hand_branch(accumulate=False)) in ({1.0}, {10.0})
 # %%
 def hand_square(value, accumulate):
     x = HandVariable(np.array(value))
-    y, = Mul().apply((x, x))
+    y, = HandMul().apply((x, x))
     y.grad = np.array(1.0)
     hand_backward([y], accumulate)
     return x.grad
@@ -322,9 +322,9 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # %%
 def hand_diamond(x_values, accumulate):
     x = HandVariable(x_values.copy())
-    a, = Exp().apply((x,))
-    (b,), (c,) = Sin().apply((a,)), Cos().apply((a,))
-    y, = Add().apply((b, c))
+    a, = HandExp().apply((x,))
+    (b,), (c,) = HandSin().apply((a,)), HandCos().apply((a,))
+    y, = HandAdd().apply((b, c))
     y.grad = np.ones_like(x_values)
     hand_backward([y], accumulate)
     return x.grad
@@ -381,6 +381,34 @@ print("after cleargrad and one more call:", x.grad)
 assert x.grad == 3.0
 
 # %% [markdown]
+# ## An unused output: `None`, not zeros
+#
+# An output nobody used has no gradient, so minichain hands backward
+# `None` in its place, where PyTorch's `autograd.Function`
+# materializes zeros by default (`ctx.set_materialize_grads`). `Peek` has
+# two outputs and keeps what its backward receives:
+
+# %%
+class Peek(mc.FunctionNode):
+    """Two outputs, x and 2x; backward keeps what the engine hands it."""
+
+    def forward(self, inputs):
+        x, = inputs
+        return x, 2 * x
+
+    def backward(self, target_input_indexes, grad_outputs):
+        self.received = grad_outputs
+        return None,                     # no gradient for x: a demo only
+
+
+peek = Peek()
+first, second = peek.apply((mc.Variable(np.array([1.0, 2.0])),))
+F.sum(first).backward()                  # second is never used
+print("grad_outputs =", peek.received)
+gy_first, gy_second = peek.received
+assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
+
+# %% [markdown]
 # ## Under the hood (optional on a first reading)
 #
 # ### Where minichain adds
@@ -396,12 +424,13 @@ assert x.grad == 3.0
 # whole function: a leaf (`creator_node is None`) adds to its own `.grad`
 # instead, as shown above (`_add_to_leaf`), except under `mc.grad`
 # (chapter 03: `run.into_leaves` is False); that add makes a new array
-# too, but for one case of Parameters (chapter 13).
+# too (one exception, for Parameters, is in chapter 13).
 #
 # Why never `+=`? `_ + _` hands one gradient Variable to both its inputs.
 # In the cell's hand loop for `y = (x + x) + x`, the outer `_ + _` makes
 # the seed itself the gradient of `x` and of `x + x`, whose `_ + _` hands
-# it back to `x` twice: each `+=` doubles it.
+# it back to `x` twice. `x`'s `grads[node]` and `gx` are then the same
+# array, so `+=` changes both: each `+=` doubles it.
 
 # %%
 import minichain.backprop as backprop
@@ -461,32 +490,6 @@ answer_1 = None
 ch04.check_1(answer_1)
 
 # %% [markdown]
-# Before exercise 2: an unused output has no gradient, so minichain hands
-# backward `None` in its place, where PyTorch's `autograd.Function`
-# materializes zeros by default (`ctx.set_materialize_grads`). `Peek` has
-# two outputs and keeps what its backward receives:
-
-# %%
-class Peek(mc.FunctionNode):
-    """Two outputs, x and 2x; backward keeps what the engine hands it."""
-
-    def forward(self, inputs):
-        x, = inputs
-        return x, 2 * x
-
-    def backward(self, target_input_indexes, grad_outputs):
-        self.received = grad_outputs
-        return None,                     # no gradient for x: a demo only
-
-
-peek = Peek()
-first, second = peek.apply((mc.Variable(np.array([1.0, 2.0])),))
-F.sum(first).backward()                  # second is never used
-print("grad_outputs =", peek.received)
-gy_first, gy_second = peek.received
-assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
-
-# %% [markdown]
 # **2.** The branch of Chainer's documentation can also live inside one
 # function. Write a
 # FunctionNode `Fork` with one input and two outputs, both equal to the
@@ -494,7 +497,7 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 # Variables as in chapter 03, so that `x` gets the right gradient whatever
 # is done with `y1` and `y2` afterwards. Think about what the engine hands
 # your backward: one gradient per output in `grad_outputs`, `None` for
-# an unused one (`Peek`, just above). Assign the class to `answer_2`;
+# an unused one (`Peek`, above). Assign the class to `answer_2`;
 # the check uses the two outputs in several graphs, with random seeds, and
 # differentiates your gradient once more.
 
