@@ -230,14 +230,15 @@ assert x_hand.grad == right
 # %% [markdown]
 # ## Ranks make the right order easy
 #
-# Look at the ranks. Every function that uses `h` takes `h`'s rank or more,
-# and `h`'s rank is one more than its creator's. So **every consumer of a
-# function's output has a larger rank than the function itself**. Let
-# backward always run the waiting function of highest rank. A function only
-# pushes functions of lower rank (its inputs' creators), so the popped ranks
-# never rise: when `f` pops, every reachable function of higher rank, each
-# consumer of `f`'s output among them, has run. So `f`'s incoming gradient
-# is complete when it is used.
+# Look at the ranks. A function's rank is the largest of its inputs' ranks;
+# an output's is its creator's plus one. So every function that uses `h`
+# has a rank ≥ `h`'s, and `h`'s is one more than its creator's: **every
+# consumer of a function's output has a larger rank than the function
+# itself**. Let backward always run the waiting function of highest rank.
+# A function only pushes functions of lower rank (its inputs' creators), so
+# the popped ranks never rise: when `f` pops, every reachable function of
+# higher rank, each consumer of `f`'s output among them, has run. So `f`'s
+# incoming gradient is complete when it is used.
 
 # %%
 functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
@@ -302,9 +303,10 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # a fast copy of it (chapter 13); inside `with mc.reference_mode():` it runs
 # the readable *reference path*, which the next cell prints. `run` is the
 # state of one pass: its `heap`, its set `pushed`, and `grads`, a dict from
-# each node to the gradient it has received so far; `_run` (which
-# `backward()` calls) puts the seed in `run.grads` and pushes `y`'s
-# creator. Line by line, against our `heap_backward` and `run_backward`:
+# each node (the small record behind each Variable, chapter 07) to the
+# gradient it has received so far; `_run` (which `backward()` calls) puts
+# the seed in `run.grads` and pushes `y`'s creator. For now read only these
+# lines, against our `heap_backward` and `run_backward`:
 #
 # - `heapq.heappop(run.heap)[2]`: our pop, on the same
 #   `(-rank, push count, function)` entries;
@@ -479,7 +481,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # backward: 8 each, one float64 number (`_ + _` hands one gradient array to
 # both `h` and `hh`, chapter 04's reason for never `+=`; the array kept is
 # `h`'s, which `_ * _` needs). The 8 kept bytes are still there when
-# backward is done: the graph stays (chapter 03), until chapter 07 frees it.
+# backward is done: the graph stays (chapter 03) until its last output
+# Variable is dropped (chapter 07).
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")

@@ -105,7 +105,8 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # %% [markdown]
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
 # printed here, works on plain arrays, like our `hand_sum_to` (its
-# `force_array` keeps a 0-d result an array, not a NumPy scalar).
+# `force_array` keeps a 0-d result an array, not a NumPy scalar). PyTorch's
+# backward of broadcasting does the same reduction (`Tensor.sum_to_size`).
 # `F.sum_to` (next section) is a function on Variables: it applies the
 # FunctionNode `SumTo`, whose backward is `F.broadcast_to`: it can be
 # differentiated. The array version agrees with ours on every case above:
@@ -213,9 +214,10 @@ assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 # The first line names the class, then its `label` (chapter 02's name for
 # printouts), which defaults to the class name, hence the repetition. The last
 # line says `data` for the variable's array, in Chainer's words. The fix: `gy`
-# is a Variable (chapter 02), so `F.sum_to` sums it down to `b`'s shape. Inside
-# `backward` there is no `b`, but the function's `inputs` remember each input's
-# shape even when its array is not kept (chapter 07 shows what `inputs` holds).
+# is a Variable (chapter 02), so `F.sum_to` sums it down to `b`'s shape, and
+# backward itself stays differentiable (chapter 11). Inside `backward` there
+# is no `b`, but the function's `inputs` remember each input's shape even
+# when its array is not kept (chapter 07 shows what `inputs` holds).
 # The seed is the scalar 1, `Sum`'s backward spreads it as ones over `y`, and
 # `b` was copied onto 3 rows, so each element of `b` gets 3:
 
@@ -263,10 +265,12 @@ assert np.allclose(wv.grad, gw_by_hand) and np.allclose(xv.grad, gx_by_hand)
 
 # %% [markdown]
 # As a FunctionNode of our own, the whole idea is the two products in
-# `backward`, on the Variables that forward kept (a Variable has `.T` and
-# `@` like an array). It returns both gradients even when the engine asks
-# for one: the engine accepts one per input or one per requested index
-# (chapter 03). Its gradients are minichain's:
+# `backward`, on the Variables that forward kept: `retain_inputs` asks the
+# graph to keep these arrays for backward (chapter 03; chapter 07 measures
+# it), and a Variable has `.T` and `@` like an array. It returns both
+# gradients even when the engine asks for one: the engine accepts one per
+# input or one per requested index (chapter 03). Its gradients are
+# minichain's:
 
 # %%
 class HandMatMul(mc.FunctionNode):

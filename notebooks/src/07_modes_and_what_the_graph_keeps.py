@@ -231,16 +231,18 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 #
 # Our hand-made function node keeps its input and output `HandVariable`s,
 # so every array of the graph lives as long as the graph. The real graph
-# is made of small **VariableNode** records, one per Variable (`x.node`):
-# a node knows its Variable's name, shape, dtype, rank and
-# `creator_node`, and a function's `inputs` are these nodes. A node points
-# back to its Variable only through a *weak reference* (a `weakref`, which
-# does not keep its object alive), and a function's `outputs` are
-# weak references to their nodes. A node keeps an array, its `data`, only
-# when a function asked for it with `retain_inputs` or `retain_outputs`
-# (chapter 03); otherwise `data` is None. So *retain* means two things:
-# `retain_grad` keeps gradients, `retain_inputs`/`retain_outputs` keep
-# arrays; PyTorch's `retain_graph` is a third (below).
+# is made of small records instead:
+#
+# 1. `x.node`, a **VariableNode**, one per Variable: its name, shape,
+#    dtype, rank and `creator_node`. A function's `inputs` are these nodes.
+# 2. A node points to its Variable only *weakly* (a `weakref`, which does
+#    not keep its object alive), and a function's `outputs` are weak
+#    references to their nodes.
+# 3. `node.data` holds an array only if the function called
+#    `retain_inputs` or `retain_outputs` (chapter 03); otherwise it is None.
+# 4. So *retain* has three meanings: `retain_grad` keeps gradients,
+#    `retain_inputs`/`retain_outputs` keep arrays, and PyTorch's
+#    `retain_graph` keeps the graph after backward (below).
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0]), name="x")
@@ -478,7 +480,8 @@ assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 
 # %% [markdown]
-# **Note 2: one whole step.** `measure` works through a `MemoryHook`
+# **Note 2: one whole step.** Forward keeps 4 MiB; backward adds at most
+# two 1 MiB gradients at a time. `measure` works through a `MemoryHook`
 # (chapter 08) that records the bytes in use after each function's step.
 # Watched, backward computes gradients with FunctionNodes the hook sees
 # (unwatched, it may use bare arrays, chapter 13; same gradients and peak,
@@ -525,8 +528,9 @@ ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
-# A row is written when its step ends: a nested row before the step that
-# applied it, a step's row before the engine drops the gradient it received.
+# Each row is the memory in use when a step ends. A function applied inside
+# a backward gets its row before that backward's row. A backward step's row
+# is written before the engine frees the gradient that step received.
 # Forward climbs by 1 MiB per `tanh` output kept. The seed spread by `Sum`'s
 # backward costs nothing: a view of one number (strides 0):
 
@@ -538,8 +542,9 @@ assert spread.array.strides == (0, 0) and spread.array.base is not None
 
 # %% [markdown]
 # So the first `TanhGrad` adds its 1 MiB result (5 MiB); from the second on,
-# the received gradient and the produced one are 1 MiB each (6 MiB). The
-# same step unwatched, with `tracemalloc` alone:
+# the received gradient and the produced one are 1 MiB each, which is why
+# each later `backward:Tanh` row stays at 6 MiB. The same step unwatched,
+# with `tracemalloc` alone:
 
 # %%
 x.cleargrad()
