@@ -359,6 +359,7 @@ for segments, name in ((None, "plain"), (4, "forget")):
     print(f"{name:6s}: forward phase {counts[segments][0]},"
           f" backward phase {counts[segments][1]}")
 assert counts[None][0] == counts[4][0] == 2 * L
+assert counts[None][1] == L - 1      # Linear's backward calls linear: note 3
 recomputed = counts[4][1] - counts[None][1]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
       f" tanh) = {4 - 1} segments of {L // 4} blocks")
