@@ -131,15 +131,17 @@ print("through HandAdapter:", grad_hand)
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
 # wrap, and the gradient Variable carries a mark naming the function that
-# made it ("It cannot be differentiated twice"). Calling an old-style
-# Function applies a FunctionAdapter, kept as the Function's `node`, a
-# FunctionNode (a Variable's `node` is a VariableNode). A Variable has one
-# more attribute, `creator`:
+# made it (see the section *It cannot be differentiated twice*). Calling an
+# old-style Function applies a FunctionAdapter, kept as the Function's
+# `node`, a FunctionNode. A Variable has one more attribute, `creator`:
 #
 # | `y` is the output of | `y.creator_node` (`grad_fn`) | `y.creator` |
 # | --- | --- | --- |
 # | a FunctionNode | that FunctionNode | the same object |
 # | an old-style Function `square` | its adapter, `square.node` | `square` itself |
+#
+# Mind the two different `node`s: `square.node` is a FunctionNode, `y.node`
+# a VariableNode.
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
@@ -175,12 +177,14 @@ assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
 # Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient. Its mark refuses a backward or `mc.grad` starting
-# from it, with an error naming the function:
+# the old-style gradient. Its mark, printed first, refuses a backward or
+# `mc.grad` starting from it, with an error naming the function:
 
 # %%
 x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
 gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
+print("gx.node._old_style_grad_generator:", repr(gx.node._old_style_grad_generator))
+assert gx.node._old_style_grad_generator == "Square"
 for name, start in [("gx.backward()", gx.backward),
                     ("mc.grad([gx], [x])", lambda: mc.grad([gx], [x]))]:
     try:
@@ -196,12 +200,16 @@ for name, start in [("gx.backward()", gx.backward),
 # gradient, such as `mc.grad` of `sum(gx)`. The adapter wrapped the
 # old-style backward's array as `Variable(gx)`, a leaf. The pass starts at
 # `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
-# and never reaches `x`. So `mc.grad` reports no gradient for `x`: `None`,
-# not zero, and no error (PyTorch's `@once_differentiable` raises one). The
-# lesson: for a second derivative write a FunctionNode, and check for
-# `None`. Both adapters agree on both gradients; without the mark,
-# `HandAdapter`'s `gx.backward()` is not refused and leaves `x.grad` at
-# `None`:
+# and never reaches `x`.
+#
+# So `mc.grad` reports no gradient for `x`: `None`, not zero, and no error
+# (PyTorch's `@once_differentiable` raises one).
+#
+# **The lesson: for a second derivative write a FunctionNode, and check for
+# `None`.**
+#
+# Both adapters agree on both gradients; without the mark, `HandAdapter`'s
+# `gx.backward()` is not refused and leaves `x.grad` at `None`:
 
 # %%
 def first_and_second(make_output):
@@ -340,9 +348,14 @@ print(inspect.getsource(mc.backend.get_array_module))
 # %% [markdown]
 # `available` is True only when CuPy is installed *and* sees a GPU;
 # `_unwrap(x)` gives a Variable's array and passes an array through.
-# minichain's FunctionNodes ask `xp = backend.get_array_module(x)` in
-# `forward` for a module function; `Softplus.backward` below needs no `xp`,
-# as it works on Variables. A softplus `log(1 + exp(x))` for either device:
+# The rule: a *module function* applied to data (`exp`, `zeros_like`) comes
+# from `xp`; operators (`x ** 3`, `a @ b`), array methods and dtypes
+# (`numpy.float32`, shared by CuPy) need none. So minichain's FunctionNodes
+# ask `xp = backend.get_array_module(x)` in `forward`; `Softplus.backward`
+# below needs no `xp`, as it works on Variables. An old-style Function
+# works on bare arrays in `backward` too, so both its methods ask `xp` for
+# module functions (`Exp` above would need `xp.exp`, not `np.exp`). A
+# softplus `log(1 + exp(x))` for either device:
 
 # %%
 class Softplus(mc.FunctionNode):
@@ -412,9 +425,7 @@ assert same
 # `make test-gpu` (after `pip install -e '.[gpu]'`) runs every function's
 # gradient check on CuPy; `docs/benchmarks.md` records its run on a GPU.
 #
-# Two rules keep code device-neutral. A module function applied to data
-# (`exp`, `zeros_like`) comes from `xp`; operators (`x ** 3`, `a @ b`),
-# array methods and dtypes (`numpy.float32`, shared by CuPy) need none. And
+# Besides the module-function rule, one more keeps code device-neutral:
 # never mix devices in one call. In PyTorch a tensor carries its device, so
 # code needs no `xp`. `mc.backend.to_gpu(array)` copies, as `x.to("cuda")`
 # does; `Variable.to_gpu()` moves the Variable's own array in place.

@@ -127,12 +127,15 @@ print(draw(y))
 # ## A network: checkpoints, and a peak estimate
 #
 # A chain of `L` blocks `h ← tanh(linear(h, W, b))` keeps one activation
-# per block. `mc.checkpoint_sequential(blocks, s, x)` cuts the chain into
-# `s` segments and forgets each one. Forward keeps only each segment's
-# input, its *checkpoint*: `s - 1` of them, since the first segment starts
-# from `x`, which the caller holds. In this course a checkpoint is the
+# per block. `mc.checkpoint_sequential(blocks, s, x)` (printed below; the
+# scheme of Chen, Xu, Zhang and Guestrin, "Training Deep Nets with Sublinear
+# Memory Cost", 2016, arXiv:1604.06174) cuts the chain into `s` segments
+# and forgets each one. Forward keeps only each segment's input, its
+# *checkpoint*: `s - 1` of them, since the first segment starts from `x`,
+# which the caller holds. In this course a checkpoint is the
 # kept array; PyTorch's `checkpoint()` function is our `forget`. (One
-# refinement: the *last* segment keeps its graph. Its backward runs first,
+# refinement: the *last* segment keeps its graph, as in PyTorch's
+# `torch.utils.checkpoint.checkpoint_sequential`. Its backward runs first,
 # right after the forward, so keeping costs no more than rebuilding, and
 # saves one segment of recomputation.) Backward then rebuilds one segment
 # at a time from its checkpoint, at most `⌈L/s⌉` activations. So the
@@ -146,14 +149,6 @@ print(draw(y))
 #
 # **peak = kept + 2 in flight**, the **peak estimate** `s + 1 + ⌈L/s⌉`
 # activations: an estimate, not a bound; chapter 14 counts exactly.
-#
-# It holds here for every `s ≥ 2` (`s = 1` is one under); chapter 12 shows
-# a net one above.
-#
-# The scheme is Chen, Xu, Zhang and Guestrin's, "Training Deep Nets with
-# Sublinear Memory Cost" (2016, arXiv:1604.06174). PyTorch's
-# `torch.utils.checkpoint.checkpoint_sequential(functions, segments,
-# input)` also keeps its last segment's graph. Ours:
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
@@ -184,8 +179,10 @@ activation = batch * width * 4
 print("one activation:", activation / MiB, "MiB")
 
 
-def step(segments=None):
-    """One forward and backward of the net; ``segments=None`` means no forget."""
+def step(segments=None, before_backward=None):
+    """One forward and backward of the net; ``segments=None`` means no forget.
+
+    ``before_backward``, if given, is called between the two phases."""
     if segments is None:
         h = x_batch
         for block in blocks:
@@ -194,6 +191,8 @@ def step(segments=None):
         h = mc.checkpoint_sequential(blocks, segments, x_batch)
     loss = F.sum(h)
     del h                   # only the graph keeps what backward needs
+    if before_backward is not None:
+        before_backward()
     loss.backward()
 
 
@@ -283,17 +282,18 @@ plt.show()
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` the only
 # segment is the last, whose graph is kept: nothing is recomputed. With 16,
-# all 15 checkpoints are kept.
+# all 15 checkpoints are kept. The last column, peak - kept, is what the
+# estimate calls the 2 in flight.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
 peaks = [in_activations(measure(s).peak) for s in segment_counts]
 kept_counts = [kept_count(L, s) for s in segment_counts]
 for s, peak, kept in zip(segment_counts, peaks, kept_counts):
-    print(f"s = {s:2d}: peak {peak:2d} = kept count s - 1 + ⌈L/s⌉ {kept:2d}"
-          f" + in flight {peak - kept}")
-print(f"plain:  peak {in_activations(plain.peak):2d} = kept {L} + in flight "
-      f"{in_activations(plain.peak) - L}")
+    print(f"s = {s:2d}: peak {peak:2d}, kept count s - 1 + ⌈L/s⌉ {kept:2d},"
+          f" peak - kept {peak - kept}")
+print(f"plain:  peak {in_activations(plain.peak):2d}, kept {L},"
+      f" peak - kept {in_activations(plain.peak) - L}")
 best = segment_counts[int(np.argmin(peaks))]
 print("smallest measured peak at s =", best)
 assert best == 4
@@ -316,17 +316,19 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# From `s = 2` on, peak = estimate. At `s = 1` the curve dips one below
-# it and below plain (note 2).
+# So the peak estimate holds here for every `s ≥ 2`: peak - kept is 2. At
+# `s = 1` the curve dips one below it and below plain (note 2); chapter 12
+# shows a net one above.
 
 # %% [markdown]
 # ## What it costs
 #
 # Every forgotten block runs its forward twice; a hook counting the
-# `linear` and `tanh` forwards shows it. The difference between the two
-# runs, 24, is pure recomputation: three segments of 4 blocks run twice,
-# the last segment (graph kept) once. (Why plain counts more than `2 L`:
-# note 3.)
+# `linear` and `tanh` forwards shows it, reset between the forward and the
+# backward phase. Both forward phases count `2 L = 32`. Forget's backward
+# phase counts 24 more than plain's, pure recomputation: three segments of
+# 4 blocks run again, the last segment (graph kept) not. (Why plain's
+# backward counts any: note 3.)
 
 # %%
 class ForwardCounter(mc.FunctionHook):
@@ -338,15 +340,27 @@ class ForwardCounter(mc.FunctionHook):
             self.count += 1
 
 
-counts = {}
-for segments in (None, 4):
-    with ForwardCounter() as counter:
-        step(segments)
+def phase_counts(segments):
+    """Linear and tanh forwards in step's forward phase and in its backward."""
+    counter, in_forward = ForwardCounter(), []
+
+    def reset():
+        in_forward.append(counter.count)
+        counter.count = 0
+
+    with counter:
+        step(segments, before_backward=reset)
     zerograds()
-    counts[segments] = counter.count
-print("linear and tanh forwards, plain:", counts[None], "  forget:", counts[4])
-assert counts[None] == 2 * L + (L - 1)
-recomputed = counts[4] - counts[None]
+    return in_forward[0], counter.count
+
+
+counts = {segments: phase_counts(segments) for segments in (None, 4)}
+for segments, name in ((None, "plain"), (4, "forget")):
+    print(f"{name:6s}: forward phase {counts[segments][0]},"
+          f" backward phase {counts[segments][1]}")
+assert counts[None][0] == counts[4][0] == 2 * L
+assert counts[None][1] == L - 1      # Linear's backward calls linear: note 3
+recomputed = counts[4][1] - counts[None][1]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
       f" tanh) = {4 - 1} segments of {L // 4} blocks")
 assert recomputed == (4 - 1) * (L // 4) * 2
@@ -390,7 +404,10 @@ assert np.array_equal(real_grad, plain_grad)
 # `Forget.backward`: new leaves, then `func` again with recording forced on,
 # the saved state put back (`_replayed_random`) and
 # `mc.config.in_recomputing` True, so that code with side effects (a
-# running average, a counter) can skip them:
+# running average, a counter) can skip them. (With `enable_double_backprop`,
+# `Forget.backward` takes another path: chapter 11.)
+# `_Recomputation(release=True)` is a hook that frees what each recomputed
+# function kept once its backward has run:
 
 # %%
 lines = inspect.getsource(inspect.getmodule(F.forget).Forget.backward).splitlines()
@@ -508,14 +525,15 @@ assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 
 # %% [markdown]
 # **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the
-# first hump's: the kept graph is freed as backward walks down it, so the
-# peak is at the start, 16 kept and the array being made. The plain graph
+# first hump's: the kept graph is freed as backward walks down it (`F.forget`
+# frees as it goes, section *The real `F.forget`*), so the peak is at the
+# start, 16 kept and the array being made. The plain graph
 # stays whole, so later a gradient waits as well.
 #
-# **Note 3: the count, and the peak unwatched.** Plain counts 47, not
-# `2 L = 32`: a hook turns off the bare-array shortcut
+# **Note 3: the count, and the peak unwatched.** Plain's backward phase
+# counts 15: a hook turns off the bare-array shortcut
 # (`backward_arrays`, chapter 13), so `Linear`'s backward applies `linear`
-# to `gy` and `Wᵀ` for its input's gradient: 15 calls (block 1's input is a
+# to `gy` and `Wᵀ` for its input's gradient (block 1's input is a
 # constant), in both runs. `mc.memory.measure` is a hook too, so this cell
 # measures `step(4)` with `tracemalloc` alone: the same peak.
 

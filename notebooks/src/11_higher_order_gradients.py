@@ -104,7 +104,7 @@ print(inspect.getsource(PowVarConst.backward))
 
 # %% [markdown]
 # So `x ** 3` with the real operator gives its first and second
-# derivatives, checked here against `3x²` and `6x` computed with NumPy:
+# derivatives, checked here against `3x²` and `6x` computed by hand:
 
 # %%
 y = x ** 3
@@ -142,7 +142,8 @@ to_digraph(gx, rankdir="LR")
 #
 # `Variable.backward` can do the same: with `enable_double_backprop=True`
 # the leaf's `grad_var` (its gradient as a Variable; `.grad` is that
-# Variable's array) has a graph, and a second `backward` from it
+# Variable's array) has a graph, like PyTorch's `x.grad` having a `grad_fn`
+# after `backward(create_graph=True)`, and a second `backward` from it
 # accumulates the second derivative into `x.grad`. Clear the first
 # gradient before, or the second one is added to it. Both ways:
 
@@ -410,24 +411,28 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # *first* `mc.grad` (the one with `enable_double_backprop=True`):
 #
 # 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
-# 2. it cuts that edge for a moment and runs `func` on `link` again, this
-#    time recording the graph (the recomputation);
+# 2. it cuts that edge for a moment (`link.unchain()`) and runs `func` on
+#    `link` again, this time recording the graph (the recomputation);
 # 3. it runs backward through that new graph with
 #    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
 #    (a sum of three products, as `h * h * h` has three factors), is a
 #    Variable with a graph. The cut edge stops this inner pass at `link`:
 #    it does not run on into `x` and what lies below, whose gradients the
 #    outer backward is computing;
-# 4. it joins the edge again and returns that gradient, whose graph now
-#    reaches `x` through `Identity`.
+# 4. it joins the edge again (`link.node.set_creator_node(...)`) and
+#    returns that gradient, whose graph now reaches `x` through `Identity`.
+#
+# This path (`_double_backward` in `minichain/functions/util/forget.py`)
+# runs only when the outer backward records (`enable_double_backprop=True`);
+# otherwise chapter 10's new-leaf path runs.
 #
 # The second `mc.grad` recomputes nothing: it walks the graph recorded in
 # step 3 down to `link`, then through `Identity` (derivative 1) to `x`.
 # As `link` holds `x`'s values, that graph computes `3x²·gy`, so its
 # derivative is `6x·gy`, as without `forget`. Counting `cube`'s calls, then
-# drawing the gradient's graph: `link` is the Variable `Identity` makes
-# from `x` (bottom left); the branch through `BroadcastTo` makes `gy` from
-# the seed (`F.sum`'s backward).
+# drawing the gradient's graph, where we name three Variables by the
+# function that made them: `link`, made by `Identity` from `x` (bottom
+# left); `gy`, made by `BroadcastTo` from the `seed` (`F.sum`'s backward).
 
 # %%
 cube_calls = [0]
@@ -449,7 +454,15 @@ print("cube's calls after the forward, the first mc.grad, the second:", calls_af
 print("second derivative:", ggx.array, " (6x)")
 assert calls_after == [1, 2, 2] and np.allclose(ggx.array, 6 * x.array)
 gx.name = "gx"
+names = {"Identity": "link", "BroadcastTo": "gy", None: "seed"}
+todo = [gx.node]
+while todo:     # walk gx's graph, naming Variables by the function that made them
+    node = todo.pop()
+    creator = node.creator_node
+    node.name = node.name or names.get(creator and creator.label)
+    todo.extend(creator.inputs if creator else ())
 print(draw(gx))
+assert {"link", "gy", "seed"} <= set(draw(gx).split())
 
 # %% [markdown]
 # PyTorch's `checkpoint` does the same with `use_reentrant=False` (its
