@@ -163,9 +163,9 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # Not for memory. A tape keeps its start: the first block's graph holds
 # its input for backward (`linear` needs `h` for `W`'s gradient). From the
 # value just reached, which takes no slot, a tape of any length holds one
-# array more than its slots. Three blocks from `x`,
-# the first ones run with no graph, the rest taped; we keep a name for the
-# top only and count which of $h_1, h_2, h_3$ are still alive:
+# array more than its slots. Three blocks from `x`, the first ones run
+# with no graph, the rest taped; we keep a name for the top only and count
+# which of $h_1, h_2, h_3$ are still alive:
 
 # %%
 def activations_held(first_taped):
