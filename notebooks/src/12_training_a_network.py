@@ -135,16 +135,18 @@ model(x[:1])                        # the first call sizes the weights
 print([(name, param.shape) for name, param in model.namedparams()])
 
 # %% [markdown]
-# An optimizer is *set up* on a link: it holds the hyperparameters (`lr`)
-# and gives each parameter an *update rule*, and `optimizer.update()`
-# checks every gradient's shape and dtype, then calls each rule's
-# `update_core(param)`.
+# An optimizer is *set up* on a link: it keeps the hyperparameters (`lr`)
+# in `self.hyperparam`, shared with every rule (like PyTorch's
+# `param_groups`), and gives each parameter an *update rule*.
+# `optimizer.update()` checks every gradient's shape and dtype, then calls
+# each rule's `update_core(param)`, which writes into the parameter's array
+# in place: no new array per step.
 #
-# `update_core`, the step for one parameter, changes the array in place:
-# no new array per step, and anything holding the array (the graph, a
-# view) sees the new values: harmless here, since `update()` runs after
-# backward, but unlike PyTorch (whose version counter would raise),
-# minichain would not warn if a retained graph were backpropagated later.
+# Anything else holding that array (a graph, a view) sees the new values:
+# harmless here, as `update()` runs after backward. A retained graph
+# backpropagated later would make PyTorch raise (its version counter
+# notices the write); minichain would not warn.
+#
 # Our hand step as an update rule: a subclass of `mc.optimizer.UpdateRule`
 # with `update_core`, and an optimizer whose `create_update_rule` hands one
 # to each parameter.
@@ -187,7 +189,7 @@ print(inspect.getsource(SGDRule.update_core))
 # %%
 def new_model():
     mc.random.seed(0)
-    model = MLP(n_units=32, n_out=3, n_layers=2)
+    model = MLP(n_units=32, n_out=3, n_layers=1)
     model(x[:1])            # the first call sizes (and draws) the weights
     return model
 
@@ -395,8 +397,9 @@ assert same_history
 # 6000 × 64 float32 values.
 
 # %%
-print(inspect.getsource(spiral.step_memory))   # compare_memory calls it twice:
-L, s, n_points, n_units = 12, 4, 6000, 64       # plain, then with s segments
+print(inspect.getsource(spiral.step_memory))
+L, s, n_points, n_units = 12, 4, 6000, 64
+# compare_memory runs step_memory twice: plain, then with s segments
 memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3)
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
@@ -406,11 +409,14 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
       f" chapter 10's peak estimate: {estimate}")
 
 # %% [markdown]
-# Plain holds, as in chapter 10, its 12 activations and 2 in flight.
-# Checkpointed holds one more than the estimate: this net's segments end in
-# a `linear`, whose output nothing keeps, so a rebuilt segment's incoming
-# gradient is a third array in flight. Small arrays make up the rest of
-# both peaks (note 1 counts every array).
+# Plain holds, as in chapter 10, its 12 activations and 2 in flight;
+# checkpointed, one more than the estimate. A rebuilt segment's incoming
+# gradient lives until the segment's backward ends. Chapter 10's segments
+# end in a `tanh`, which keeps its output; once its backward has run, that
+# output is freed, making room for the incoming gradient. Here they end in
+# a `linear`, which keeps its input, not its output: nothing is freed at
+# the top, so the incoming gradient is a third array in flight. Small
+# arrays make up the rest (note 1 counts every array).
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.
@@ -469,11 +475,10 @@ ch12.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: the peaks, array by array.** Chapter 10's net freed a rebuilt
-# `tanh` output before that gradient waited; here nothing is freed. Beyond
-# our table, a peak holds the weights' gradients (`cleargrads` makes new
-# ones each step) and Python objects; the mask is a temporary of ReLU's
-# backward.
+# **Note 1: the peaks, array by array.** The checkpointed column is the
+# moment a rebuilt segment's top ReLU runs its backward. Beyond our table,
+# a peak holds the weights' gradients (`cleargrads` makes new ones each
+# step) and Python objects; the mask is a temporary of ReLU's backward.
 
 # %%
 steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()

@@ -114,8 +114,9 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 
 # %% [markdown]
 # On ten numbers minichain's time is bookkeeping, and the reference does
-# more: forward, every general call and check; backward, gradients as
-# Variables, so each step *applies* functions. From 10 to 10⁵ elements:
+# more. In forward it takes the general code path with every check; in
+# backward it keeps gradients as Variables, so each step *applies* a
+# function. From 10 to 10⁶ elements:
 
 # %%
 SIZES = [10**k for k in range(1, 6)]
@@ -127,11 +128,13 @@ for name in sweep[10]:                        # NumPy, minichain, ... as found
     ratio = [sum(sweep[size][name]) / sum(sweep[size]["NumPy"]) for size in SIZES]
     left.loglog(SIZES, per_op, "o-", label=name)
     right.semilogx(SIZES, ratio, "o-", label=name)
-left.set(ylabel="µs per op, forward + backward", xlabel="elements per array (float32)")
+paired = overhead.slowdown(10**6, NAMES[1:], ops=N)   # median ratios to NumPy
+right.scatter([10**6] * 2, list(paired.values()), c=["C1", "C2"], marker="*", s=90)
+left.set(ylabel="µs per op, forward + backward", xlabel="elements per array (float32)",
+         title=f"{N} ops, y * c and y + c in turn, fastest of 9")
 right.set(ylabel="time / NumPy's time", yscale="log", xlabel="elements per array (float32)",
-          title="overhead: each against NumPy")
+          title="each against NumPy (stars: paired medians)")
 left.legend(fontsize=8)
-left.set_title(f"{N} ops, y * c and y + c in turn, fastest of 9")
 fig.tight_layout()
 plt.show()
 
@@ -147,7 +150,6 @@ for size in SIZES:
                 f"the reference {as_time(reference)}")
     print(f"{size:>9,d} elements: {line} per op")
 flat = 0 < added[10**4] < 3 * added[10]
-paired = overhead.slowdown(10**6, NAMES[1:], ops=N)   # median ratios to NumPy
 near_numpy = all(ratio < 2 for ratio in paired.values())
 print("minichain adds at 10^4 less than 3x what it adds at 10:", flat)
 print("at 10^6 elements, both paths within 2x NumPy (paired medians):", near_numpy)
@@ -155,23 +157,26 @@ assert flat and near_numpy
 
 # %% [markdown]
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
-# bookkeeping. From 10⁵ arithmetic dominates and varies from turn to turn
-# by more than the bookkeeping (a difference could be negative), so the
-# line prints times; at 10⁶ `overhead.slowdown` takes the median ratio to
-# NumPy's time within one turn.
+# bookkeeping. From 10⁵ arithmetic dominates and its noise exceeds the
+# bookkeeping, so the line prints times. At 10⁶ the stars are each path's
+# median ratio to NumPy, paired turn by turn (`overhead.slowdown`; drawn,
+# not printed: they vary between runs).
 #
 # ## The fast loop's core
 #
 # The fast loop, `_walk`, does chapter 05's three steps. The lines that do
-# them, cut from its source (`take` is `grads.pop`; the whole loop, line by
-# line, is in docs/engine-paths.md):
+# them, cut from its source (`run`: the pass's state; `inputs`: the
+# function's input nodes, `targets` the indexes of those that get a
+# gradient; `outputs`: weak references to its outputs; `take` is
+# `grads.pop`; the whole loop is in docs/engine-paths.md):
 
 # %%
 for step, lines in (  # each step, then its lines of _walk (their comments dropped)
         ("1. pop the highest rank", overhead.excerpt(backprop._walk, "heapq.heappop(heap)")),
         ("2. backward: take the outputs' gradients", overhead.excerpt(backprop._walk, "grad_outputs = ((take(", "else tuple(")),
         ("   and run backward on bare arrays (shortcut 1)", overhead.excerpt(backprop._walk, "gxs = func.backward_arrays")),
-        ("3. add each gx into its input's gradient, push its creator once", overhead.excerpt(backprop._walk, "creator = x.creator_node", "heapq.heappush("))):
+        ("3. add each gx into its input's gradient, push its creator once", overhead.excerpt(backprop._walk, "for k, gx in enumerate(gxs)", "x = inputs[targets[k]]")
+         + ["    ...  (a check of gx, cut)"] + ["    " + line for line in overhead.excerpt(backprop._walk, "creator = x.creator_node", "heapq.heappush(")])):
     print("# " + step, *(line.split("  # ")[0] for line in lines), "", sep="\n")
 
 # %% [markdown]
@@ -225,8 +230,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches;
-# - the class keeps the default `backward_accumulate`, or (`Linear`,
-#   shortcut 5) there is nothing to add into yet.
+# - the class keeps the default `backward_accumulate` (adding into a
+#   gradient already there; shortcut 5), or (`Linear`) there is nothing
+#   to add into yet.
 #
 # Switched off:
 
@@ -295,7 +301,8 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # over (`HandedOver`, for a class with `writes_into_gradient`, as ReLU),
 # sparing a caller's arrays; Python counts no other reference to the
 # array (a name, a `.grad`, a second entry of the gradient table); the
-# array is not a view. In the trap, the second entry fails the count.
+# array is not a view. In the trap, the array the inner ReLU receives is
+# also `x.grad`: the count fails.
 # Three cases (more in `tests/test_writable_gradient.py`):
 
 # %%
@@ -338,9 +345,8 @@ def public_constructor():
 
 
 def fields(var):
-    node = var.node
-    return (var.array is x10, var.grad, node.creator_node, node.rank,
-            node.requires_grad, node.shape, node.dtype, node.name, node.data)
+    return (var.array is x10, var.grad, var.node.creator_node, var.node.rank,
+            var.node.requires_grad, var.node.shape, var.node.dtype, var.node.name, var.node.data)
 
 
 on, off = overhead.with_and_without(per_op_time(0), public_constructor)
@@ -365,19 +371,16 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# (`_data`, `_node`: a Variable's array and node.) One of eight savings
-# of `apply` over the reference (chapter 07 prints it):
+# (`_data`, `_node`: a Variable's array and node.) Four of the eight
+# savings of `apply` (docs/engine-paths.md lists all eight; chapter 07
+# prints the reference):
 #
-# | reference, each call | `apply` (what it saves) |
+# | the reference, on every call | `apply` instead |
 # |---|---|
-# | checks: applied once? a tuple? | one test; the check only to raise (a call) |
-# | a Variable per input; their arrays | one Variable in: the diff above (a list, a loop) |
-# | ranks, `requires_grad` from lists | read off that node (two lists) |
-# | each setting looked up for this thread | all settings in one read (a lookup each) |
-# | hooks looked up | `forward`, unless a hook is set (a lookup, two loops) |
-# | each output checked to be an array | the tuple; each type as it becomes a Variable (a loop) |
-# | `Variable(...)`, then its node linked | `_make_output`, shortcut 2 (the constructor's checks) |
-# | retained arrays kept, if any | only if forward retained some (a call) |
+# | makes each input a Variable, then lists their arrays | one Variable in: the diff above |
+# | looks up each setting for this thread | reads all the thread's settings at once |
+# | looks up the hooks to run around `forward` | calls `forward` directly unless a hook is set |
+# | `Variable(...)` for each output, then links its node | `_make_output` (shortcut 2) |
 #
 # Timed with each whole reference function swapped in (for `_walk`,
 # `backward_arrays` off in both runs, so only the loop differs), gradients
@@ -457,7 +460,7 @@ savings = {}                               # shortcut -> peak without / with
 # ### 4. A Parameter's own gradient buffer
 #
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
-# Parameter *owns*: made by `zerograds`, handed to nobody (assign `.grad`
+# Parameter *owns*: handed to nobody (assign `.grad`
 # yourself and it is given up). Backward adds into an owned buffer in
 # place, into anything else as a new array. In
 # `_add_to_leaf` (`old`: the gradient so far):
@@ -489,7 +492,10 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Without an owned buffer the second half's backward makes each gradient
 # anew and keeps the old ones until it ends (to put each `.grad` back if
 # it fails): one extra copy of every parameter at the peak, minichain's
-# cost (PyTorch adds in place when it can).
+# cost (PyTorch adds in place when it can). So use `zerograds()` when a
+# step adds several backwards into the same gradients (as here); with one
+# backward per step nothing is added into, and `cleargrads()` loses
+# nothing.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
@@ -505,9 +511,8 @@ print(inspect.getsource(linear_module._add_weight_gradient))
 (fused, g_fused), (not_fused, g_not) = (step_peak("zerograds"),
                                         step_peak("zerograds", unfused))
 print("peak of the step: fused", MiB(fused), " not fused", MiB(not_fused))
-eps = np.finfo(np.float32).eps
-worst = max(np.abs(a - b).max() / (eps * np.abs(b).max()) for a, b in zip(
-    g_fused, g_not))
+worst = max(np.abs(a - b).max() / (np.finfo(np.float32).eps * np.abs(b).max())
+            for a, b in zip(g_fused, g_not))
 saved = (not_fused - fused) / model.l1.W.array.nbytes
 print(f"saved, in copies of l1.W: {saved:.1f}",
       "  within 16 eps of the largest entry:", worst <= 16)
@@ -546,8 +551,7 @@ plt.show()
 # - Shortcuts 1–3 keep the reference's gradients bit for bit; 4 and 5
 #   save memory (5 rounds within a float32 bound).
 # - Faster engines leave Python: PyTorch's backward loop is C++;
-#   `torch.compile` and `jax.jit` compile a traced graph, paying per-op
-#   costs once per trace.
+#   `torch.compile` and `jax.jit` compile a traced graph.
 
 # %% [markdown]
 # ## Exercises

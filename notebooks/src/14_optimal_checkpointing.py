@@ -56,8 +56,8 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # value just reached* by the last run, which the next move stores, starts
 # from, or drops. A taped run ends at the highest block not yet reversed,
 # and backward follows it. It may tape several blocks from `x` or a
-# checkpoint, but only one from the value just reached (why: after the
-# first walk-through).
+# checkpoint, but only one from the value just reached: Revolve's rule,
+# not a memory need (after the first walk-through).
 #
 # ## By hand: four blocks, one slot
 #
@@ -160,12 +160,12 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # %% [markdown]
 # ### Why one block only from the value just reached
 #
-# The value just reached costs no slot while the next move stores it (it
-# then takes one) or advances from it (it is then dropped). But a tape
-# keeps its start: the first block's graph holds its input for
-# backward (`linear` needs `h` for `W`'s gradient). Three blocks from `x`,
-# the first ones run with no graph, the rest taped; we keep a name for the
-# top only and count which of $h_1, h_2, h_3$ are still alive:
+# Not for memory. A tape keeps its start: the first block's graph holds
+# its input for backward (`linear` needs `h` for `W`'s gradient). From the
+# value just reached, which takes no slot, a tape of any length holds one
+# array more than its slots. Three blocks from `x`, the first ones run
+# with no graph, the rest taped; we keep a name for the top only and count
+# which of $h_1, h_2, h_3$ are still alive:
 
 # %%
 def activations_held(first_taped):
@@ -187,15 +187,15 @@ print(held)
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 
 # %% [markdown]
-# Taping 2–3 from $h_1$ holds $h_1$ too: with 2 slots (for $h_2, h_3$)
-# three arrays are held, and the slot count misses one for as long as
-# the tape waits for its backward. That schedule would take 4 calls; the
-# rule's best, 5 (printed with the recursion), stores $h_2$ in a slot and
-# tapes block 3 from it: two arrays. The rule still lets the value just
-# reached go uncounted through one block, the shortest tape, as Revolve's
-# model does (last section); "Memory, measured" finds it as a third array
-# in flight. Dropping the rule gives a cheaper game that holds more than
-# its slots say; it is left open (docs/forget.md).
+# Two blocks taped from $h_1$ fill 2 slots and hold 3 arrays; one block
+# from $h_2$ fills 1 and holds 2. The uncounted array is the tape's start,
+# until its backward: one, however long the tape. We keep the rule
+# because Revolve's reverse step tapes one block (last section), so every
+# Revolve schedule is one of ours. Without it the game is cheaper (3
+# blocks, 2 slots: 4 calls against the rule's 5, printed with the
+# recursion), undercounting the same one array; it is left open
+# (docs/forget.md). "Memory, measured" finds it: a third array in
+# flight.
 #
 # ## Two slots: the first checkpoint
 #
@@ -230,10 +230,11 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # - otherwise, the second: pick a first checkpoint $h_m$, advance `m`
 #   blocks and store it; reverse the `n - m` blocks above it with `M - 1`
 #   slots; free it and reverse the first `m` with all `M`. The best `m`
-#   wins, and no schedule beats it (`tests/test_revolve.py` searches
-#   every state for `n ≤ 12`): a schedule may keep its first
+#   wins. Why no schedule should beat it: a schedule may keep its first
 #   checkpoint until the blocks above it are reversed (runs there start
-#   from it more cheaply than from `x`), and those below need only `x`:
+#   from it more cheaply than from `x`), and those below need only `x`.
+#   An argument, not a proof: `tests/test_revolve.py` checks it by
+#   searching every state for `n ≤ 12`:
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
 #
@@ -436,7 +437,7 @@ for _, run in ways.values():
 # fills the last free slot after the first backward (here `M ≤ 4`; at 6
 # and 8 every tape after the first backward starts from `x` or a
 # checkpoint). Each peak is slots plus in flight, within a third of an
-# activation (small objects):
+# activation (small objects; asserted, printed rounded):
 
 # %%
 def in_flight(schedule):
@@ -453,7 +454,7 @@ def in_flight(schedule):
 
 
 peaks = {}
-print(f"{'':22s} calls  slots + in flight = peak (activations)")
+print(f"{'':22s} calls  slots + in flight = peak (activations, rounded)")
 for name, (schedule, run) in ways.items():
     net_calls[0] = 0
     gc.collect()
