@@ -15,8 +15,8 @@
 #
 # ## Opening the course
 #
-# One command installs what is missing (minichain, Jupyter, Graphviz's
-# `dot`) and opens the course:
+# One command, run from the repository's root, installs what is missing
+# (minichain, Jupyter, Graphviz's `dot`) and opens the course:
 #
 # ```bash
 # make lab
@@ -81,8 +81,9 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 # %% [markdown]
 # A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
 # Variable), with one input. The variables you made yourself, here `x`,
-# are the *leaves*; each box shows its *rank*, its depth from the leaves
-# (chapter 02). Only `x` shows a gradient: backward starts from the *seed*
+# are the *leaves*; each box shows its *rank* (chapter 02): a leaf has
+# rank 0; a function takes its inputs' highest rank, its output one more.
+# Only `x` shows a gradient: backward starts from the *seed*
 # `dy/dy = 1` and by default keeps only the leaves' gradients. `x` is
 # outlined in red because `_ ** 2` keeps it to compute `2x`.
 #
@@ -99,9 +100,9 @@ print(visualize.draw(y))
 # %% [markdown]
 # Read `A <--- B` as "`B` came from `A`": `x` is on the left and `y` on
 # the right as in the picture, but the arrows point back, the way backward
-# walks; `_ + _`, with two inputs, is drawn once and tagged `[1]`, where
-# the lower row ends. `x <-+` opening two `|---` rows means `x` is used
-# twice, once per row.
+# walks; `_ + _`, with two inputs, is drawn once, tagged `[1]`, and the
+# `[1]` ending the last line points back to it. `x <-+` opening two `|---`
+# rows means `x` is used twice, once per row.
 #
 # ## Who made what: `creator_node`
 #
@@ -132,7 +133,7 @@ assert y.creator_node.inputs[1] is x.node   # x's VariableNode, not x
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | `x.grad = None` | `x.cleargrad()` |
 # | the graph is freed by `backward()` unless `retain_graph=True` | kept: `backward()` can run again |
-# | topological order, found by `backward()` | `rank`, given to each node when made (chapter 02) |
+# | topological order, found by `backward()` | `rank` (DeZero's generation), given to each node when made (chapter 02) |
 # | `y.backward(gradient=g)` | `y.grad = g; y.backward()` |
 # | `h.retain_grad()`, tensor by tensor | `y.backward(retain_grad=True)`, for all (chapter 07) |
 #

@@ -150,15 +150,14 @@ assert "cannot be applied twice" in message
 # %% [markdown]
 # ## Ranks
 #
-# Every variable and function carries a **rank**, its depth from the
-# leaves, not a tensor's ndim (the *generation* of DeZero, the teaching
-# framework of "Deep Learning from Scratch 3"): a leaf has rank 0, a function takes the
-# largest rank among its inputs, and its outputs get one more. Chapter 05
-# shows why backward needs these numbers. On a chain of two identities, our
-# hand-made `apply` and minichain's give the same ranks. In the drawing,
-# the unnamed variable between the two functions is shown by its graph id,
-# `v1`: variables are numbered in the order a walk back from the output
-# meets them, the output being `v0`; named ones show their name instead:
+# Every variable and function carries a **rank** (not a tensor's ndim): a
+# leaf has rank 0; a function takes its inputs' highest rank, its output
+# one more. Chapter 05 shows why backward needs these numbers. On a chain
+# of two identities, our hand-made `apply` and minichain's give the same
+# ranks. In the drawing, the unnamed variable between the two functions is
+# shown by its graph id, `v1`: variables are numbered in the order a walk
+# back from the output meets them, the output being `v0`; named ones show
+# their name instead:
 
 # %%
 leaf = HandVariable(np.zeros(3))
@@ -199,16 +198,14 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # ## One step of backprop: `backward`
 #
 # A function that can be differentiated also has `backward`: one step of
-# the chain rule. Backward computes the
-# gradients of one number, the *loss*; here the loss is `sum(y)`, the sum
-# of the output `y`'s elements. Given the gradient of the loss with
+# the chain rule. Backward computes the gradients of one number, the
+# *loss*; here the loss is `sum(y)`, the sum of the output `y`'s elements. Given the gradient of the loss with
 # respect to the function's output, the *incoming gradient* `gy`, backward
 # returns the gradient of the loss with respect to its input, `gx`. For
 # `y = 2x`, `dy/dx = 2`, so `gx = 2 * gy`.
 #
 # Its signature is minichain's, tuples in and out like `forward`:
-# `backward(target_input_indexes, grad_outputs)` (minichain's own source
-# calls it `indexes`). `grad_outputs` holds one
+# `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
 # says which inputs want a gradient (for one input, always `(0,)`).
 #
@@ -238,8 +235,9 @@ assert np.array_equal(x_hand.grad, [2.0, 2.0, 2.0])
 # %% [markdown]
 # To hand the same function to minichain, change the base class (and the
 # name): `HandFunctionNode` becomes `mc.FunctionNode`; `forward` and
-# `backward` stay line for line. With the same seed in `y.grad`, `y.backward()` makes the
-# call our line above made:
+# `backward` stay line for line. With the same seed in `y.grad`,
+# `y.backward()` walks the graph and, on this one-function graph, makes
+# exactly one call to `Twice.backward`:
 
 # %%
 class Twice(mc.FunctionNode):
@@ -259,7 +257,6 @@ y.grad = np.ones(3)                                           # the seed
 y.backward()
 print("minichain: x.grad =", x.grad)
 assert np.array_equal(x.grad, x_hand.grad)
-assert x.grad is x.grad_var.array       # the array of x.grad_var (next cell)
 
 # %% [markdown]
 # One difference shows in the prints: minichain hands `backward` the
@@ -267,12 +264,19 @@ assert x.grad is x.grad_var.array       # the array of x.grad_var (next cell)
 # gradient can itself be recorded (chapter 11 differentiates it again).
 # `2 * gy` works on both. `x.grad` still prints an array: it is the array
 # of the Variable `x.grad_var`.
-#
-# Every FunctionNode of minichain is written this way (chapter 03 adds an
-# optional fast variant). Here is minichain's identity, printed from the package: `IdentityNode`, labelled
-# `Identity`, and `identity`, the lowercase function that applies a new
-# one and returns its single output rather than a tuple. `indexes` is Chainer's
-# name for `target_input_indexes`: the same argument, passed by position.
+
+# %%
+print("x.grad_var:", x.grad_var)
+assert x.grad is x.grad_var.array
+
+# %% [markdown]
+# Every FunctionNode of minichain is written this way (chapter 03 shows an
+# array-only variant that the default run prefers when a function defines
+# one). Here is minichain's identity, printed from the package:
+# `IdentityNode`, labelled `Identity`, and `identity`, the lowercase
+# function that applies a new one and returns its single output rather
+# than a tuple. `indexes` is Chainer's name for `target_input_indexes`: the
+# same argument, passed by position.
 
 # %%
 import minichain.functions.array.identity as identity_module

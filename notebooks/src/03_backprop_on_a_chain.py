@@ -239,8 +239,8 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 # derivative is a whole matrix, the *Jacobian* `J`, with
 # `J[i, j] = ∂yᵢ/∂xⱼ`. Backward never builds it. It starts from an array `g`
 # of `y`'s shape, the **seed**, which you put in `y.grad`; each function
-# multiplies the gradient it receives by its own local Jacobian, and what
-# arrives at `x` is
+# multiplies the gradient it receives by its own local Jacobian (a
+# vector-Jacobian product, VJP), and what arrives at `x` is
 #
 # $$g^\top J \;=\; \nabla_x \textstyle\sum_i g_i\, y_i ,$$
 #
@@ -353,7 +353,8 @@ plt.show()
 # %% [markdown]
 # At these 11 sample points the largest gap is about `2e-8`.
 #
-# `mc.gradient_check.check_backward` packs this comparison into one call:
+# `mc.gradient_check.check_backward`, like PyTorch's
+# `torch.autograd.gradcheck`, packs this comparison into one call:
 # for a seed `g` (its third argument) and a random direction `d`, it
 # compares `gᵀJd` from backward with the central difference of `gᵀf` along
 # `d`, and raises if they disagree; exercise 2 runs it on yours.
@@ -366,8 +367,8 @@ print("check_backward passed")
 # %% [markdown]
 # ## Under the hood (optional on a first reading)
 #
-# The package's `exp` and `sin`, and what its graph links: chapters 07
-# and 13 teach them; Tasks 3 and 4 need them.
+# The package's `exp` and `sin`, and what its graph links: optional
+# unless you do Tasks 3-4; chapters 07 and 13 teach the rest.
 #
 # ### `exp` and `sin` in the package
 #
@@ -384,12 +385,12 @@ print("check_backward passed")
 #
 # | method | works on | runs |
 # |---|---|---|
-# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and always under `mc.reference_mode()` (chapter 05: the engine as the chapters print it) |
-# | `backward_arrays` | arrays | in the default run, when a function defines it (chapter 13) |
+# | `backward` | Variables | under `mc.reference_mode()` (chapter 05), and when double backprop is on (`y.backward(enable_double_backprop=True)`) |
+# | `backward_arrays` | arrays | in the default run, the fast path (chapter 13), when a function defines it |
 #
-# **So the default `yv.backward()` above ran `Exp.backward_arrays` and
-# `Sin.backward_arrays`, not the `backward` methods printed below:** each
-# is its `backward`'s formula on bare arrays
+# **So the default `yv.backward()` above ran `Exp.backward_arrays`
+# (printed below) and `Sin.backward_arrays`, not the printed `backward`
+# methods:** each is its `backward`'s formula on bare arrays
 # (`_retained_output_data` is the retained output's array). On
 # Variables, `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`) are
 # recorded, so a gradient can be differentiated again (double backprop,

@@ -95,7 +95,9 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # branched graph needs every function visited once, *after* all the functions
 # that use its output. Our hand-made engine grows once more: it collects
 # every function behind the outputs, then visits them by rank (chapter 02),
-# highest first, **borrowing chapter 05's answer** to the question of order.
+# highest first, **borrowing chapter 05's answer** to the question of order:
+# every function that uses an output has a higher rank than the function
+# that made it, so highest-first runs all users before the maker.
 # `HandVariable` and `HandFunctionNode` are chapter 03's, unchanged. The one
 # line that matters here is marked: add, or overwrite.
 
@@ -315,9 +317,10 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
-# hand engines. Overwriting keeps only one branch's share, so the "derivative"
-# it draws is a different function, silently. minichain's curve lies on
-# the numerical derivative.
+# hand engines. Overwriting keeps only the share of the branch visited
+# last, here `sin`'s (`cos a · eˣ`), so the dashed "derivative" is a
+# different function, silently. minichain's curve lies on the numerical
+# derivative.
 
 # %%
 def hand_diamond(x_values, accumulate):
@@ -343,6 +346,7 @@ numeric = (diamond(grid + 1e-5) - diamond(grid - 1e-5)) / 2e-5
 right = hand_diamond(grid, accumulate=True)
 wrong = hand_diamond(grid, accumulate=False)
 assert np.allclose(right, xv.grad) and np.allclose(xv.grad, numeric, atol=1e-6)
+assert np.allclose(wrong, np.cos(np.exp(grid)) * np.exp(grid))   # sin's share
 print("largest error without the sum: {:.2f}".format(
     np.max(np.abs(wrong - numeric))))
 
@@ -414,20 +418,20 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 # ### Where minichain adds
 #
 # minichain's backward has a *reference path*, the code the chapters
-# print, and a *fast path* with the same gradients (chapter 13). The
-# reference `_add_gradient_reference` runs whenever a function hands back
-# a gradient `gx` for a variable's node; `run` is one backward pass's
-# record, and its dict `run.grads` holds what each node has received
-# so far (our `hand_backward` used `.grad`). The cell prints first the lines
-# that matter: a node's first gradient is stored (our first
-# `x.grad = gx`), later ones are added with `+`, never `+=`. Then the
-# whole function: a leaf (`creator_node is None`) adds to its own `.grad`
-# instead, as shown above (`_add_to_leaf`), except under `mc.grad`
-# (chapter 03: `run.into_leaves` is False); that add makes a new array
-# too (one exception, for Parameters, is in chapter 13).
+# print (run it with `mc.reference_mode()`, chapter 05), and a *fast
+# path* with the same gradients (chapter 13). The reference
+# `_add_gradient_reference` runs whenever a function hands back a gradient
+# `gx` for a variable's node; `run` is one backward pass's record, and its
+# dict `run.grads` holds what each node has received so far (our
+# `hand_backward` used `.grad`). The cell prints first the lines that
+# matter: a node's first gradient is stored (our first
+# `x.grad = gx`), later ones are added with `+`. Then the whole function:
+# a leaf (`creator_node is None`) adds to its own `.grad` instead, as
+# shown above (`_add_to_leaf`), except under `mc.grad` (chapter 03:
+# `run.into_leaves` is False); that add makes a new array too.
 #
-# Why never `+=`? `_ + _` hands one gradient Variable to both its inputs.
-# In the cell's hand loop for `y = (x + x) + x`, the outer `_ + _` makes
+# Why `+` and never `+=`? `_ + _` hands one gradient Variable to both its
+# inputs. In the cell's hand loop for `y = (x + x) + x`, the outer `_ + _` makes
 # the seed itself the gradient of `x` and of `x + x`, whose `_ + _` hands
 # it back to `x` twice. `x`'s `grads[node]` and `gx` are then the same
 # array, so `+=` changes both: each `+=` doubles it.
