@@ -482,7 +482,7 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # walk skipped. (*next*/*prev* sit under each frame in JupyterLab;
 # `.save(path)` writes one file that opens offline.) Each frame's last
 # line counts the bytes of the gradients alive and of the arrays kept for
-# backward; chapter 07, Note 1, reads these counts step by step.
+# backward; chapter 07, Note 1, reads them.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
