@@ -237,8 +237,10 @@ assert x_hand.grad == right
 # itself**. Let backward always run the waiting function of highest rank.
 # A function only pushes functions of lower rank (its inputs' creators), so
 # the popped ranks never rise: when `f` pops, every reachable function of
-# higher rank, each consumer of `f`'s output among them, has run. So `f`'s
-# incoming gradient is complete when it is used.
+# higher rank, each consumer of `f`'s output among them, has run (each
+# such function is pushed before `f` pops: its own consumers, of higher
+# rank still, ran earlier). So `f`'s incoming gradient is complete when
+# it is used.
 
 # %%
 functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
@@ -320,7 +322,9 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 #
 # The other lines are safeguards (a function cut by `unchain()`, inputs
 # needing no gradient) and what chapters 06–08 add: `retain_grad=True`,
-# hooks, shape and dtype checks. The cell reruns our example on the
+# hooks, shape and dtype checks. The helpers named in the print
+# (`_retain_output_grads`, `_targets`, `_hooks_before`, `_check_gradient`)
+# can be skipped for now. The cell reruns our example on the
 # reference path, to the same gradient and order.
 
 # %%
@@ -478,11 +482,7 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # walk skipped. (*next*/*prev* sit under each frame in JupyterLab;
 # `.save(path)` writes one file that opens offline.) Each frame's last
 # line counts the bytes of the gradients alive and of the arrays kept for
-# backward: 8 each, one float64 number (`_ + _` hands one gradient array to
-# both `h` and `hh`, chapter 04's reason for never `+=`; the array kept is
-# `h`'s, which `_ * _` needs). The 8 kept bytes are still there when
-# backward is done: the graph stays (chapter 03) until its last output
-# Variable is dropped (chapter 07).
+# backward; chapter 07, Note 1, reads them.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")

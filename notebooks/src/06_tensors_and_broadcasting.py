@@ -107,9 +107,10 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # printed here, works on plain arrays, like our `hand_sum_to` (its
 # `force_array` keeps a 0-d result an array, not a NumPy scalar). PyTorch's
 # backward of broadcasting does the same reduction (`Tensor.sum_to_size`).
-# `F.sum_to` (next section) is a function on Variables: it applies the
-# FunctionNode `SumTo`, whose backward is `F.broadcast_to`: it can be
-# differentiated. The array version agrees with ours on every case above:
+# `F.sum_to` (two sections down, after the picture) is a function on
+# Variables: it applies the FunctionNode `SumTo`, whose backward is
+# `F.broadcast_to`: it can be differentiated. The array version agrees
+# with ours on every case above:
 
 # %%
 from minichain.utils import array as array_utils
@@ -260,7 +261,7 @@ print("gW:", gw_by_hand.shape, " gx:", gx_by_hand.shape)
 xv, wv = mc.Variable(x_data), mc.Variable(w_data)
 y = xv @ wv
 y.grad = gy                      # the seed (chapter 03): any gy of y's shape
-y.backward()
+y.backward()                     # with the line above, PyTorch's y.backward(gy)
 assert np.allclose(wv.grad, gw_by_hand) and np.allclose(xv.grad, gx_by_hand)
 
 # %% [markdown]
@@ -396,7 +397,7 @@ for v in (x, W, b):
 # %% [markdown]
 # ## Now build it: Task 8
 #
-# Write `Sum` and `MatMul` in `build_your_own/mychain/functions.py`, and
+# Write `Sum` and `MatMul` in `mychain/functions.py`, and
 # make the backward of `Add` and `Mul` sum each gradient back to its input's
 # shape with the `sum_to` given in that file. mychain's `sum_to` is the one
 # on Variables, like `F.sum_to`, so the backward you write stays

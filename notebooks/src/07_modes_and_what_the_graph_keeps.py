@@ -101,6 +101,9 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # - `y.node.set_creator_node(self)`: our `y.creator = self` and `y.rank`;
 # - `_retain_data`: new, keeps what backward needs.
 #
+# Above the `if`, `requires_grad` says whether the outputs need a gradient
+# ("Constants: `requires_grad=False`", below). Skip the other lines for now.
+#
 # `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`,
 # whose end, printed last, is our `hand_using_config`.
 
@@ -301,8 +304,8 @@ assert alive["b"]() is not None
 assert np.allclose(x.grad, 2 * 2 * (1 - np.tanh(2.0) ** 2))
 
 # %% [markdown]
-# When `loss`, the last Variable reaching the graph from its output end,
-# goes, the whole graph goes; `x` lives on:
+# When `loss` (the only Variable left that holds the graph through its
+# creators) is deleted, the whole graph goes; `x` lives on:
 
 # %%
 del loss

@@ -257,7 +257,9 @@ assert rows > timer.total_time()
 # A nested step's bytes count twice, as its time did. Python objects add a
 # few hundred bytes per step: we print tenths of a MiB. `forward:ReLU`
 # leaves its output, one 1 MiB activation; note 1, at the end, accounts for
-# the other rows.
+# the `Linear` and `ReLUGrad` rows. The 0.0 rows are views (`Transpose`) or
+# the loss's KiB-sized arrays; `backward:ReLU` is its `ReLUGrad`, counted
+# again.
 
 # %%
 table = memory.summary()
@@ -266,6 +268,8 @@ for event, record in table.items():
     print(f"{event:30s} {record['allocated_bytes'] / MiB:5.1f} MiB"
           f" {record['peak_bytes'] / MiB:5.1f} MiB  {record['occurrence']}")
 assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
+assert all(r["peak_bytes"] < MiB / 16 for e, r in table.items()  # 0.0 rows
+           if "Linear" not in e and "ReLU" not in e)
 
 # %% [markdown]
 # ## A hook on one function only
@@ -316,9 +320,9 @@ def message(call):
 class HandDot(mc.FunctionNode):
     def forward(self, inputs):
         a, b = inputs
-        if a.shape[-1] != b.shape[0]:
-            raise TypeError(f"Expect: a.shape[-1] == b.shape[0]\n"
-                            f"Actual: {a.shape[-1]} != {b.shape[0]}")
+        if a.shape[-1] != b.shape[-2]:
+            raise TypeError(f"Expect: a.shape[-1] == b.shape[-2]\n"
+                            f"Actual: {a.shape[-1]} != {b.shape[-2]}")
         return a @ b,
 
 # %%
