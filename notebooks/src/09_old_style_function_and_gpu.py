@@ -177,8 +177,9 @@ assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
 # Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient. Its mark, printed first, refuses a backward or
-# `mc.grad` starting from it, with an error naming the function:
+# the old-style gradient. Its mark, printed first (an internal attribute,
+# hence the underscore), refuses a backward or `mc.grad` starting from it,
+# with an error naming the function:
 
 # %%
 x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
@@ -202,8 +203,9 @@ for name, start in [("gx.backward()", gx.backward),
 # `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
 # and never reaches `x`.
 #
-# So `mc.grad` reports no gradient for `x`: `None`, not zero, and no error
-# (PyTorch's `@once_differentiable` raises one).
+# So `mc.grad` reports no gradient for `x`: `None`, not zero, and no error.
+# minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here
+# (PyTorch's `@once_differentiable` raises an error).
 #
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
@@ -252,11 +254,12 @@ class Exp(mc.Function):
         self.retain_inputs(())          # backward does not read x
         self.retain_outputs((0,))       # ... but it reads y = exp(x)
         x, = inputs
-        return np.exp(x),
+        xp = mc.backend.get_array_module(x)   # numpy or cupy: see "The GPU"
+        return xp.exp(x),
 
     def backward(self, inputs, grad_outputs):
         y, = self.output_data           # inputs is (None,): x was not kept
-        return y * grad_outputs[0],
+        return y * grad_outputs[0],     # an operator: no xp needed
 
 
 # %% [markdown]
@@ -337,6 +340,9 @@ assert ya.creator is not yb.creator and a.grad[0] == b.grad[0] == 3.0
 # %% [markdown]
 # ## The GPU: one code path, two array modules
 #
+# The GPU shares this chapter with the old-style Function because both
+# concern code on bare arrays, which must pick NumPy or CuPy itself.
+#
 # CuPy copies NumPy's interface: `cupy.exp`, `cupy.zeros_like`, `a @ b` all
 # exist and mean the same thing, on arrays that live in GPU memory. So a
 # function needs no second version: it asks which module its inputs belong
@@ -348,14 +354,18 @@ print(inspect.getsource(mc.backend.get_array_module))
 # %% [markdown]
 # `available` is True only when CuPy is installed *and* sees a GPU;
 # `_unwrap(x)` gives a Variable's array and passes an array through.
-# The rule: a *module function* applied to data (`exp`, `zeros_like`) comes
-# from `xp`; operators (`x ** 3`, `a @ b`), array methods and dtypes
-# (`numpy.float32`, shared by CuPy) need none. So minichain's FunctionNodes
-# ask `xp = backend.get_array_module(x)` in `forward`; `Softplus.backward`
-# below needs no `xp`, as it works on Variables. An old-style Function
-# works on bare arrays in `backward` too, so both its methods ask `xp` for
-# module functions (`Exp` above would need `xp.exp`, not `np.exp`). A
-# softplus `log(1 + exp(x))` for either device:
+# A *module function* applied to data (`exp`, `zeros_like`) comes from
+# `xp = backend.get_array_module(x)`; operators (`x ** 3`, `a @ b`), array
+# methods and dtypes (`numpy.float32`, shared by CuPy) need none. Which
+# methods ask `xp` for module functions:
+#
+# | | `forward` | `backward` |
+# | --- | --- | --- |
+# | FunctionNode | yes: arrays | no: Variables |
+# | old-style Function | yes: arrays | yes: arrays |
+#
+# So `Exp` above asks in `forward` (its backward uses only `*`), and so
+# does `Softplus` below. A softplus `log(1 + exp(x))` for either device:
 
 # %%
 class Softplus(mc.FunctionNode):

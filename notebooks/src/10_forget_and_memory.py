@@ -132,14 +132,13 @@ print(draw(y))
 # Memory Cost", 2016, arXiv:1604.06174) cuts the chain into `s` segments
 # and forgets each one. Forward keeps only each segment's input, its
 # *checkpoint*: `s - 1` of them, since the first segment starts from `x`,
-# which the caller holds. In this course a checkpoint is the
-# kept array; PyTorch's `checkpoint()` function is our `forget`. (One
-# refinement: the *last* segment keeps its graph, as in PyTorch's
-# `torch.utils.checkpoint.checkpoint_sequential`. Its backward runs first,
-# right after the forward, so keeping costs no more than rebuilding, and
-# saves one segment of recomputation.) Backward then rebuilds one segment
-# at a time from its checkpoint, at most `⌈L/s⌉` activations. So the
-# activations kept at once, the **kept count**, are about
+# which the caller holds. In this course a checkpoint is the kept array;
+# PyTorch's `checkpoint()` function is our `forget`. Backward then rebuilds
+# one segment at a time from its checkpoint, at most `⌈L/s⌉` activations.
+# The *last* segment is not rebuilt: it keeps its graph, as in PyTorch's
+# `torch.utils.checkpoint.checkpoint_sequential`, since its backward runs
+# first, so keeping costs no more than rebuilding. So the activations kept
+# at once, the **kept count**, are about
 #
 # $$ s - 1 + \lceil L/s \rceil, $$
 #
@@ -270,15 +269,15 @@ plt.show()
 
 # %% [markdown]
 # Plain climbs through the forward, one activation per block, and stays
-# up: the graph lives until `loss` is dropped. (PyTorch's backward instead
-# frees what each function saved as it passes, unless `retain_graph=True`.)
+# up: the graph lives until `loss` is dropped (when `step` returns).
+# (PyTorch's backward instead frees what each function saved as it passes,
+# unless `retain_graph=True`.)
 # With `forget` the forward keeps only the checkpoints and the last
 # segment's graph; inside a graph-free segment an output lives only until
 # the next function has used it (the small teeth). Backward runs the last
 # segment's backward at once, then rebuilds the other segments one at a
 # time, freeing each as it goes: the humps. The rebuild humps reach the
-# peak estimate, 9, as printed; the first stops one lower (note 1, at the
-# end).
+# peak estimate, 9, as printed; the first stops one lower (note 1).
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` the only
 # segment is the last, whose graph is kept: nothing is recomputed. With 16,
@@ -327,11 +326,11 @@ plt.show()
 # `linear` and `tanh` forwards shows it, reset between the forward and the
 # backward phase. Both forward phases count `2 L = 32`. Forget's backward
 # phase counts 24 more than plain's, pure recomputation: three segments of
-# 4 blocks run again, the last segment (graph kept) not. (Why plain's
-# backward counts any: note 3.)
+# 4 blocks run again, the last segment (graph kept) not. Plain's backward
+# counts some too, as `Linear`'s backward calls `linear` (note 3).
 
 # %%
-class ForwardCounter(mc.FunctionHook):
+class ForwardCounter(mc.FunctionHook):     # hooks: chapter 08
     name = "ForwardCounter"
     count = 0       # a class default: `self.count += 1` makes each counter its own
 
@@ -400,19 +399,11 @@ assert np.array_equal(real_grad, plain_grad)
 # (`mc.random.get_state()`) when its forward starts and puts it back for the
 # recomputation, so the mask is drawn twice the same. That is why every
 # random draw in minichain goes through `mc.random`. PyTorch's `checkpoint`
-# does the same by default (`preserve_rng_state=True`). The replay, in
-# `Forget.backward`: new leaves, then `func` again with recording forced on,
-# the saved state put back (`_replayed_random`) and
-# `mc.config.in_recomputing` True, so that code with side effects (a
-# running average, a counter) can skip them. (With `enable_double_backprop`,
-# `Forget.backward` takes another path: chapter 11.)
-# `_Recomputation(release=True)` is a hook that frees what each recomputed
-# function kept once its backward has run:
-
-# %%
-lines = inspect.getsource(inspect.getmodule(F.forget).Forget.backward).splitlines()
-start = next(i for i, line in enumerate(lines) if line.strip().startswith("targets ="))
-print("\n".join(lines[start:start + 8]))
+# does the same by default (`preserve_rng_state=True`). While `func` runs
+# again, `mc.config.in_recomputing` is True, so that code with side effects
+# (a running average, a counter) can skip them. (The replay in code: note 4;
+# with `enable_double_backprop`, `Forget.backward` takes another path:
+# chapter 11.)
 
 # %% [markdown]
 # ## Watch the recomputation
@@ -421,11 +412,10 @@ print("\n".join(lines[start:start + 8]))
 # step, what the engine holds. When backward reaches the `Forget` node,
 # the player switches to a second graph: the one `func` builds again
 # inside `Forget`'s backward. Its own backward runs on it (first
-# `_GradientSeed`, which hands the recomputed output the gradient `Forget`
-# received, then the recomputed functions). Watch *kept for backward*: it
-# rises while that graph exists (the recomputed `tanh` output is retained
-# again) and falls back as its backward walks down it. (Why *in gradients*
-# gains 4 bytes at step 4: note 4.)
+# `_GradientSeed`, note 4, then the recomputed functions). Watch *kept for
+# backward*: it rises while that graph exists (the recomputed `tanh` output
+# is retained again) and falls back as its backward walks down it. (Why
+# *in gradients* gains 4 bytes at step 4: note 5.)
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -549,6 +539,22 @@ print(f"peak with 4 segments, no hook: {unwatched} activations")
 assert unwatched == in_activations(forgetful.peak)
 
 # %% [markdown]
-# **Note 4: the 4 bytes.** At step 4 *in gradients* gains the inner
-# backward's seed: `Forget`'s backward calls `backward()` on
-# `_GradientSeed`'s 0-d output, and every backward starts from a seed `1.0`.
+# **Note 4: the replay, in code.** `Forget.backward`, where no graph was
+# kept: new leaves, then `func` again with recording forced on, the saved
+# random state put back (`_replayed_random`) and `in_recomputing` True.
+# `_Recomputation(release=True)` is a hook that frees what each recomputed
+# function kept once its backward has run:
+
+# %%
+lines = inspect.getsource(inspect.getmodule(F.forget).Forget.backward).splitlines()
+start = next(i for i, line in enumerate(lines) if line.strip().startswith("targets ="))
+print("\n".join(lines[start:start + 8]))
+
+# %% [markdown]
+# Then `backward()` runs from `_GradientSeed`'s 0-d output, whose backward
+# hands each recomputed output the gradient `Forget` received: what
+# `HandForget` did with `mc.grad(..., grad_outputs=...)`.
+#
+# **Note 5: the 4 bytes.** At step 4 *in gradients* gains the inner
+# backward's seed, on `_GradientSeed`'s 0-d output (note 4): every backward
+# starts from a seed `1.0`.

@@ -95,7 +95,8 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # ## The real thing: minichain's backwards are written on Variables
 #
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
-# same formula as `VariableCube`'s, on Variables:
+# same formula as `VariableCube`'s, on Variables (`backward_arrays`, chapter
+# 13's bare-array shortcut, runs only when nothing records):
 
 # %%
 from minichain.functions.math.basic_math import PowVarConst
@@ -364,8 +365,9 @@ print("tanh's double backward agrees with finite differences")
 # `func` again in its backward. Chapter 10's `HandForget` (repeated below)
 # runs it again on a fresh leaf, a new Variable with `x`'s values, and
 # returns the gradient `mc.grad` gives there. That first derivative is
-# right, but its graph ends at the fresh leaf, not at `x`: like
-# `ArrayCube`'s, it cannot be differentiated with respect to `x` (`None`).
+# right, but it cannot be differentiated with respect to `x` (`None`): its
+# inner `mc.grad` records no graph, and even with
+# `enable_double_backprop=True` that graph would stop at the fresh leaf.
 # The test: `x³` at `x = [0.5, 3]`, second derivative `6x`.
 
 # %%
@@ -415,7 +417,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 #    `link` again, this time recording the graph (the recomputation);
 # 3. it runs backward through that new graph with
 #    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
-#    (a sum of three products, as `h * h * h` has three factors), is a
+#    (the sum of three products: `[1]`, `[5]`, `[6]` in the drawing), is a
 #    Variable with a graph. The cut edge stops this inner pass at `link`:
 #    it does not run on into `x` and what lies below, whose gradients the
 #    outer backward is computing;
@@ -426,13 +428,16 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # runs only when the outer backward records (`enable_double_backprop=True`);
 # otherwise chapter 10's new-leaf path runs.
 #
-# The second `mc.grad` recomputes nothing: it walks the graph recorded in
-# step 3 down to `link`, then through `Identity` (derivative 1) to `x`.
-# As `link` holds `x`'s values, that graph computes `3x²·gy`, so its
-# derivative is `6x·gy`, as without `forget`. Counting `cube`'s calls, then
-# drawing the gradient's graph, where we name three Variables by the
+# The second `mc.grad` recomputes nothing: the recomputed activation
+# (`link * link`, `v8` below) is part of the graph recorded in step 3,
+# which it walks down to `link`, then through `Identity` (derivative 1) to
+# `x`. So `gx` keeps it alive: under double backprop `forget` saves no
+# memory. As `link` holds `x`'s values, that graph computes `3x²·gy`, so
+# its derivative is `6x·gy`, as without `forget`. Counting `cube`'s calls,
+# then drawing the gradient's graph, where we name three Variables by the
 # function that made them: `link`, made by `Identity` from `x` (bottom
-# left); `gy`, made by `BroadcastTo` from the `seed` (`F.sum`'s backward).
+# left); `gy`, made from the `seed` by `Reshape` and `BroadcastTo`
+# (`F.sum`'s backward).
 
 # %%
 cube_calls = [0]
