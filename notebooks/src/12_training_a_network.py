@@ -221,12 +221,13 @@ assert same
 # about `α · m̂ / √v̂`.
 #
 # The update rule computes `m` as `m += (1 - β₁)(g - m)` and, as in
-# Chainer, folds the correction into the step size:
-# `self.lr = α · √(1 - β₂ᵏ) / (1 - β₁ᵏ)`.
+# Chainer, folds the correction into the step size, the property `lr`
+# (printed first); so `eps` is added to `√v`, not to `√v̂`: hence "about".
 
 # %%
 from minichain.optimizers.adam import AdamRule
 
+print(inspect.getsource(AdamRule.lr.fget))
 print(inspect.getsource(AdamRule.init_state))
 print(inspect.getsource(AdamRule.update_core))
 
@@ -267,8 +268,8 @@ print(inspect.getsource(spiral.forward))
 
 # %% [markdown]
 # We train our hand model's shape, so that only the training differs: 100
-# epochs, 1000 minibatch steps. (The progress bar, on stderr, varies
-# between runs.)
+# epochs of 10 minibatch steps (300 / 30). (The progress bar, on stderr,
+# varies between runs.)
 
 # %%
 result = spiral.train(n_epochs=100, seed=0, n_units=32, n_layers=1,
@@ -285,10 +286,11 @@ assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 # The history holds one loss and one accuracy per epoch: the means over
 # its minibatches, taken while the weights still moved, so the last (also
 # on the progress bar) differs from `result.accuracy`, the trained model
-# evaluated afterwards. The left panel compares it with our hand-made loop
-# (same architecture, other initial weights). Adam and minibatches change
-# together, so the plot cannot say which one helped. One full-batch step
-# is one pass over the data, so the hand loop ran 300 epochs to Adam's 100.
+# evaluated afterwards. The left panel compares this loss with our
+# hand-made loop's (same architecture, other initial weights). Adam and
+# minibatches change together, so the plot cannot say which one helped.
+# One full-batch step is one pass over the data, so the hand loop ran 300
+# epochs to Adam's 100.
 
 # %%
 epochs = np.arange(1, len(result.history["loss"]) + 1)
@@ -391,7 +393,7 @@ print("identical loss for the first 20 epochs:", same_history)
 assert same_history
 
 # %% [markdown]
-# For memory to matter, `spiral.compare_memory` measures one step of a
+# To see memory matter, `spiral.compare_memory` measures one step of a
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments; an *activation* is one hidden layer's output,
 # 6000 × 64 float32 values.
@@ -410,13 +412,15 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
 
 # %% [markdown]
 # Plain holds, as in chapter 10, its 12 activations and 2 in flight;
-# checkpointed, one more than the estimate. A rebuilt segment's incoming
-# gradient lives until the segment's backward ends. Chapter 10's segments
-# end in a `tanh`, which keeps its output; once its backward has run, that
-# output is freed, making room for the incoming gradient. Here they end in
-# a `linear`, which keeps its input, not its output: nothing is freed at
-# the top, so the incoming gradient is a third array in flight. Small
-# arrays make up the rest (note 1 counts every array).
+# checkpointed, one more than the estimate. Not 24: each ReLU keeps its
+# output, the same array the next `linear` keeps as input, and nothing
+# keeps the `linear` outputs. A rebuilt segment's incoming gradient lives
+# until the segment's backward ends. Chapter 10's segments end in a
+# `tanh`, which keeps its output; once its backward has run, that output
+# is freed, making room for the incoming gradient. Here they end in a
+# `linear`, which keeps its input, not its output: nothing is freed at the
+# top, so the incoming gradient is a third array in flight. Small arrays
+# make up the last 0.5: the table in Note 1 lists them.
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.
@@ -492,7 +496,7 @@ print(f"segments, in steps: {[len(segment) for segment in segments]};"
 alive = {                                  # activations: (plain, checkpointed)
     "checkpoints, s - 1": (0, s - 1),
     "ReLU outputs kept": (L, max(relus)),
-    "the inner seed (incoming gradient)": (0, 1),
+    "the segment's incoming gradient": (0, 1),
     "the gradient waiting (the ReLU's gy)": (1, 1),
     "the gradient being made (its gx)": (1, 1),
     "the ReLU's mask y > 0 (1 byte each)": (mask, mask),

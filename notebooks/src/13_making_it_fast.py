@@ -160,7 +160,7 @@ assert flat and near_numpy
 # bookkeeping. From 10⁵ arithmetic dominates and its noise exceeds the
 # bookkeeping, so the line prints times. At 10⁶ the stars are each path's
 # median ratio to NumPy, paired turn by turn (`overhead.slowdown`; drawn,
-# not printed: they vary between runs).
+# not printed: they vary).
 #
 # ## The fast loop's core
 #
@@ -171,17 +171,18 @@ assert flat and near_numpy
 # `grads.pop`; the whole loop is in docs/engine-paths.md):
 
 # %%
-for step, lines in (  # each step, then its lines of _walk (their comments dropped)
-        ("1. pop the highest rank", overhead.excerpt(backprop._walk, "heapq.heappop(heap)")),
-        ("2. backward: take the outputs' gradients", overhead.excerpt(backprop._walk, "grad_outputs = ((take(", "else tuple(")),
-        ("   and run backward on bare arrays (shortcut 1)", overhead.excerpt(backprop._walk, "gxs = func.backward_arrays")),
-        ("3. add each gx into its input's gradient, push its creator once", overhead.excerpt(backprop._walk, "for k, gx in enumerate(gxs)", "x = inputs[targets[k]]")
-         + ["    ...  (a check of gx, cut)"] + ["    " + line for line in overhead.excerpt(backprop._walk, "creator = x.creator_node", "heapq.heappush(")])):
+add_and_push = (overhead.excerpt(backprop._walk, "for k, gx in enumerate(gxs)", "x = inputs[targets[k]]") + ["    ...  (a check of gx, cut)"]
+                + ["    " + line for line in overhead.excerpt(backprop._walk, "creator = x.creator_node", "heapq.heappush(")])
+for step, lines in {  # each step, then its lines of _walk (their comments dropped)
+        "1. pop the highest rank": overhead.excerpt(backprop._walk, "heapq.heappop(heap)"),  # heap key -rank: the min-heap pops the highest rank
+        "2. backward: take the outputs' gradients": overhead.excerpt(backprop._walk, "grad_outputs = ((take(", "else tuple("),
+        "   and run backward on bare arrays (shortcut 1)": overhead.excerpt(backprop._walk, "gxs = func.backward_arrays"),
+        "3. add each gx into its input's gradient, push its creator once": add_and_push}.items():
     print("# " + step, *(line.split("  # ")[0] for line in lines), "", sep="\n")
 
 # %% [markdown]
 # A non-leaf's first gradient is stored (`grads[x] = gx`); the others, and
-# every leaf's, go through `_add_gradient`, NumPy's sum (the reference
+# every leaf's, go through `_add_gradient` (NumPy's `+`; the reference
 # applies `Add`), which also sets a leaf's `.grad`. `pushed`
 # keeps each creator to one push per pass. The other lines are shortcuts.
 #
@@ -230,9 +231,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches;
-# - the class keeps the default `backward_accumulate` (adding into a
-#   gradient already there; shortcut 5), or (`Linear`) there is nothing
-#   to add into yet.
+# - the class does not override `backward_accumulate` (shortcut 5), or
+#   has nothing to add into yet.
 #
 # Switched off:
 
@@ -290,8 +290,8 @@ assert watched == applied_by_backward(reference=True)
 # ### 1b. ReLU's in-place backward
 #
 # On this path ReLU multiplies its mask into the incoming gradient itself,
-# one array the size of the layer fewer, when `writable_gradient` hands
-# that array back (`y`: ReLU's output, kept from forward):
+# one array the size of the layer fewer (argued, not measured), when
+# `writable_gradient` hands that array back (`y`: ReLU's output, kept from forward):
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
@@ -300,7 +300,7 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # `writable_gradient` checks three things: the loop handed the gradients
 # over (`HandedOver`, for a class with `writes_into_gradient`, as ReLU),
 # sparing a caller's arrays; Python counts no other reference to the
-# array (a name, a `.grad`, a second entry of the gradient table); the
+# array (a name, a `.grad`, a second gradient-table entry); the
 # array is not a view. In the trap, the array the inner ReLU receives is
 # also `x.grad`: the count fails.
 # Three cases (more in `tests/test_writable_gradient.py`):
@@ -314,8 +314,7 @@ writes = {"alone, handed over": HandedOver((np.ones(3),)),
           "not handed over": (np.ones(3),)}
 writes = {case: writable_gradient(gys) is not None for case, gys in writes.items()}
 print(writes)
-assert writes == {"alone, handed over": True, "also held by a name": False,
-                  "not handed over": False}
+assert list(writes.values()) == [True, False, False]
 
 # %% [markdown]
 # ### 2. A cheap constructor for outputs
@@ -500,10 +499,10 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # ### 5. Linear adds its weight gradient in blocks
 #
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
-# into it *fused* (product and sum at once), block by block of rows, so
-# the whole weight gradient never exists as a temporary (`xp`: NumPy, or
-# CuPy on a GPU); with nothing to add into yet, `Linear`'s
-# `backward_arrays` runs:
+# into it *fused*, in blocks of rows: each block's product lands in a
+# small scratch array, then is added, so the whole weight gradient never
+# exists (`xp`: NumPy, or CuPy on a GPU); with nothing to add into yet,
+# `Linear`'s `backward_arrays` runs:
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
@@ -582,14 +581,16 @@ print(inspect.getsource(ch13.SquaredDifference))
 
 # %% [markdown]
 # Write its array path, a function `backward_arrays(self,
-# target_input_indexes, grad_outputs)` returning a tuple with one array per
-# index in `target_input_indexes` (0 for `x`, 1 for `y`), and assign the
-# function itself to `answer_2`. The retained arrays are
-# `self.inputs[0].data` and `self.inputs[1].data` (chapter 07; the same
-# arrays as the inputs' `.array`). Keep the
-# contract: write into neither `grad_outputs` nor the inputs, keep their
-# dtype, and return arrays (for 0-d inputs, `force_array` of
-# `minichain.utils.array`; the check tries none).
+# target_input_indexes, grad_outputs)` returning a tuple with one array
+# per index in `target_input_indexes` (0 for `x`, 1 for `y`), and assign
+# the function itself to `answer_2`. Retained data has three routes:
+# `get_retained_inputs()` (Variables, for `backward`),
+# `_retained_output_data` (outputs' arrays) and `self.inputs[i].data`
+# (inputs' arrays, chapter 07): use `self.inputs[0].data` and
+# `self.inputs[1].data`. Keep the contract: write into neither
+# `grad_outputs` nor the inputs, keep their dtype, and return arrays (for
+# 0-d inputs, `force_array` of `minichain.utils.array`; the check tries
+# none).
 
 # %%
 # def backward_arrays(self, target_input_indexes, grad_outputs):

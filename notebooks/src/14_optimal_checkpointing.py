@@ -57,7 +57,7 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # from, or drops. A taped run ends at the highest block not yet reversed,
 # and backward follows it. It may tape several blocks from `x` or a
 # checkpoint, but only one from the value just reached: Revolve's rule,
-# not a memory need (after the first walk-through).
+# not a memory need (why: the section after the first walk-through).
 #
 # ## By hand: four blocks, one slot
 #
@@ -189,13 +189,11 @@ assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 # %% [markdown]
 # Two blocks taped from $h_1$ fill 2 slots and hold 3 arrays; one block
 # from $h_2$ fills 1 and holds 2. The uncounted array is the tape's start,
-# until its backward: one, however long the tape. We keep the rule
-# because Revolve's reverse step tapes one block (last section), so every
-# Revolve schedule is one of ours. Without it the game is cheaper (3
-# blocks, 2 slots: 4 calls against the rule's 5, printed with the
-# recursion), undercounting the same one array; it is left open
-# (docs/forget.md). "Memory, measured" finds it: a third array in
-# flight.
+# until its backward: one, however long the tape. The rule is kept so
+# every Revolve schedule is one of ours. Dropping it saves calls for
+# the same slots (3 blocks, 2 slots: 4 calls against 5, printed below);
+# `checkpoint_revolve` is optimal with the rule, and the rule-free game
+# is not implemented (docs/forget.md).
 #
 # ## Two slots: the first checkpoint
 #
@@ -285,9 +283,10 @@ for n, M in ((n, M) for n in range(1, 13) for M in range(1, n + 1)):
     assert schedule_calls(variant_schedule(n, M)) == hand_cost(n, M)
 assert variant_schedule(4, 1) == one_slot_4 and variant_schedule(4, 2) == two_slots_4
 print("costs agree for every n <= 12 and M <= n")
-print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12))
+print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12), f"({variant_cost(1024, 12) / 1024:.1f} per block)")
 
 # %% [markdown]
+# 1024 blocks with 12 slots: about 3.7 calls each (plain: 1).
 # `mc.checkpoint_revolve(blocks, x, budget)` (`x` second, unlike
 # `checkpoint_sequential`) runs the schedule with `M` slots inside one
 # FunctionNode: its forward performs the moves up to the first backward,
@@ -431,16 +430,16 @@ for _, run in ways.values():
 
 # %% [markdown]
 # Beyond its slots, a step holds chapter 10's two arrays in flight (the
-# gradient waiting, the array being made). A third is the uncounted value
-# the rule allows: a one-block tape from the value just reached keeps that
-# value, as `activations_held` showed. It raises the peak when that tape
-# fills the last free slot after the first backward (here `M ≤ 4`; at 6
-# and 8 every tape after the first backward starts from `x` or a
-# checkpoint). Each peak is slots plus in flight, within a third of an
-# activation (small objects; asserted, printed rounded):
+# gradient waiting, the array being made). A third, the uncounted start
+# of a one-block tape from the value just reached (`activations_held`),
+# raises the peak when that tape fills the last free slot after the first
+# backward (here `M ≤ 4`; at 6 and 8 every later tape starts from `x` or
+# a checkpoint). Before the first backward, the gradient waiting is
+# `F.sum`'s broadcast view of one number: no memory. Each peak is slots
+# plus arrays beyond them, within a third of an activation (small objects; asserted, printed rounded):
 
 # %%
-def in_flight(schedule):
+def beyond_slots(schedule):
     """Arrays held beyond the slots at the worst moment: 3 if, after the first
     backward, a one-block tape from the value just reached fills the last slot."""
     stored, reversing, previous = 0, False, None
@@ -454,17 +453,17 @@ def in_flight(schedule):
 
 
 peaks = {}
-print(f"{'':22s} calls  slots + in flight = peak (activations, rounded)")
+print(f"{'':22s} calls  slots + beyond slots = peak (activations, rounded)")
 for name, (schedule, run) in ways.items():
     net_calls[0] = 0
     gc.collect()
     with mc.memory.measure() as m:
         F.sum(run()).backward()
     peak = peaks[name] = m.peak / activation
-    slots, extra = slots_held(schedule), in_flight(schedule)
+    slots, extra = slots_held(schedule), beyond_slots(schedule)
     assert net_calls[0] == schedule_calls(schedule)
     assert abs(peak - (slots + extra)) < 1 / 3, (name, peak)
-    print(f"{name:22s} {net_calls[0]:5d}  {slots:5d} + {extra:9d} = {round(peak):4d}")
+    print(f"{name:22s} {net_calls[0]:5d}  {slots:5d} + {extra:12d} = {round(peak):4d}")
 
 # %% [markdown]
 # ## The time–memory curve
@@ -576,8 +575,8 @@ print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
 # **In practice.** PyTorch's `torch.utils.checkpoint` offers uniform
 # segments; nesting its `checkpoint` calls should give recursive schedules
 # of this kind (not tried here). At 9 slots uniform segments already cost
-# about as few calls (44, against the variant's 43 with 8 slots, in the
-# table of "Memory, measured"); the variant pays only below that.
+# about as few calls (44, against the variant's 43 with 8 slots, in
+# "Memory, measured"); the variant pays only below that.
 #
 # ## Exercises
 #
