@@ -22,12 +22,13 @@
 # **If you know PyTorch.** An old-style Function is a
 # `torch.autograd.Function`: you write `forward` and `backward`, and `self`
 # plays the part of `ctx`. `self.retain_inputs` and `self.retain_outputs`
-# do what `ctx.save_for_backward` does: `retain_inputs` has the opposite
-# default (all inputs kept), `retain_outputs` the same (nothing kept). Its
-# array backward is a PyTorch backward marked `@once_differentiable`: the
-# same limit, but minichain is silent in the common case (below). A
-# FunctionNode is one without that decorator, its backward written in
-# differentiable operations. `enable_double_backprop=True` is `create_graph=True`.
+# do what `ctx.save_for_backward` does. PyTorch saves nothing unless you
+# call it; an old-style Function keeps all its inputs unless
+# `retain_inputs` says otherwise, and no outputs unless `retain_outputs`
+# does. Its array backward is a PyTorch backward marked
+# `@once_differentiable`: the same limit, but minichain is silent in the
+# common case (below). A FunctionNode is one without that decorator, its
+# backward written in differentiable operations. `enable_double_backprop=True` is `create_graph=True`.
 
 # %%
 import copy
@@ -177,15 +178,19 @@ assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
 # Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient. Its mark, printed first (an internal attribute,
-# hence the underscore), refuses a backward or `mc.grad` starting from it,
-# with an error naming the function:
+# the old-style gradient. `FunctionAdapter` marks the gradient Variable it
+# returns with the function's name, with or without
+# `enable_double_backprop`; this mark (printed first; internal, hence the
+# underscore) refuses a backward or `mc.grad` starting from it, with an
+# error naming the function:
 
 # %%
 x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
 gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
 print("gx.node._old_style_grad_generator:", repr(gx.node._old_style_grad_generator))
 assert gx.node._old_style_grad_generator == "Square"
+gx_once, = mc.grad([F.sum(Square()(x))], [x])   # enable_double_backprop off
+assert gx_once.node._old_style_grad_generator == "Square"
 for name, start in [("gx.backward()", gx.backward),
                     ("mc.grad([gx], [x])", lambda: mc.grad([gx], [x]))]:
     try:
@@ -201,7 +206,7 @@ for name, start in [("gx.backward()", gx.backward),
 # gradient, such as `mc.grad` of `sum(gx)`. The adapter wrapped the
 # old-style backward's array as `Variable(gx)`, a leaf. The pass starts at
 # `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
-# and never reaches `x`.
+# and never reaches `x` (drawn below).
 #
 # So `mc.grad` reports no gradient for `x`: `None`, not zero, and no error.
 # minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here
@@ -214,6 +219,13 @@ for name, start in [("gx.backward()", gx.backward),
 # `gx.backward()` is not refused and leaves `x.grad` at `None`:
 
 # %%
+gx.name = "gx"                                 # FunctionAdapter's, from above
+sum_gx = F.sum(gx)
+sum_gx.name = "sum_gx"
+print("graph of F.sum(gx):", draw(sum_gx))
+assert draw(sum_gx) == "gx <--- Sum <--- sum_gx"   # gx is a leaf: no x
+
+
 def first_and_second(make_output):
     """First gradient of sum(output) at x = [1, 2, 3], then the gradient of
     the sum of that first gradient (None when it cannot be had)."""

@@ -111,6 +111,7 @@ with mc.memory.measure() as after_forward:
 F.sum(y).backward()
 print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
 assert np.allclose(x.grad, gradients["plain"])
+print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 assert abs(after_forward.final - kept["hand_forget"]) < 64 * 1024
 
 # %% [markdown]
@@ -254,8 +255,8 @@ plain, forgetful = measure(None), measure(4)
 print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
 checkpoints, rebuilt = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
-print(f"peak estimate: {checkpoints} checkpoints + {rebuilt} rebuilt tanh outputs"
-      f" + {IN_FLIGHT} in flight = {checkpoints + rebuilt + IN_FLIGHT}")
+print(f"peak estimate's terms: {checkpoints} checkpoints + {rebuilt} rebuilt tanh"
+      f" outputs + {IN_FLIGHT} in flight = {checkpoints + rebuilt + IN_FLIGHT}")
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
 ax = mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
@@ -317,7 +318,7 @@ plt.show()
 # %% [markdown]
 # So the peak estimate holds here for every `s ≥ 2`: peak - kept is 2. At
 # `s = 1` the curve dips one below it and below plain (note 2); chapter 12
-# shows a net one above.
+# shows a net whose peak is one above the estimate.
 
 # %% [markdown]
 # ## What it costs

@@ -96,7 +96,9 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 #
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
 # same formula as `VariableCube`'s, on Variables (`backward_arrays`, chapter
-# 13's bare-array shortcut, runs only when nothing records):
+# 13's bare-array shortcut, runs only when nothing records, so it never
+# breaks a second derivative). Its source calls the first argument
+# `indexes`: it is passed by position, so its name does not matter:
 
 # %%
 from minichain.functions.math.basic_math import PowVarConst
@@ -413,8 +415,10 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # *first* `mc.grad` (the one with `enable_double_backprop=True`):
 #
 # 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
-# 2. it cuts that edge for a moment (`link.unchain()`) and runs `func` on
-#    `link` again, this time recording the graph (the recomputation);
+# 2. it cuts that edge (`link.unchain()`, like an in-place `detach_()`
+#    that step 4 undoes, though `link` still gets its gradient) and runs
+#    `func` on `link` again, this time recording the graph (the
+#    recomputation);
 # 3. it runs backward through that new graph with
 #    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
 #    (the sum of three products: `[1]`, `[5]`, `[6]` in the drawing), is a
