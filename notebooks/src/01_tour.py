@@ -76,20 +76,19 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # a function used to what it made.
 
 # %%
+assert x.array.nbytes == 8   # the "kept for backward" below: x's one float64
 visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
 # A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
 # Variable), with one input. The variables you made yourself, here `x`,
-# are the *leaves*; each box shows its *rank* (chapter 02): a leaf has
-# rank 0; a function takes its inputs' highest rank, its output one more.
-# Only `x` shows a gradient: backward starts from the *seed*
-# `dy/dy = 1` and by default keeps only the leaves' gradients. `x` is
-# outlined in red because `_ ** 2` keeps it to compute `2x`.
+# are the *leaves*. Only `x` shows a gradient: backward starts from the
+# *seed* `dy/dy = 1` and by default keeps only the leaves' gradients. `x`
+# is outlined in red because `_ ** 2` keeps it to compute `2x` ("kept for
+# backward: 8 B": the one float64 that `_ ** 2` keeps).
 #
-# The two variables given no name are labelled by their graph id (`v1`,
-# `v3`). They show no value because their arrays were freed: nothing holds
-# them and no backward needs them (chapter 07).
+# Each box's *rank*: chapter 02; why the unnamed variables (`v1`, `v3`,
+# labelled by graph id) show no value: chapter 07.
 #
 # The same graph as text (`visualize.draw`, Chainer's notation; chapter
 # 02 builds it):
@@ -133,7 +132,7 @@ assert y.creator_node.inputs[1] is x.node   # x's VariableNode, not x
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | `x.grad = None` | `x.cleargrad()` |
 # | the graph is freed by `backward()` unless `retain_graph=True` | kept: `backward()` can run again |
-# | topological order, found by `backward()` | `rank` (DeZero's generation), given to each node when made (chapter 02) |
+# | topological order, found by `backward()` | `rank` (the generation of DeZero, a teaching framework), given to each node when made (chapter 02) |
 # | `y.backward(gradient=g)` | `y.grad = g; y.backward()` |
 # | `h.retain_grad()`, tensor by tensor | `y.backward(retain_grad=True)`, for all (chapter 07) |
 #

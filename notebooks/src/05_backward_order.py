@@ -230,17 +230,18 @@ assert x_hand.grad == right
 # %% [markdown]
 # ## Ranks make the right order easy
 #
-# Look at the ranks. A function's rank is the largest of its inputs' ranks;
-# an output's is its creator's plus one. So every function that uses `h`
-# has a rank ≥ `h`'s, and `h`'s is one more than its creator's: **every
-# consumer of a function's output has a larger rank than the function
-# itself**. Let backward always run the waiting function of highest rank.
-# A function only pushes functions of lower rank (its inputs' creators), so
-# the popped ranks never rise: when `f` pops, every reachable function of
-# higher rank, each consumer of `f`'s output among them, has run (each
-# such function is pushed before `f` pops: its own consumers, of higher
-# rank still, ran earlier). So `f`'s incoming gradient is complete when
-# it is used.
+# A function's rank is the largest of its inputs' ranks, and its output's
+# is one more, so **every consumer of a function's output has a larger
+# rank than the function itself**. Let backward always run the waiting
+# function of highest rank.
+#
+# - (a) A step pushes only its inputs' creators, of lower rank, so the
+#   popped ranks never rise.
+# - (b) So each consumer `g` of `f`'s output that backward reaches (higher
+#   rank) runs before `f` pops: waiting on the heap, `g` pops first; and
+#   what pushes `g`, of higher rank still, cannot by (a) pop after `f`.
+#
+# So `f`'s incoming gradient is complete when it is used.
 
 # %%
 functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
@@ -318,14 +319,16 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # - `_backward_on_variables(...)`: calls `func.backward(targets, gys)`;
 # - `_add_gradient_reference(...)`: our `add_grad` (chapter 04's addition);
 #   a leaf's gradient goes to its Variable's `.grad`, here `x.grad`;
-# - `_push(...)`: our `push`, with `len(run.pushed)` as `next(counter)`.
+# - `_push(...)`: our `push`, with `len(run.pushed)` as `next(counter)`;
+#   `node in run.grads`: only once a gradient waits for `node`;
+# - `run.func = func`: so that a backward failing in debug mode shows
+#   where its forward ran (chapter 08).
 #
 # The other lines are safeguards (a function cut by `unchain()`, inputs
 # needing no gradient) and what chapters 06–08 add: `retain_grad=True`,
-# hooks, shape and dtype checks. The helpers named in the print
-# (`_retain_output_grads`, `_targets`, `_hooks_before`, `_check_gradient`)
-# can be skipped for now. The cell reruns our example on the
-# reference path, to the same gradient and order.
+# hooks, shape and dtype checks; skip the helpers they call for now. The
+# cell reruns our example on the reference path, to the same gradient and
+# order.
 
 # %%
 import minichain.backprop as backprop
@@ -482,7 +485,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # walk skipped. (*next*/*prev* sit under each frame in JupyterLab;
 # `.save(path)` writes one file that opens offline.) Each frame's last
 # line counts the bytes of the gradients alive and of the arrays kept for
-# backward; chapter 07, Note 1, reads them.
+# backward (chapter 07, Note 1). At step 2, `h`'s and `hh`'s gradients
+# take 8 bytes: `_ + _` hands the same array to both inputs.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
@@ -512,7 +516,8 @@ player
 # `run.heap`, its `push` is `_push` and its `pop` is the
 # `heapq.heappop(run.heap)[2]` of `_walk_reference`. Then watch your own
 # engine: `visualize.order_table(visualize.record_backward(y))` and
-# `visualize.animate_backward(y)` draw a `mychain` graph too.
+# `visualize.animate_backward(y)` draw a `mychain` graph too. The task
+# guide: `docs/build-your-own-engine.md`, *The tasks*.
 
 # %% [markdown]
 # ## Exercises

@@ -23,6 +23,16 @@ from minichain.utils import type_check
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
+# ## If you know PyTorch
+#
+# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at one
+# node's backward, like a FunctionHook added with `y.creator_node.add_hook`.
+# `torch.autograd.detect_anomaly()` is debug mode: it records the line that
+# built each node and stops at a NaN gradient (debug mode checks forward
+# outputs too). `torch.profiler` does the work of `TimerHook` and, with
+# `profile_memory=True`, of `MemoryHook`.
+
+# %% [markdown]
 # ## By hand: a place to hook in
 #
 # A hook is an object with a few methods that the code applying functions
@@ -159,7 +169,8 @@ with StepPrinter():
 # `PrintHook` prints what goes into each step: the function's label and a
 # summary of each input, and in backward the *output gradient* (the incoming
 # gradient `gy`) too: it wraps `gy` in a dummy Variable of zeros, as its
-# `.grad`, so read that block's `grad:` line, not its `statistics:`. It prints
+# `.grad` (Chainer's PrintHook does so too; kept for fidelity), so read that
+# block's `grad:` line, not its `statistics:`. It prints
 # `(removed)` for the inputs the function did not keep (chapter 07). Its blocks
 # are long, so we send them to a string (its `file` argument) and print one,
 # the backward step of `x * 2` (its input was not kept: its derivative is 2),
@@ -256,10 +267,11 @@ assert rows > timer.total_time()
 #
 # A nested step's bytes count twice, as its time did. Python objects add a
 # few hundred bytes per step: we print tenths of a MiB. `forward:ReLU`
-# leaves its output, one 1 MiB activation; note 1, at the end, accounts for
-# the `Linear` and `ReLUGrad` rows. The 0.0 rows are views (`Transpose`) or
-# the loss's KiB-sized arrays; `backward:ReLU` is its `ReLUGrad`, counted
-# again.
+# leaves its output, one 1 MiB activation; the line under the table splits
+# `forward:Linear` into its five float32 outputs; note 1, at the end,
+# accounts for `backward:Linear` and `ReLUGrad`. The 0.0 rows are views
+# (`Transpose`) or the loss's KiB-sized arrays; `backward:ReLU` is its
+# `ReLUGrad`, counted again.
 
 # %%
 table = memory.summary()
@@ -270,6 +282,16 @@ for event, record in table.items():
 assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
 assert all(r["peak_bytes"] < MiB / 16 for e, r in table.items()  # 0.0 rows
            if "Linear" not in e and "ReLU" not in e)
+
+KiB = 2 ** 10
+outputs = {"x W1ᵀ": (512, 512), "h W2ᵀ": (512, 4),             # 2 forwards
+           "h's gradient": (512, 512), "W2's gradient": W2.shape,
+           "W1's gradient": W1.shape}                        # 3 in backward
+sizes = {name: np.prod(shape) * 4 for name, shape in outputs.items()}  # float32
+linear_bytes = sum(sizes.values())
+print(f"forward:Linear {linear_bytes / MiB:.1f} MiB = "
+      + " + ".join(f"{name} {n // KiB} KiB" for name, n in sizes.items()))
+assert abs(table["forward:Linear"]["allocated_bytes"] - linear_bytes) < 2048
 
 # %% [markdown]
 # ## A hook on one function only
@@ -347,7 +369,8 @@ print(inspect.getsource(MatMul.check_type_forward))
 
 # %% [markdown]
 # The same mistake with the real `F.matmul` gives the same numbers, with
-# the function's name; the error is an `InvalidType`, not a `TypeError`:
+# the function's name; the error is an `InvalidType`, not a `TypeError`, so
+# `except TypeError` will not catch it:
 
 # %%
 real_message = message(lambda: F.matmul(np.ones((2, 3)), np.ones((2, 3))))
@@ -484,15 +507,6 @@ print(f"per call: {debug * 1e6:.1f} µs in debug mode, {plain * 1e6:.1f} µs wit
 assert debug > 2 * plain
 
 # %% [markdown]
-# ## If you know PyTorch
-#
-# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at one
-# node's backward, like a FunctionHook added with `y.creator_node.add_hook`.
-# `torch.autograd.detect_anomaly()` is debug mode: it records the line that
-# built each node and stops at a NaN gradient (debug mode checks forward
-# outputs too). `torch.profiler` does the work of `TimerHook` and, with
-# `profile_memory=True`, of `MemoryHook`.
-#
 # ## Now build it: no task
 #
 # Hooks, type checks and debug mode are not part of `mychain`; the next
@@ -544,22 +558,15 @@ ch08.check_3(answer_3)
 # ## Notes (for the curious)
 #
 # **Note 1: MemoryHook's rows, array by array.** The five `forward:Linear`
-# calls left five outputs, summed below; the peak, the largest call's, is
-# *below* that sum. The two `backward:Linear` steps count again the three
+# calls left five outputs, summed under the table; the peak, the largest
+# call's, is *below* that sum. The two `backward:Linear` steps count again the three
 # gradients their nested `Linear`s made. `ReLUGrad`'s peak exceeds what it
 # leaves by its temporaries: the mask `y > 0` and NumPy's buffer casting it
 # to float32.
 
 # %%
-KiB = 2 ** 10
-outputs = {"x W1ᵀ": (512, 512), "h W2ᵀ": (512, 4),             # 2 forwards
-           "h's gradient": (512, 512), "W2's gradient": W2.shape,
-           "W1's gradient": W1.shape}                        # 3 in backward
-sizes = {name: np.prod(shape) * 4 for name, shape in outputs.items()}  # float32
 nested = sum(n for name, n in sizes.items() if "gradient" in name)
-expected_rows = {"forward:Linear": sum(sizes.values()), "backward:Linear": nested}
-print("Linear outputs:", ", ".join(f"{name} {n // KiB} KiB"
-                                   for name, n in sizes.items()))
+expected_rows = {"forward:Linear": linear_bytes, "backward:Linear": nested}
 for row, expected in expected_rows.items():
     off = abs(table[row]["allocated_bytes"] - expected)
     print(f"{row}: these add up to {expected / MiB:.1f} MiB;"
