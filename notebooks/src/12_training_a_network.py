@@ -163,8 +163,8 @@ class HandSGD(mc.optimizer.Optimizer):
         super().__init__(lr=lr)
 
     def create_update_rule(self):
-        # the rule reads the optimizer's live hyperparameters, so
-        # optimizer.lr = ... reaches every rule
+        # a rule is built with the optimizer's shared hyperparameters
+        # (self.hyperparam), so optimizer.lr = ... reaches every rule
         return HandSGDRule(self.hyperparam)
 
 # %% [markdown]
@@ -222,7 +222,8 @@ assert same
 #
 # The update rule computes `m` as `m += (1 - β₁)(g - m)` and, as in
 # Chainer, folds the correction into the step size, the property `lr`
-# (printed first); so `eps` is added to `√v`, not to `√v̂`: hence "about".
+# (printed first; Adam's hyperparameter is `alpha`; `lr` here is
+# computed); so `eps` is added to `√v`, not to `√v̂`: hence "about".
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -412,15 +413,17 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
 
 # %% [markdown]
 # Plain holds, as in chapter 10, its 12 activations and 2 in flight;
-# checkpointed, one more than the estimate. Not 24: each ReLU keeps its
-# output, the same array the next `linear` keeps as input, and nothing
-# keeps the `linear` outputs. A rebuilt segment's incoming gradient lives
-# until the segment's backward ends. Chapter 10's segments end in a
-# `tanh`, which keeps its output; once its backward has run, that output
-# is freed, making room for the incoming gradient. Here they end in a
-# `linear`, which keeps its input, not its output: nothing is freed at the
-# top, so the incoming gradient is a third array in flight. Small arrays
-# make up the last 0.5: the table in Note 1 lists them.
+# checkpointed, 9: one more than the estimate of 8; small arrays make up
+# the last 0.5. Not 24 (a linear and a ReLU output per layer): each ReLU
+# keeps its output, the same array the next `linear` keeps as input, and
+# nothing keeps the `linear` outputs.
+#
+# Why one more (Note 1 lists every array): a rebuilt segment's incoming
+# gradient lives until the segment's backward ends. Chapter 10's segments
+# end in a `tanh`, which keeps its output; once its backward has run, that
+# output is freed, making room for the incoming gradient. Here they end in
+# a `linear`, which keeps its input, not its output: nothing is freed at
+# the top, so the incoming gradient is a third array in flight.
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.

@@ -56,8 +56,8 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # value just reached* by the last run, which the next move stores, starts
 # from, or drops. A taped run ends at the highest block not yet reversed,
 # and backward follows it. It may tape several blocks from `x` or a
-# checkpoint, but only one from the value just reached: Revolve's rule,
-# not a memory need (why: the section after the first walk-through).
+# checkpoint, but only one from the value just reached: a choice, not a
+# memory need (why: after the first walk-through).
 #
 # ## By hand: four blocks, one slot
 #
@@ -85,8 +85,8 @@ print("block calls:", schedule_calls(one_slot_4))
 
 # %% [markdown]
 # A small executor performs the moves on real blocks; a backward seeds the
-# top with the incoming gradient (at first, ones) and reads the next one
-# at the taped run's start.
+# top with the incoming gradient and reads the next one at the taped
+# run's start.
 
 # %%
 def run_schedule(schedule, blocks, x):
@@ -189,11 +189,11 @@ assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 # %% [markdown]
 # Two blocks taped from $h_1$ fill 2 slots and hold 3 arrays; one block
 # from $h_2$ fills 1 and holds 2. The uncounted array is the tape's start,
-# until its backward: one, however long the tape. The rule is kept so
-# every Revolve schedule is one of ours. Dropping it saves calls for
-# the same slots (3 blocks, 2 slots: 4 calls against 5, printed below);
-# `checkpoint_revolve` is optimal with the rule, and the rule-free game
-# is not implemented (docs/forget.md).
+# until its backward: one, however long the tape. The rule is a choice,
+# kept so every Revolve schedule is one of ours (`R ≤ T`, below).
+# Dropping it saves calls for the same slots (3 blocks, 2 slots: 4 calls
+# against 5, printed below); `checkpoint_revolve` is optimal with the
+# rule, and the rule-free game is not implemented (docs/forget.md).
 #
 # ## Two slots: the first checkpoint
 #
@@ -253,10 +253,11 @@ options = {f"h_{m}": m + hand_cost(4 - m, 1) + hand_cost(m, 2) for m in range(1,
 print("first checkpoint, four blocks, two slots:", options)
 assert hand_cost(4, 1) == schedule_calls(one_slot_4)
 assert hand_cost(4, 2) == options["h_2"] == schedule_calls(two_slots_4)
-excluded = [("advance", 0, 1), ("taped", 1, 3), ("backward", 1, 3), ("taped", 0, 1)]
+excluded = [("advance", 0, 1), ("taped", 1, 3), ("backward", 1, 3), ("taped", 0, 1), ("backward", 0, 1)]
 print("3 blocks, 2 slots, blocks 2-3 taped from h_1:", schedule_calls(excluded),
       "calls; R(3, 2) =", hand_cost(3, 2))
 assert schedule_calls(excluded) == hand_cost(3, 2) - 1    # the rule's price
+assert check(functools.partial(run_schedule, excluded), 3)[1]   # it runs: plain's gradients
 print("R(n, M), n down, M across:\n      " + "".join(f"M={M:<4d}" for M in range(1, 6)))
 for n in range(1, 11):
     print(f"n={n:<3d} " + "".join(f"{hand_cost(n, M):<6d}" for M in range(1, 6)))
@@ -376,8 +377,7 @@ for ax, schedule, name in zip(axes, (variant, uniform), ("variant", "uniform, 4 
 plt.tight_layout()
 plt.show()
 assert slots_held(variant) == 3 and schedule_calls(variant) == variant_cost(16, 3)
-assert slots_held(uniform) > 2 * slots_held(variant)
-assert schedule_calls(uniform) < schedule_calls(variant)
+assert slots_held(uniform) > 2 * slots_held(variant) and schedule_calls(uniform) < schedule_calls(variant)
 
 # %% [markdown]
 # Left, the blue bars nest: each checkpoint is held while the blocks above
@@ -429,14 +429,18 @@ for _, run in ways.values():
     F.sum(run()).backward()                           # first calls fill caches
 
 # %% [markdown]
-# Beyond its slots, a step holds chapter 10's two arrays in flight (the
-# gradient waiting, the array being made). A third, the uncounted start
-# of a one-block tape from the value just reached (`activations_held`),
-# raises the peak when that tape fills the last free slot after the first
-# backward (here `M ≤ 4`; at 6 and 8 every later tape starts from `x` or
-# a checkpoint). Before the first backward, the gradient waiting is
-# `F.sum`'s broadcast view of one number: no memory. Each peak is slots
-# plus arrays beyond them, within a third of an activation (small objects; asserted, printed rounded):
+# Beyond its slots, a step holds chapter 10's two arrays in flight, and a
+# third when, after the first backward, a one-block tape from the value
+# just reached fills the last free slot (here `M ≤ 4`). Alive at the
+# `M = 1` peak:
+#
+# - the slot: the taped block's output;
+# - the tape's uncounted start, kept by its graph (`activations_held`);
+# - in flight: the gradient waiting and the array being made.
+#
+# Before the first backward, the gradient waiting is `F.sum`'s broadcast
+# view of one number: no memory. Each peak is slots plus arrays beyond
+# them, within a third of an activation (asserted; printed rounded):
 
 # %%
 def beyond_slots(schedule):
@@ -494,8 +498,9 @@ plt.show()
 # %% [markdown]
 # The variant's curve falls steeply, then flattens; no uniform point lies
 # below it (asserted). Each circle is a model point moved only right, from
-# its slots to its measured peak: the model understates memory, most at
-# small `M` (peak 4 at `M = 1`). In real bytes, the circles are the curve.
+# its slots to its measured peak: the model understates memory,
+# relatively most at small `M` (peak 4 at `M = 1`). In real bytes, the
+# circles are the curve.
 
 # %% [markdown]
 # ## Revolve's model and the binomial bound
@@ -540,8 +545,7 @@ assert all(most_blocks(c, t) == math.comb(c + t, c)
 # %% [markdown]
 # From the same counting comes Revolve's fewest calls for `n` blocks, the
 # `n` taped ones included, taken as given from Griewank (Optimization
-# Methods and Software 1(1), 1992; exercise 2 checks it against a
-# recursion of Revolve's game):
+# Methods and Software 1(1), 1992; exercise 2 checks it):
 #
 # $$T(n, c) = (t + 1)\,n - \binom{c+t}{c+1}, \quad t \text{ the least with }
 # \binom{c+t}{c} \ge n.$$
