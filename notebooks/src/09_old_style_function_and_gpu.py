@@ -51,7 +51,8 @@ np.set_printoptions(precision=4, suppress=True)
 # `F.Identity`, an old-style Function: an instance is created, then
 # *called* on a Variable. Mind the case: `F.identity` applies
 # the FunctionNode `IdentityNode` printed in chapter 02. Both label their
-# node `Identity`, so the drawings cannot be told apart:
+# node `Identity`, so the drawings cannot be told apart: the point is the
+# naming (old-style class `F.Identity` vs `F.identity`), not the picture:
 
 # %%
 x = mc.Variable(np.zeros(10), name="x")
@@ -177,8 +178,14 @@ print("F.square: first", gx.array, " second", ggx.array)
 assert np.allclose(ggx.array, 2.0)
 
 # %% [markdown]
-# Through the real adapter, one case is caught: a pass that *starts* from
-# the old-style gradient. `FunctionAdapter` marks the gradient Variable it
+# Through the real adapter, an old-style gradient `gx` gives:
+#
+# | a pass that | result |
+# |---|---|
+# | 1. starts from `gx` | `RuntimeError` |
+# | 2. goes through `gx` (e.g. `F.sum(gx)`) | `None`, no error |
+#
+# Row 1, caught (next cell): `FunctionAdapter` marks the gradient Variable it
 # returns with the function's name, with or without
 # `enable_double_backprop`; this mark (printed first; internal, hence the
 # underscore) refuses a backward or `mc.grad` starting from it, with an
@@ -202,13 +209,12 @@ for name, start in [("gx.backward()", gx.backward),
         raise AssertionError(name + " was not refused")
 
 # %% [markdown]
-# The common case is not caught: a pass that only goes *through* the
-# gradient, such as `mc.grad` of `sum(gx)`. The adapter wrapped the
+# Row 2, the common case, is not caught. The adapter wrapped the
 # old-style backward's array as `Variable(gx)`, a leaf. The pass starts at
 # `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
 # and never reaches `x` (drawn below).
 #
-# So `mc.grad` reports no gradient for `x`: `None`, not zero, and no error.
+# So `mc.grad` reports `None` for `x`, not zero.
 # minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here
 # (PyTorch's `@once_differentiable` raises an error).
 #
@@ -413,10 +419,10 @@ print("check_backward passed")
 #
 # The next cell moves the data to the GPU if `mc.backend.available`, runs
 # forward and backward, brings the gradient back with `to_cpu` and
-# compares it with a run on NumPy. It prints the same lines on either
-# machine; the work differs:
+# compares it with a run on NumPy. It prints which path ran; the rest
+# prints the same on either machine:
 #
-# - **Without a GPU**, as on the machine that printed these outputs:
+# - **Without a GPU** (`GPU used: False` below):
 #   `to_device` is `np.asarray`, every `xp` is NumPy: the cell shows only
 #   that the code runs.
 # - **On a GPU**: `to_gpu` copies the array into GPU memory (`x.array` is a
@@ -426,6 +432,7 @@ print("check_backward passed")
 #   CuPy against NumPy.
 
 # %%
+print("GPU used:", mc.backend.available)
 to_device = mc.backend.to_gpu if mc.backend.available else np.asarray
 x_cpu = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
 

@@ -131,24 +131,29 @@ print(draw(y))
 # per block. `mc.checkpoint_sequential(blocks, s, x)` (printed below; the
 # scheme of Chen, Xu, Zhang and Guestrin, "Training Deep Nets with Sublinear
 # Memory Cost", 2016, arXiv:1604.06174) cuts the chain into `s` segments
-# and forgets each one. Forward keeps only each segment's input, its
-# *checkpoint*: `s - 1` of them, since the first segment starts from `x`,
-# which the caller holds. In this course a checkpoint is the kept array;
-# PyTorch's `checkpoint()` function is our `forget`. Backward then rebuilds
-# one segment at a time from its checkpoint, at most `⌈L/s⌉` activations.
-# The *last* segment is not rebuilt: it keeps its graph, as in PyTorch's
-# `torch.utils.checkpoint.checkpoint_sequential`, since its backward runs
-# first, so keeping costs no more than rebuilding. So the activations kept
-# at once, the **kept count**, are about
+# and forgets each one. Forward keeps each segment's input, plus the last
+# segment's graph. A segment's input is its *checkpoint*: `s - 1` of them,
+# since the first segment starts from `x`, which the caller holds. In this
+# course a checkpoint is the kept array; PyTorch's `checkpoint()` function
+# is our `forget`. Backward rebuilds one segment at a time from its
+# checkpoint, at most `⌈L/s⌉` activations.
+#
+# The *last* segment is not rebuilt, as in PyTorch's
+# `torch.utils.checkpoint.checkpoint_sequential`: its backward runs first,
+# so keeping costs no more than rebuilding. So the activations kept at
+# once, the **kept count**, are about
 #
 # $$ s - 1 + \lceil L/s \rceil, $$
 #
-# smallest near `s = √L`. At its worst moment backward also holds two
+# smallest near `s = √L`.
+#
+# At its worst moment backward also holds two
 # arrays in flight: the gradient waiting at the block being walked back,
 # and the array being made (a block's output, or a new gradient). The rule:
 #
 # **peak = kept + 2 in flight**, the **peak estimate** `s + 1 + ⌈L/s⌉`
-# activations: an estimate, not a bound; chapter 14 counts exactly.
+# activations: an estimate, not a bound. It is exact here for `s ≥ 2`;
+# note 2 and chapter 12 give the exceptions.
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
@@ -271,8 +276,8 @@ plt.show()
 # %% [markdown]
 # Plain climbs through the forward, one activation per block, and stays
 # up: the graph lives until `loss` is dropped (when `step` returns).
-# (PyTorch's backward instead frees what each function saved as it passes,
-# unless `retain_graph=True`.)
+# minichain's plain graph stays whole during backward, unlike PyTorch's,
+# which frees what each function saved unless `retain_graph=True`.
 # With `forget` the forward keeps only the checkpoints and the last
 # segment's graph; inside a graph-free segment an output lives only until
 # the next function has used it (the small teeth). Backward runs the last
@@ -316,9 +321,8 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# So the peak estimate holds here for every `s ≥ 2`: peak - kept is 2. At
-# `s = 1` the curve dips one below it and below plain (note 2); chapter 12
-# shows a net whose peak is one above the estimate.
+# For every `s ≥ 2` peak - kept is 2, as estimated; at `s = 1` the curve
+# dips one below it and below plain (note 2).
 
 # %% [markdown]
 # ## What it costs
@@ -415,7 +419,8 @@ assert np.array_equal(real_grad, plain_grad)
 # inside `Forget`'s backward. Its own backward runs on it (first
 # `_GradientSeed`, note 4, then the recomputed functions). Watch *kept for
 # backward*: it rises while that graph exists (the recomputed `tanh` output
-# is retained again) and falls back as its backward walks down it. (Why
+# is retained again) and falls back as its backward walks down it. (The 32
+# bytes at step 1: `x` kept by `Forget`, `z` by `_ * _`. Why
 # *in gradients* gains 4 bytes at step 4: note 5.)
 
 # %%
@@ -522,10 +527,10 @@ assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 # stays whole, so later a gradient waits as well.
 #
 # **Note 3: the count, and the peak unwatched.** Plain's backward phase
-# counts 15: a hook turns off the bare-array shortcut
-# (`backward_arrays`, chapter 13), so `Linear`'s backward applies `linear`
-# to `gy` and `Wᵀ` for its input's gradient (block 1's input is a
-# constant), in both runs. `mc.memory.measure` is a hook too, so this cell
+# counts 15: the counting hook forces the general path in both runs, so
+# `Linear`'s backward applies `linear` to `gy` and `Wᵀ` for its input's
+# gradient (block 1's input is a constant), and the difference of 24 is
+# unaffected. `mc.memory.measure` is a hook too, so this cell
 # measures `step(4)` with `tracemalloc` alone: the same peak.
 
 # %%

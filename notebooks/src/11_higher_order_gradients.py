@@ -95,9 +95,9 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # ## The real thing: minichain's backwards are written on Variables
 #
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
-# same formula as `VariableCube`'s, on Variables (`backward_arrays`, chapter
-# 13's bare-array shortcut, runs only when nothing records, so it never
-# breaks a second derivative). Its source calls the first argument
+# same formula as `VariableCube`'s, on Variables (a faster array-only path,
+# chapter 13, is used only when nothing is recorded, so it never breaks a
+# second derivative). Its source calls the first argument
 # `indexes`: it is passed by position, so its name does not matter:
 
 # %%
@@ -347,7 +347,8 @@ assert np.allclose(hessian_by_hvp, hessian)
 assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
-# minichain's `mc.gradient_check.check_double_backward` uses the same idea:
+# minichain's `mc.gradient_check.check_double_backward` (PyTorch's
+# `torch.autograd.gradgradcheck`) uses the same idea:
 # it computes `H v` by double backprop for a `v` you pass (`x_grad_grad`,
 # here random), checks it against a finite difference of the backward, and
 # raises if they disagree. `y_grad` is the seed of the first backward, so
@@ -411,7 +412,9 @@ assert np.allclose(plain_second, 6 * np.array([0.5, 3.0]))
 assert hand_second is None and np.allclose(forget_second, plain_second)
 
 # %% [markdown]
-# `F.forget` does it in four steps, all in its backward, so all during the
+# The idea: connect the recomputed graph to `x` through an `Identity`
+# node, so the gradient's graph reaches `x`. `F.forget` does it in four
+# steps, all in its backward, so all during the
 # *first* `mc.grad` (the one with `enable_double_backprop=True`):
 #
 # 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
@@ -426,7 +429,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 #    it does not run on into `x` and what lies below, whose gradients the
 #    outer backward is computing;
 # 4. it joins the edge again (`link.node.set_creator_node(...)`) and
-#    returns that gradient, whose graph now reaches `x` through `Identity`.
+#    returns that gradient.
 #
 # This path (`_double_backward` in `minichain/functions/util/forget.py`)
 # runs only when the outer backward records (`enable_double_backprop=True`);
