@@ -304,8 +304,9 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # (the loop makes a `HandedOver` tuple only for classes setting
 # `writes_into_gradient`, as ReLU), sparing a caller's arrays;
 # `sys.getrefcount` counts no other reference to the array (a name, a
-# `.grad`, a second gradient-table entry); the array is not a view. In the trap, the
-# array the inner ReLU receives is also `x.grad`: the count fails.
+# `.grad`, a second gradient-table entry); the array is not a view. In
+# the trap, the array the inner ReLU receives is also `x.grad`: the count
+# fails.
 # Three cases (more in `tests/test_writable_gradient.py`):
 
 # %%

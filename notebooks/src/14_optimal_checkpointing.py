@@ -189,8 +189,8 @@ assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 # %% [markdown]
 # Either tape holds one array beyond its slots: its start, until its
 # backward, however long the tape. The rule is the library's choice, the
-# game the recursion below and `checkpoint_revolve` solve. Revolve tapes one block at a time, so its
-# schedules are ours with or without it. Dropping it saves calls for the
+# game the recursion below and `checkpoint_revolve` solve. Revolve tapes
+# one block at a time, so its schedules are ours with or without it. Dropping it saves calls for the
 # same slots (3 blocks, 2 slots: 4 against 5, printed below); that game is
 # not implemented (docs/forget.md).
 #
