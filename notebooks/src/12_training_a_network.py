@@ -221,9 +221,10 @@ assert same
 # about `α · m̂ / √v̂`.
 #
 # The update rule computes `m` as `m += (1 - β₁)(g - m)` and, as in
-# Chainer, folds the correction into the step size, the property `lr`
-# (printed first; Adam's hyperparameter is `alpha`; `lr` here is
-# computed); so `eps` is added to `√v`, not to `√v̂`: hence "about".
+# Chainer, folds the correction into the step size: the rule's `lr`
+# (printed first) is `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, computed each step (Adam's
+# hyperparameter is `alpha`). So `eps` is added to `√v`, not to `√v̂`:
+# `lr·m/(√v+ε) = α·m̂/(√v̂ + ε/√(1-β₂ᵏ))`, hence "about".
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -262,7 +263,9 @@ print(source[start:stop])
 
 # %% [markdown]
 # `loss_and_accuracy` runs the model through `spiral.forward`, whose
-# `segments` argument the last section of this chapter uses:
+# `segments` argument the last section of this chapter uses;
+# `model.functions()` is the MLP as a list applied in turn,
+# `[Linear, F.relu, …, Linear]`:
 
 # %%
 print(inspect.getsource(spiral.forward))
@@ -407,7 +410,7 @@ memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
 peaks = [memory[name] / activation for name in ("plain", "checkpointed")]
-estimate = s + 1 + -(-L // s)              # chapter 10's s + 1 + ⌈L/s⌉
+estimate = s + 1 + -(-L // s)  # ch. 10: s - 1 checkpoints, ⌈L/s⌉ rebuilt, 2 in flight
 print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};"
       f" chapter 10's peak estimate: {estimate}")
 

@@ -87,7 +87,7 @@ assert x.grad.tolist() == gradient_of_x(x.array, y.array, False).tolist() == [3.
 # The inner ReLU zeroed an entry of *the* array `Add` also handed to `x`.
 # Nothing failed; the number is just wrong, on a pattern as common as a
 # residual connection. The engine writes in place only into arrays it
-# alone holds (shortcuts 1b and 4; `tests/test_shared_gradients.py`).
+# alone holds (shortcuts 1b, 4 and 5; `tests/test_shared_gradients.py`).
 #
 # ## The two paths, timed
 #
@@ -182,6 +182,7 @@ show("   and run backward on bare arrays (shortcut 1)",
 show("3. add each gx into its input's gradient, push its creator once",
      *overhead.excerpt(backprop._walk, "for k, gx in enumerate(gxs)", "x = inputs[targets[k]]"),
      "    ...  (a check of gx, cut)",
+     # -rank: the min-heap pops the highest rank; len(pushed): ties in push order
      *["    " + line for line in overhead.excerpt(backprop._walk, "creator = x.", "heappush(")])
 
 # %% [markdown]
@@ -300,11 +301,12 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 
 # %% [markdown]
 # `writable_gradient` checks three things: the gradients were handed over
-# (the loop wraps them in a `HandedOver` tuple only for classes that set
-# `writes_into_gradient` to True; ReLU does), sparing a caller's arrays;
-# Python counts no other reference to the array (a name, a `.grad`, a
-# second gradient-table entry); the array is not a view. In the trap, the
-# array the inner ReLU receives is also `x.grad`: the count fails.
+# (the loop makes a `HandedOver` tuple only for classes setting
+# `writes_into_gradient`, as ReLU), sparing a caller's arrays;
+# `sys.getrefcount` counts no other reference to the array (a name, a
+# `.grad`, a second gradient-table entry); the array is not a view. In
+# the trap, the array the inner ReLU receives is also `x.grad`: the count
+# fails.
 # Three cases (more in `tests/test_writable_gradient.py`):
 
 # %%
@@ -464,7 +466,8 @@ savings = {}                               # shortcut -> peak without / with
 # Parameter *owns*: handed to nobody; assigning `.grad` yourself ends
 # the ownership. Backward adds into an owned buffer in
 # place, into anything else as a new array. In
-# `_add_to_leaf` (`old`: the gradient so far):
+# `_add_to_leaf` (`old`: the gradient so far, a Variable; `run.arrays`:
+# this pass works on bare arrays):
 
 # %%
 print("\n".join(overhead.excerpt(backprop._add_to_leaf, "if old is None", "old + gx")))
@@ -502,7 +505,7 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
 # into it *fused*, in blocks of rows: each block's product lands in a
 # small scratch array, then is added, so the whole weight gradient never
-# exists (`xp`: NumPy, or CuPy on a GPU); with nothing to add into yet,
+# exists (`xp`: NumPy or CuPy); with nothing to add into yet,
 # `Linear`'s `backward_arrays` runs:
 
 # %%

@@ -52,12 +52,12 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # | `("taped", i, j)`: run the blocks with their graph | `j - i` | `+(j - i)` |
 # | `("backward", i, j)` through the blocks just taped | 0 | `−(j - i)` |
 #
-# Two values take no slot: `x`, which the caller holds anyway, and *the
+# Two values take no slot: `x`, which the caller holds, and *the
 # value just reached* by the last run, which the next move stores, starts
 # from, or drops. A taped run ends at the highest block not yet reversed,
 # and backward follows it. It may tape several blocks from `x` or a
-# checkpoint, but only one from the value just reached: a choice, not a
-# memory need (why: after the first walk-through).
+# checkpoint, but only one from the value just reached (why: after the
+# first walk-through).
 #
 # ## By hand: four blocks, one slot
 #
@@ -187,13 +187,12 @@ print(held)
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 
 # %% [markdown]
-# Two blocks taped from $h_1$ fill 2 slots and hold 3 arrays; one block
-# from $h_2$ fills 1 and holds 2. The uncounted array is the tape's start,
-# until its backward: one, however long the tape. The rule is a choice,
-# kept so every Revolve schedule is one of ours (`R ≤ T`, below).
-# Dropping it saves calls for the same slots (3 blocks, 2 slots: 4 calls
-# against 5, printed below); `checkpoint_revolve` is optimal with the
-# rule, and the rule-free game is not implemented (docs/forget.md).
+# Either tape holds one array beyond its slots: its start, until its
+# backward, however long the tape. The rule is the library's choice, the
+# game the recursion below and `checkpoint_revolve` solve. Revolve tapes
+# one block at a time, so its schedules are ours with or without it. Dropping it saves calls for the
+# same slots (3 blocks, 2 slots: 4 against 5, printed below); that game is
+# not implemented (docs/forget.md).
 #
 # ## Two slots: the first checkpoint
 #
@@ -429,15 +428,15 @@ for _, run in ways.values():
     F.sum(run()).backward()                           # first calls fill caches
 
 # %% [markdown]
-# Beyond its slots, a step holds chapter 10's two arrays in flight, and a
-# third when, after the first backward, a one-block tape from the value
-# just reached fills the last free slot (here `M ≤ 4`). Alive at the
-# `M = 1` peak:
+# Alive at the `M = 1` peak:
 #
 # - the slot: the taped block's output;
 # - the tape's uncounted start, kept by its graph (`activations_held`);
 # - in flight: the gradient waiting and the array being made.
 #
+# Chapter 10's two in flight are always there; the start makes a third
+# when, after the first backward, a one-block tape from the value just
+# reached fills the last free slot (here `M ≤ 4`).
 # Before the first backward, the gradient waiting is `F.sum`'s broadcast
 # view of one number: no memory. Each peak is slots plus arrays beyond
 # them, within a third of an activation (asserted; printed rounded):
@@ -497,10 +496,12 @@ plt.show()
 
 # %% [markdown]
 # The variant's curve falls steeply, then flattens; no uniform point lies
-# below it (asserted). Each circle is a model point moved only right, from
-# its slots to its measured peak: the model understates memory,
-# relatively most at small `M` (peak 4 at `M = 1`). In real bytes, the
-# circles are the curve.
+# below it (asserted). Each circle is a model point moved right to its
+# measured peak: the model understates memory, most at small `M`.
+# In real bytes, the circles are the curve. Right of about 9 slots,
+# more uniform segments take more slots and calls: each adds a
+# checkpoint, the longest barely shrinks, and a shorter last one leaves
+# more to advance (`2L` minus its length calls).
 
 # %% [markdown]
 # ## Revolve's model and the binomial bound
