@@ -81,14 +81,15 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
 # A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
-# Variable), with one input. The variables you made yourself, here `x`,
+# Variable; minichain draws the constant on the right), with one input. The variables you made yourself, here `x`,
 # are the *leaves*. Only `x` shows a gradient: backward starts from the
 # *seed* `dy/dy = 1` and by default keeps only the leaves' gradients. `x`
 # is outlined in red because `_ ** 2` keeps it to compute `2x` ("kept for
 # backward: 8 B": the one float64 that `_ ** 2` keeps).
 #
 # Each box's *rank*: chapter 02; why the unnamed variables (`v1`, `v3`,
-# labelled by graph id) show no value: chapter 07.
+# labelled by graph id; `v2` is `x`, shown by its name) show no value:
+# chapter 07.
 #
 # The same graph as text (`visualize.draw`, Chainer's notation; chapter
 # 02 builds it):
@@ -97,9 +98,8 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 print(visualize.draw(y))
 
 # %% [markdown]
-# Read `A <--- B` as "`B` came from `A`": `x` is on the left and `y` on
-# the right as in the picture, but the arrows point back, the way backward
-# walks; `_ + _`, with two inputs, is drawn once, tagged `[1]`, and the
+# Read `A <--- B` as "`B` came from `A`", and read each row right to
+# left, the way backward walks; `_ + _`, with two inputs, is drawn once, tagged `[1]`, and the
 # `[1]` ending the last line points back to it. `x <-+` opening two `|---`
 # rows means `x` is used twice, once per row.
 #
@@ -108,7 +108,7 @@ print(visualize.draw(y))
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a leaf has none. Each function knows its
 # `inputs`: for each input variable, its small graph record `x.node` (a
-# `VariableNode`; chapter 03 says why not the Variable itself). Those two
+# `VariableNode`; chapter 03, Under the hood, says why). Those two
 # links are the whole graph. A function's `label` is the name the drawings
 # show.
 

@@ -152,7 +152,8 @@ assert "cannot be applied twice" in message
 #
 # Every variable and function carries a **rank** (not a tensor's ndim): a
 # leaf has rank 0; a function takes its inputs' highest rank, its output
-# one more. Chapter 05 shows why backward needs these numbers. On a chain
+# one more. Backward must run every user of a variable before the
+# function that made it; the rank is what lets it sort them (chapter 05). On a chain
 # of two identities, our hand-made `apply` and minichain's give the same
 # ranks. In the drawing, the unnamed variable between the two functions is
 # shown by its graph id, `v1`: variables are numbered in the order a walk
@@ -199,8 +200,9 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 #
 # A function that can be differentiated also has `backward`: one step of
 # the chain rule. Backward computes the gradients of one number, the
-# *loss*; here the loss is `sum(y)`, the sum of the output `y`'s elements. Given the gradient of the loss with
-# respect to the function's output, the *incoming gradient* `gy`, backward
+# *loss*; here the loss is `sum(y)`, the sum of the output `y`'s elements.
+#
+# Given the gradient of the loss with respect to the function's output, the *incoming gradient* `gy`, backward
 # returns the gradient of the loss with respect to its input, `gx`. For
 # `y = 2x`, `dy/dx = 2`, so `gx = 2 * gy`.
 #
@@ -271,8 +273,8 @@ assert x.grad is x.grad_var.array
 
 # %% [markdown]
 # Every FunctionNode of minichain is written this way (chapter 03 shows an
-# array-only variant that the default run prefers when a function defines
-# one). Here is minichain's identity, printed from the package:
+# array-only variant, `backward_arrays`, that the default run prefers
+# when a function defines one). Here is minichain's identity, printed from the package:
 # `IdentityNode`, labelled `Identity`, and `identity`, the lowercase
 # function that applies a new one and returns its single output rather
 # than a tuple. `indexes` is Chainer's name for `target_input_indexes`: the

@@ -237,9 +237,10 @@ assert x_hand.grad == right
 #
 # - (a) A step pushes only its inputs' creators, of lower rank, so the
 #   popped ranks never rise.
-# - (b) So each consumer `g` of `f`'s output that backward reaches (higher
-#   rank) runs before `f` pops: waiting on the heap, `g` pops first; and
-#   what pushes `g`, of higher rank still, cannot by (a) pop after `f`.
+# - (b) So each consumer `g` of `f`'s output that backward reaches runs
+#   before `f`. `g` already on the heap outranks `f`, so pops first (here
+#   `_ * _`, rank 1, before `_ * 2`, rank 0); `g` not pushed yet: what
+#   will push it outranks `g`, so by (a) pops before `f`.
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -327,8 +328,8 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # The other lines are safeguards (a function cut by `unchain()`, inputs
 # needing no gradient) and what chapters 06–08 add: `retain_grad=True`,
 # hooks, shape and dtype checks; skip the helpers they call for now. The
-# cell reruns our example on the reference path, to the same gradient and
-# order.
+# cell reruns our example on the reference path (the graph is kept, as
+# with `retain_graph=True`; chapter 07): same gradient and order.
 
 # %%
 import minichain.backprop as backprop
@@ -486,7 +487,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # `.save(path)` writes one file that opens offline.) Each frame's last
 # line counts the bytes of the gradients alive and of the arrays kept for
 # backward (chapter 07, Note 1). At step 2, `h`'s and `hh`'s gradients
-# take 8 bytes: `_ + _` hands the same array to both inputs.
+# take 8 bytes: `_ + _` hands the same array to both inputs; the 8 kept
+# are `h`, both inputs of `_ * _`.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")

@@ -57,7 +57,7 @@ class HandVariable:                                 # as in chapter 03
         self.grad = None
 
 
-class HandFunctionNode:                             # as in chapter 03
+class HandFunctionNode:                             # as in chapter 02
     def apply(self, inputs):
         arrays = self.forward(tuple(x.array for x in inputs))
         outputs = tuple(HandVariable(a) for a in arrays)

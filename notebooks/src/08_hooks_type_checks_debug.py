@@ -265,13 +265,14 @@ assert rows > timer.total_time()
 # - **peak**: the most a step used above its starting level while it ran,
 #   the *largest* over the row's calls.
 #
-# A nested step's bytes count twice, as its time did. Python objects add a
-# few hundred bytes per step: we print tenths of a MiB. `forward:ReLU`
-# leaves its output, one 1 MiB activation; the line under the table splits
-# `forward:Linear` into its five float32 outputs; note 1, at the end,
-# accounts for `backward:Linear` and `ReLUGrad`. The 0.0 rows are views
-# (`Transpose`) or the loss's KiB-sized arrays; `backward:ReLU` is its
-# `ReLUGrad`, counted again.
+# A nested step's bytes count twice, as its time did. A `forward:X` row
+# also counts functions applied inside a backward (the row prefix is the
+# method called): `ReLUGrad`, and three of the five `Linear`s. Python
+# objects add a few hundred bytes per step: we print tenths of a MiB.
+# `forward:ReLU` leaves its output, one 1 MiB activation; the line under
+# the table splits `forward:Linear` into its five float32 outputs; note 1,
+# at the end, accounts for `backward:Linear` and `ReLUGrad`. The 0.0 rows
+# are views (`Transpose`) or the loss's KiB-sized arrays.
 
 # %%
 table = memory.summary()
@@ -559,8 +560,9 @@ ch08.check_3(answer_3)
 #
 # **Note 1: MemoryHook's rows, array by array.** The five `forward:Linear`
 # calls left five outputs, summed under the table; the peak, the largest
-# call's, is *below* that sum. The two `backward:Linear` steps count again the three
-# gradients their nested `Linear`s made. `ReLUGrad`'s peak exceeds what it
+# call's, is *below* that sum. The two `backward:Linear` steps count again
+# the three gradients their nested `Linear`s made; `backward:ReLU` is its
+# `ReLUGrad`, counted again. `ReLUGrad`'s peak exceeds what it
 # leaves by its temporaries: the mask `y > 0` and NumPy's buffer casting it
 # to float32.
 
