@@ -571,9 +571,9 @@ nested = sum(n for name, n in sizes.items() if "gradient" in name)
 expected_rows = {"forward:Linear": linear_bytes, "backward:Linear": nested}
 for row, expected in expected_rows.items():
     off = abs(table[row]["allocated_bytes"] - expected)
-    print(f"{row}: these add up to {expected / MiB:.1f} MiB;"
-          " the row, within 2 KiB:", off < 2048)
-    assert off < 2048
+    print(f"{row}: these add up to {expected / MiB:.1f} MiB;"    # the rest: Python's
+          " the row, within 4 KiB:", off < 4 * KiB)        # own small objects
+    assert off < 4 * KiB
 
 mask = 512 * 512 * np.dtype(bool).itemsize               # ReLUGrad's y > 0
 cast = np.getbufsize() * np.dtype(np.float32).itemsize   # to float32, block by block
