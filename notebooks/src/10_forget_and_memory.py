@@ -563,4 +563,6 @@ print("\n".join(lines[start:start + 8]))
 #
 # **Note 5: the 4 bytes.** At step 4 *in gradients* gains the inner
 # backward's seed, on `_GradientSeed`'s 0-d output (note 4): every backward
-# starts from a seed `1.0`.
+# starts from a seed `1.0`. (The player adds each array's `nbytes`, so
+# `F.sum`'s broadcast view counts its 16 bytes there; `measure`, in note 1,
+# counts what was allocated, and a view allocates nothing.)
