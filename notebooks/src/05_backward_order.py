@@ -237,10 +237,10 @@ assert x_hand.grad == right
 #
 # - (a) A step pushes only its inputs' creators, of lower rank, so the
 #   popped ranks never rise.
-# - (b) So each consumer `g` of `f`'s output that backward reaches runs
-#   before `f`. `g` already on the heap outranks `f`, so pops first (here
-#   `_ * _`, rank 1, before `_ * 2`, rank 0); `g` not pushed yet: what
-#   will push it outranks `g`, so by (a) pops before `f`.
+# - (b) So whatever pops after `f` has a rank no larger than `f`'s, and
+#   every consumer of `f`'s output ranks higher: each consumer that
+#   backward runs has run before `f` pops (here `_ * _`, rank 1, before
+#   `_ * 2`, rank 0).
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -322,8 +322,8 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 #   a leaf's gradient goes to its Variable's `.grad`, here `x.grad`;
 # - `_push(...)`: our `push`, with `len(run.pushed)` as `next(counter)`;
 #   `node in run.grads`: only once a gradient waits for `node`;
-# - `run.func = func`: so that a backward failing in debug mode shows
-#   where its forward ran (chapter 08).
+# - `run.func = func`: so that a failing backward can show the line that
+#   applied its function, if that was done in debug mode (chapter 08).
 #
 # The other lines are safeguards (a function cut by `unchain()`, inputs
 # needing no gradient) and what chapters 06–08 add: `retain_grad=True`,
