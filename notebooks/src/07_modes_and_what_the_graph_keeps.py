@@ -240,9 +240,10 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 #    dtype, rank and `creator_node`. A function's `inputs` are these nodes.
 # 2. A node points to its Variable only *weakly* (a `weakref`, which does
 #    not keep its object alive), and a function's `outputs` are weak
-#    references to their nodes. Why: function, output and creator would
-#    otherwise form a cycle; without one, dropping the last Variable frees
-#    the graph at once (below).
+#    references to their nodes. Why: a function and its output's node
+#    (whose `creator_node` is that function) would otherwise hold each
+#    other; with no such cycle, dropping the last Variable frees the graph
+#    at once (below).
 # 3. `node.data` holds an array only if the function called
 #    `retain_inputs` or `retain_outputs` (chapter 03); otherwise it is None.
 # 4. So *retain* has three meanings: `retain_grad` keeps gradients,

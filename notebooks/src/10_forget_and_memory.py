@@ -420,8 +420,9 @@ assert np.array_equal(real_grad, plain_grad)
 # `_GradientSeed`, note 4, then the recomputed functions). Watch *kept for
 # backward*: it rises while that graph exists (the recomputed `tanh` output
 # is retained again) and falls back as its backward walks down it. (The 32
-# bytes at step 1: `x` kept by `Forget`, `z` by `_ * _`. Why
-# *in gradients* gains 4 bytes at step 4: note 5.)
+# bytes at step 1: `x` kept by `Forget`, `z` by `_ * _`. At step 4,
+# *in gradients* holds `Forget`'s incoming gradient, alive through the
+# rebuild, and 4 bytes more: note 5.)
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -564,5 +565,5 @@ print("\n".join(lines[start:start + 8]))
 # **Note 5: the 4 bytes.** At step 4 *in gradients* gains the inner
 # backward's seed, on `_GradientSeed`'s 0-d output (note 4): every backward
 # starts from a seed `1.0`. (The player adds each array's `nbytes`, so
-# `F.sum`'s broadcast view counts its 16 bytes there; `measure`, in note 1,
+# `F.sum`'s broadcast view counts its 16 bytes at step 2; `measure`, in note 1,
 # counts what was allocated, and a view allocates nothing.)
