@@ -16,6 +16,7 @@
 
 # %%
 import inspect
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -410,7 +411,7 @@ memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
 peaks = [memory[name] / activation for name in ("plain", "checkpointed")]
-estimate = s + 1 + -(-L // s)  # ch. 10: s - 1 checkpoints, ⌈L/s⌉ rebuilt, 2 in flight
+estimate = (s - 1) + math.ceil(L / s) + 2  # ch. 10: checkpoints, rebuilt, in flight
 print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};"
       f" chapter 10's peak estimate: {estimate}")
 
