@@ -36,6 +36,14 @@ def test_the_size_sweep_checks_every_side_and_reports_both_paths():
         assert r["ops"] == sizes.ops_for(r["size"])
         assert r["fast_ratio"] > 0 and r["reference_ratio"] > 0
     assert "| 1,000 |" in sizes.table(rows)
+    # The split: each phase is timed, and the two add up to the total.
+    for r in rows:
+        for side in ("numpy", "fast", "reference"):
+            both = (r[side + "_fwd_us_per_op"] + r[side + "_bwd_us_per_op"])
+            assert 0 < r[side + "_fwd_us_per_op"] < r[side + "_us_per_op"] * 2
+            assert both > 0
+    split = sizes.split_table(rows)
+    assert split.count("\n") == 1 + len(rows) and "| 1,000 |" in split
 
 
 def test_the_default_allocator_figure_runs_in_a_process_of_its_own():
