@@ -21,14 +21,7 @@
 #
 # **If you know PyTorch.** An old-style Function is a
 # `torch.autograd.Function`: you write `forward` and `backward`, and `self`
-# plays the part of `ctx`. `self.retain_inputs` and `self.retain_outputs`
-# do what `ctx.save_for_backward` does. PyTorch saves nothing unless you
-# call it; an old-style Function keeps all its inputs unless
-# `retain_inputs` says otherwise, and no outputs unless `retain_outputs`
-# does. Its array backward is a PyTorch backward marked
-# `@once_differentiable`: the same limit, but minichain is silent in the
-# common case (below). A FunctionNode is one without that decorator, its
-# backward written in differentiable operations. `enable_double_backprop=True` is `create_graph=True`.
+# plays the part of `ctx`.
 
 # %%
 import copy
@@ -46,13 +39,13 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## The example of Chainer's documentation, the old way
 #
-# Chapter 02 drew the `x <--- f <--- y` of Chainer's documentation with a
-# FunctionNode of our own. Chainer's documentation builds it with
+# Chainer's documentation builds chapter 02's `x <--- f <--- y` with
 # `F.Identity`, an old-style Function: an instance is created, then
-# *called* on a Variable. Mind the case: `F.identity` applies
-# the FunctionNode `IdentityNode` printed in chapter 02. Both label their
-# node `Identity`, so the drawings cannot be told apart: the point is the
-# naming (old-style class `F.Identity` vs `F.identity`), not the picture:
+# *called* on a Variable. The next cell shows that the capital and the
+# lowercase name are two different things that draw alike: skip the
+# drawings (both label their node `Identity`) and read the end of each
+# line, the class applied and its kind (`F.identity` applies chapter 02's
+# FunctionNode `IdentityNode`).
 
 # %%
 x = mc.Variable(np.zeros(10), name="x")
@@ -61,9 +54,14 @@ y = f(x)
 y.name = "y"
 y_new = F.identity(x)
 y_new.name = "y"
-print("F.Identity()(x):", draw(y))
-print("F.identity(x):  ", draw(y_new))
+for call, output, applied in [("F.Identity()(x):", y, f),
+                              ("F.identity(x):", y_new, y_new.creator_node)]:
+    kind = type(applied).__mro__[1].__name__     # the class it derives from
+    print(f"{call:16}", draw(output), "   applied:", type(applied).__name__,
+          "(a " + kind + ")")
 assert draw(y) == draw(y_new) == "x <--- Identity <--- y"
+assert isinstance(f, mc.Function) and not isinstance(f, mc.FunctionNode)
+assert isinstance(y_new.creator_node, mc.FunctionNode)
 
 # %% [markdown]
 # ## An old-style function
@@ -165,9 +163,10 @@ assert np.array_equal(x.grad, grad_hand)
 # ## It cannot be differentiated twice
 #
 # `mc.grad(outputs, inputs)` (chapter 03) is PyTorch's
-# `torch.autograd.grad`. With `enable_double_backprop=True` the backward it
-# runs is itself recorded, so each gradient it returns is a Variable with a
-# graph behind it, and `mc.grad` can differentiate it again. With a
+# `torch.autograd.grad`. With `enable_double_backprop=True` (PyTorch's
+# `create_graph=True`) the backward it runs is itself recorded, so each
+# gradient it returns is a Variable with a graph behind it, and `mc.grad`
+# can differentiate it again. With a
 # FunctionNode this works (`d²(x²)/dx² = 2`):
 
 # %%
@@ -187,18 +186,16 @@ assert np.allclose(ggx.array, 2.0)
 #
 # Row 1, caught (next cell): `FunctionAdapter` marks the gradient Variable it
 # returns with the function's name, with or without
-# `enable_double_backprop`; this mark (printed first; internal, hence the
-# underscore) refuses a backward or `mc.grad` starting from it, with an
-# error naming the function:
+# `enable_double_backprop`. The mark is internal: you meet it only as this
+# refusal of a backward or `mc.grad` starting from it, an error naming the
+# function:
 
 # %%
 x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
 gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
-print("gx.node._old_style_grad_generator:", repr(gx.node._old_style_grad_generator))
-assert gx.node._old_style_grad_generator == "Square"
 gx_once, = mc.grad([F.sum(Square()(x))], [x])   # enable_double_backprop off
-assert gx_once.node._old_style_grad_generator == "Square"
 for name, start in [("gx.backward()", gx.backward),
+                    ("gx_once.backward()", gx_once.backward),
                     ("mc.grad([gx], [x])", lambda: mc.grad([gx], [x]))]:
     try:
         start()
@@ -216,7 +213,8 @@ for name, start in [("gx.backward()", gx.backward),
 #
 # So `mc.grad` reports `None` for `x`, not zero.
 # minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here
-# (PyTorch's `@once_differentiable` raises an error).
+# (a PyTorch backward marked `@once_differentiable`, an array backward
+# like this one, raises an error instead).
 #
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
@@ -259,8 +257,9 @@ assert x.grad is None
 # ## What it keeps: every input, unless told otherwise
 #
 # Because the old-style backward gets the forward's inputs back, the
-# adapter keeps all of them by default, read or not (memory, chapter 07).
-# A function that needs less says so in `forward`: `self.retain_inputs(())`
+# adapter keeps all of them by default, read or not (memory, chapter 07);
+# PyTorch's `ctx.save_for_backward` keeps only what it is given. A
+# function that needs less says so in `forward`: `self.retain_inputs(())`
 # keeps no input (backward's `inputs` then holds `None` for it);
 # `self.retain_outputs((0,))` keeps output 0, which backward reads as
 # `self.output_data`. `exp` needs only its output, since

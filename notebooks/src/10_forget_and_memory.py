@@ -136,14 +136,17 @@ print(draw(y))
 # since the first segment starts from `x`, which the caller holds. In this
 # course a checkpoint is the kept array; PyTorch's `checkpoint()` function
 # is our `forget`. Backward rebuilds one segment at a time from its
-# checkpoint, at most `⌈L/s⌉` activations.
+# checkpoint, at most `⌈L/s⌉` activations. The checkpoints live through
+# backward, even those it has passed: minichain keeps the graph, each
+# `Forget` node with its input, until `loss` is dropped (like PyTorch's
+# `retain_graph=True`), so the peak counts all `s - 1`.
 #
 # The *last* segment is not rebuilt, as in PyTorch's
 # `torch.utils.checkpoint.checkpoint_sequential`: its backward runs first,
 # so keeping costs no more than rebuilding. So the activations kept at
 # once, the **kept count**, are about
 #
-# $$ s - 1 + \lceil L/s \rceil, $$
+# $$ (s - 1) + \lceil L/s \rceil, $$
 #
 # smallest near `s = √L`.
 #
@@ -151,7 +154,7 @@ print(draw(y))
 # arrays in flight: the gradient waiting at the block being walked back,
 # and the array being made (a block's output, or a new gradient). The rule:
 #
-# **peak = kept + 2 in flight**, the **peak estimate** `s + 1 + ⌈L/s⌉`
+# **peak = kept + 2 in flight**, the **peak estimate** `(s - 1) + ⌈L/s⌉ + 2`
 # activations: an estimate, not a bound. It is exact here for `s ≥ 2`;
 # note 2 and chapter 12 give the exceptions.
 
@@ -227,10 +230,10 @@ zerograds()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
-# for `L = 16`). The dashed line is the peak estimate for 4 segments: 7
-# activations kept and 2 in flight. A peak also holds small Python
-# objects, so we print it in
-# whole activations and check that the rest is under a third of one.
+# for `L = 16`). The dashed line is the peak estimate for 4 segments: 3
+# checkpoints, 4 rebuilt activations and 2 in flight. A peak also holds
+# small Python objects, so we print it in whole activations and check that
+# the rest is under a third of one.
 
 # %%
 def measure(segments):
@@ -242,7 +245,7 @@ def measure(segments):
 
 
 def kept_count(L, s):
-    """s - 1 + ⌈L/s⌉ activations kept: the checkpoints, one segment rebuilt."""
+    """(s - 1) checkpoints + ⌈L/s⌉ rebuilt activations."""
     return s - 1 + math.ceil(L / s)
 
 
@@ -260,8 +263,10 @@ plain, forgetful = measure(None), measure(4)
 print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
 checkpoints, rebuilt = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
-print(f"peak estimate's terms: {checkpoints} checkpoints + {rebuilt} rebuilt tanh"
-      f" outputs + {IN_FLIGHT} in flight = {checkpoints + rebuilt + IN_FLIGHT}")
+print(f"peak estimate at s = 4: (s - 1) = {checkpoints} checkpoints"
+      f" + ⌈L/s⌉ = {rebuilt} rebuilt tanh outputs + {IN_FLIGHT} in flight"
+      f" = {checkpoints + rebuilt + IN_FLIGHT}")
+assert checkpoints + rebuilt == kept_count(L, 4)
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
 ax = mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
@@ -276,8 +281,6 @@ plt.show()
 # %% [markdown]
 # Plain climbs through the forward, one activation per block, and stays
 # up: the graph lives until `loss` is dropped (when `step` returns).
-# minichain's plain graph stays whole during backward, unlike PyTorch's,
-# which frees what each function saved unless `retain_graph=True`.
 # With `forget` the forward keeps only the checkpoints and the last
 # segment's graph; inside a graph-free segment an output lives only until
 # the next function has used it (the small teeth). Backward runs the last
@@ -309,7 +312,7 @@ assert peaks[0] == kept_counts[0] + 1 == in_activations(plain.peak) - 1
 fig, ax = plt.subplots(figsize=(6, 3.3))
 ax.plot(segment_counts, peaks, "o-", label="measured peak (forget)")
 ax.plot(segment_counts, [kept + IN_FLIGHT for kept in kept_counts], "s--",
-        label="peak estimate s + 1 + ⌈L/s⌉")
+        label="peak estimate (s - 1) + ⌈L/s⌉ + 2")
 ax.axhline(plain.peak / activation, color="0.5", linestyle=":",
            label="measured peak (plain)")
 ax.set_xscale("log", base=2)
@@ -481,7 +484,7 @@ ch10.check_1(answer_1)
 # **2.** For our 16-block net, what is the *largest* number of segments `s`
 # whose kept count `s - 1 + ⌈16/s⌉` is at most 10? Assign it to
 # `answer_2`, then compare `in_activations(measure(answer_2).peak)` with its
-# peak estimate `s + 1 + ⌈16/s⌉`.
+# peak estimate `(s - 1) + ⌈16/s⌉ + 2`.
 
 # %%
 answer_2 = None

@@ -413,38 +413,11 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 
 # %% [markdown]
 # The idea: connect the recomputed graph to `x` through an `Identity`
-# node, so the gradient's graph reaches `x`. `F.forget` does it in four
-# steps, all in its backward, so all during the
-# *first* `mc.grad` (the one with `enable_double_backprop=True`):
-#
-# 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
-# 2. it cuts that edge (`link.unchain()`, like an in-place `detach_()`
-#    that step 4 undoes, though `link` still gets its gradient) and runs
-#    `func` on `link` again, this time recording the graph (the
-#    recomputation);
-# 3. it runs backward through that new graph with
-#    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
-#    (the sum of three products: `[1]`, `[5]`, `[6]` in the drawing), is a
-#    Variable with a graph. The cut edge stops this inner pass at `link`:
-#    it does not run on into `x` and what lies below, whose gradients the
-#    outer backward is computing;
-# 4. it joins the edge again (`link.node.set_creator_node(...)`) and
-#    returns that gradient.
-#
-# This path (`_double_backward` in `minichain/functions/util/forget.py`)
-# runs only when the outer backward records (`enable_double_backprop=True`);
-# otherwise chapter 10's new-leaf path runs.
-#
-# The second `mc.grad` recomputes nothing: the recomputed activation
-# (`link * link`, `v8` below) is part of the graph recorded in step 3,
-# which it walks down to `link`, then through `Identity` (derivative 1) to
-# `x`. So `gx` keeps it alive: under double backprop `forget` saves no
-# memory. As `link` holds `x`'s values, that graph computes `3x²·gy`, so
-# its derivative is `6x·gy`, as without `forget`. Counting `cube`'s calls,
-# then drawing the gradient's graph, where we name three Variables by the
-# function that made them: `link`, made by `Identity` from `x` (bottom
-# left); `gy`, made from the `seed` by `Reshape` and `BroadcastTo`
-# (`F.sum`'s backward).
+# node, so the gradient's graph reaches `x`. First the result: the next
+# cell counts `cube`'s calls and draws the graph of `gx`, naming three
+# Variables by the function that made them: `link`, made by `Identity`
+# from `x` (bottom left); `gy`, made from the `seed` by `Reshape` and
+# `BroadcastTo` (`F.sum`'s backward).
 
 # %%
 cube_calls = [0]
@@ -477,6 +450,35 @@ print(draw(gx))
 assert {"link", "gy", "seed"} <= set(draw(gx).split())
 
 # %% [markdown]
+# `F.forget` builds it in four steps, all in its backward, so all during
+# the *first* `mc.grad` (the one with `enable_double_backprop=True`):
+#
+# 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
+# 2. it cuts that edge (`link.unchain()`, like an in-place `detach_()`
+#    that step 4 undoes, though `link` still gets its gradient) and runs
+#    `func` on `link` again, this time recording the graph (the
+#    recomputation);
+# 3. it runs backward through that new graph with
+#    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
+#    (the sum of three products: `[1]`, `[5]`, `[6]` in the drawing
+#    above), is a Variable with a graph. The cut edge stops this inner
+#    pass at `link`: it does not run on into `x` and what lies below,
+#    whose gradients the outer backward is computing;
+# 4. it joins the edge again (`link.node.set_creator_node(...)`) and
+#    returns that gradient.
+#
+# This path (`_double_backward` in `minichain/functions/util/forget.py`)
+# runs only when the outer backward records (`enable_double_backprop=True`);
+# otherwise chapter 10's new-leaf path runs.
+#
+# The second `mc.grad` recomputes nothing (`cube`'s calls stay at 2): the
+# recomputed activation (`link * link`, `v8` above) is part of the graph
+# recorded in step 3, which it walks down to `link`, then through
+# `Identity` (derivative 1) to `x`. So `gx` keeps it alive: under double
+# backprop `forget` saves no memory. As `link` holds `x`'s values, that
+# graph computes `3x²·gy`, so its derivative is `6x·gy`, as without
+# `forget`.
+#
 # PyTorch's `checkpoint` does the same with `use_reentrant=False` (its
 # recommended mode); the older reentrant mode does not support
 # `torch.autograd.grad`.
