@@ -92,16 +92,18 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 # chapter 07.
 #
 # The same graph as text (`visualize.draw`, Chainer's notation; chapter
-# 02 builds it):
+# 02 builds it), decoded by one rule: each label is a node of the
+# picture (`x`, `v1`: variables, ellipses; `_ * 2`: a function, a box),
+# and each `<---` is a picture arrow reversed, pointing back to what a node
+# was computed from, the way backward walks: read each row right to left.
 
 # %%
 print(visualize.draw(y))
 
 # %% [markdown]
-# Read `A <--- B` as "`B` came from `A`", and read each row right to
-# left, the way backward walks; `_ + _`, with two inputs, is drawn once, tagged `[1]`, and the
-# `[1]` ending the last line points back to it. `x <-+` opening two `|---`
-# rows means `x` is used twice, once per row.
+# Where rows meet: `x <-+` opening two `|---` rows means `x` is used
+# twice, once per row; `_ + _` (two inputs) is drawn once, tagged `[1]`;
+# the `[1]` ending the last row points back to it.
 #
 # ## Who made what: `creator_node`
 #

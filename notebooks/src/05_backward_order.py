@@ -305,38 +305,45 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # %% [markdown]
 # The heap loop lives in `minichain/backprop.py`. By default minichain runs
 # a fast copy of it (chapter 13); inside `with mc.reference_mode():` it runs
-# the readable *reference path*, which the next cell prints. `run` is the
-# state of one pass: its `heap`, its set `pushed`, and `grads`, a dict from
-# each node (the small record behind each Variable, chapter 07) to the
-# gradient it has received so far; `_run` (which `backward()` calls) puts
-# the seed in `run.grads` and pushes `y`'s creator. For now read only these
-# lines, against our `heap_backward` and `run_backward`:
+# the readable *reference path*, the loop and its step printed next. The
+# margin marks the lines that do `heap_backward`'s four steps: 1 pop the
+# highest rank; 2 `backward` on the outputs' gradients `gys`, giving the
+# inputs' `gxs`; 3 add each in; 4 push each input's creator.
+# `run` is the state of one pass: its `heap`, its set `pushed`, and `grads`,
+# a dict from each node (the small record behind each Variable, chapter 07)
+# to the gradient it has received so far; `_run` (which `backward()` calls)
+# puts the seed there and pushes `y`'s creator. The helpers, one line each:
 #
-# - `heapq.heappop(run.heap)[2]`: our pop, on the same
-#   `(-rank, push count, function)` entries;
-# - `gys = ... run.grads.pop(ref(), None) ...`: our
-#   `tuple(y.grad for y in f.outputs)` (`ref()` fetches an output's node,
-#   chapter 07; `pop` frees each gradient once used);
-# - `_backward_on_variables(...)`: calls `func.backward(targets, gys)`;
-# - `_add_gradient_reference(...)`: our `add_grad` (chapter 04's addition);
-#   a leaf's gradient goes to its Variable's `.grad`, here `x.grad`;
-# - `_push(...)`: our `push`, with `len(run.pushed)` as `next(counter)`;
-#   `node in run.grads`: only once a gradient waits for `node`;
-# - `run.func = func`: so that a failing backward can show the line that
-#   applied its function, if that was done in debug mode (chapter 08).
+# - `run.grads.pop(ref(), None)`: an output's gradient (`ref()` fetches
+#   its node, chapter 07; `pop` frees the gradient once used);
+# - `_targets(...)`: the indexes of the inputs that need a gradient (ours
+#   takes all);
+# - `_backward_on_variables(...)`: the `gxs` of `func.backward(targets, gys)`;
+# - `_add_gradient_reference(...)`: our `add_grad`; a leaf's goes to `.grad`;
+# - `_push(run, node)`: our `push`, keyed `(-rank, len(run.pushed), func)`,
+#   and only once a gradient waits for `node` (`node in run.grads`);
+# - unmarked, for chapters 06–08: `_retain_output_grads`
+#   (`retain_grad=True`), `_hooks_before` (hooks), `_check_gradient` (shape
+#   and dtype); `run.func`, so that debug mode can show where a failing
+#   function was applied.
 #
-# The other lines are safeguards (a function cut by `unchain()`, inputs
-# needing no gradient) and what chapters 06–08 add: `retain_grad=True`,
-# hooks, shape and dtype checks; skip the helpers they call for now. The
-# cell reruns our example on the reference path (the graph is kept, as
+# The cell reruns our example on the reference path (the graph is kept, as
 # with `retain_graph=True`; chapter 07): same gradient and order.
 
 # %%
 import minichain.backprop as backprop
 
-for function in (backprop._walk_reference, backprop._step_reference,
-                 backprop._push):
-    print(inspect.getsource(function))
+STEPS = {"heapq.heappop(": "1 pop", "run.grads.pop(": "2 gys",
+         "_backward_on_variables(": "2 gxs",
+         "_add_gradient_reference(": "3 add", "_push(": "4 push"}
+marked = []
+for function in (backprop._walk_reference, backprop._step_reference):
+    for line in inspect.getsource(function).splitlines():
+        mark = "".join(m for text, m in STEPS.items() if text in line)
+        marked.append(mark)
+        print(f"{mark:6} | {line}")
+    print()
+assert sorted(m for m in marked if m) == sorted(STEPS.values())
 
 x.cleargrad()
 with mc.reference_mode():

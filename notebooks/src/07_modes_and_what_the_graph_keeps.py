@@ -451,12 +451,16 @@ ch07.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: the bytes during a backward.** On chapter 05's example,
+# **Note 1: the bytes during a backward**, on chapter 05's example.
 # `player.gradients(step)` gives each gradient's state: *arriving* (the
 # running function's incoming gradient), *held* (in the engine's table, or a
-# leaf's `.grad`) or *freed*. At step 2 two gradients share one float's
-# bytes: `_ + _` hands one array to both. At step 3 `h`'s complete
-# gradient, 13, is a new array; the used ones are gone.
+# leaf's `.grad`) or *freed*:
+#
+# - step 2: `h 1. held` and `hh 1. arriving` are one array, which `_ + _`
+#   handed to both: `8 bytes`, one float;
+# - step 3: `h 13. arriving` is `h`'s complete gradient, a new array;
+# - step 3: the used ones, `y` and `hh`, show `freed`: the `8 bytes` are
+#   `h`'s alone.
 
 # %%
 def chapter_05_example():
@@ -486,15 +490,17 @@ assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 
 # %% [markdown]
-# **Note 2: one whole step.** Forward keeps 4 MiB; backward adds at most
-# two 1 MiB gradients at a time. `measure` works through a `MemoryHook`
-# (chapter 08) that records the bytes in use after each function's step.
-# Watched, backward computes gradients with FunctionNodes the hook sees
-# (unwatched, it may use bare arrays, chapter 13; same gradients and peak,
-# checked below). So backward has `forward:…` rows: `Sum`'s backward
-# spreads the seed with `Reshape` and `BroadcastTo`, each `Tanh`'s applies
-# `TanhGrad`. One step on the 4-deep chain (an inner `measure` splits the
-# passes):
+# **Note 2: one whole step** on the 4-deep chain, by `measure`, through a
+# `MemoryHook` (chapter 08) that records the bytes in use after each
+# function's step (an inner `measure` splits the passes):
+#
+# - to forward's 4 MiB, backward adds at most two 1 MiB gradients at a
+#   time (6.0);
+# - watched, backward applies FunctionNodes the hook sees, hence its
+#   `forward:…` rows: `Sum`'s backward spreads the seed with `Reshape` and
+#   `BroadcastTo`, each `Tanh`'s applies `TanhGrad`;
+# - unwatched, it may use bare arrays (chapter 13): same gradients and
+#   peak, checked below.
 
 # %%
 x.cleargrad()
@@ -534,11 +540,14 @@ ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
 plt.show()
 
 # %% [markdown]
-# Each row is the memory in use when a step ends. A function applied inside
-# a backward gets its row before that backward's row. A backward step's row
-# is written before the engine frees the gradient that step received.
-# Forward climbs by 1 MiB per `tanh` output kept. The seed spread by `Sum`'s
-# backward costs nothing: a view of one number (strides 0):
+# - Each row is the memory in use when a step ends.
+# - A function applied inside a backward gets its row before that
+#   backward's row (`forward:TanhGrad`, then `backward:Tanh`).
+# - A backward step's row is written before the gradient it received is
+#   freed.
+# - Forward climbs by 1 MiB per `tanh` output kept (1.0 to 4.0).
+# - The seed spread by `Sum`'s backward costs nothing (4.0 still at
+#   `backward:Sum`): a view of one number (strides 0):
 
 # %%
 spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
@@ -547,10 +556,11 @@ print("a seed spread as Sum's backward spreads it: shape", spread.shape,
 assert spread.array.strides == (0, 0) and spread.array.base is not None
 
 # %% [markdown]
-# So the first `TanhGrad` adds its 1 MiB result (5 MiB); from the second on,
-# the received gradient and the produced one are 1 MiB each, which is why
-# each later `backward:Tanh` row stays at 6 MiB. The same step unwatched,
-# with `tracemalloc` alone:
+# - The first `TanhGrad` adds its 1 MiB result: 5.0.
+# - From the second on, the received gradient and the produced one are
+#   1 MiB each: each later `backward:Tanh` row stays at 6.0.
+#
+# The same step unwatched, with `tracemalloc` alone:
 
 # %%
 x.cleargrad()

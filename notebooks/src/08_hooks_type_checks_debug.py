@@ -166,15 +166,16 @@ with StepPrinter():
 # %% [markdown]
 # ## Ready-made hooks: print, time, memory
 #
-# `PrintHook` prints what goes into each step: the function's label and a
-# summary of each input, and in backward the *output gradient* (the incoming
-# gradient `gy`) too: it wraps `gy` in a dummy Variable of zeros, as its
-# `.grad` (Chainer's PrintHook does so too; kept for fidelity), so read that
-# block's `grad:` line, not its `statistics:`. It prints
-# `(removed)` for the inputs the function did not keep (chapter 07). Its blocks
-# are long, so we send them to a string (its `file` argument) and print one,
-# the backward step of `x * 2` (its input was not kept: its derivative is 2),
-# without the memory address it carries (new each run):
+# `PrintHook` prints what goes into each step: the function's label, a
+# summary of each input, and in backward the incoming gradient `gy`. Its
+# blocks are long, so we send them to a string (its `file` argument) and
+# print one, the backward step of `x * 2`, without the memory address it
+# carries (new each run). You will see `(removed)` under `input data`, as
+# `x * 2` did not keep its input (its derivative is 2; chapter 07), and,
+# under `output gradient`, a `<variable>` block for a dummy Variable of
+# zeros holding `gy` as its `.grad`, as Chainer's PrintHook prints it (kept
+# for fidelity): its `statistics:` line shows the zeros, its `grad:` line
+# `gy`, all ones:
 
 # %%
 import io
@@ -265,14 +266,23 @@ assert rows > timer.total_time()
 # - **peak**: the most a step used above its starting level while it ran,
 #   the *largest* over the row's calls.
 #
-# A nested step's bytes count twice, as its time did. A `forward:X` row
-# also counts functions applied inside a backward (the row prefix is the
-# method called): `ReLUGrad`, and three of the five `Linear`s. Python
-# objects add a few hundred bytes per step: we print tenths of a MiB.
-# `forward:ReLU` leaves its output, one 1 MiB activation; the line under
-# the table splits `forward:Linear` into its five float32 outputs; note 1,
-# at the end, accounts for `backward:Linear` and `ReLUGrad`. The 0.0 rows
-# are views (`Transpose`) or the loss's KiB-sized arrays.
+# Reading the table below (tenths of a MiB: Python objects add a few
+# hundred bytes per step):
+#
+# - a nested step's bytes count twice, as its time did;
+# - a `forward:X` row also counts functions applied inside a backward (the
+#   row prefix is the method called): `ReLUGrad`, and three of the five
+#   `Linear`s;
+# - `forward:ReLU`, 1.0 MiB: its output, one activation;
+# - `forward:Linear`, 2.1 MiB: its five float32 outputs, split on the first
+#   line under the table; its peak, 1.0, the largest call's, is below that
+#   sum;
+# - `backward:Linear`, 1.1 MiB: the three gradients its nested `Linear`s
+#   made, counted again (the second line under the table);
+# - `backward:ReLU`: its `ReLUGrad`, counted again;
+# - the 0.0 rows: views (`Transpose`) or the loss's KiB-sized arrays;
+# - `forward:ReLUGrad`'s peak, 1.3, exceeds what it leaves, 1.0, by its
+#   temporaries (note 1, at the end).
 
 # %%
 table = memory.summary()
@@ -293,6 +303,12 @@ linear_bytes = sum(sizes.values())
 print(f"forward:Linear {linear_bytes / MiB:.1f} MiB = "
       + " + ".join(f"{name} {n // KiB} KiB" for name, n in sizes.items()))
 assert abs(table["forward:Linear"]["allocated_bytes"] - linear_bytes) < 2048
+gradients = {name: n for name, n in sizes.items() if "gradient" in name}
+nested = sum(gradients.values())
+print(f"backward:Linear {nested / MiB:.1f} MiB = "
+      + " + ".join(f"{name} {n // KiB} KiB" for name, n in gradients.items()))
+# within 4 KiB: the reference path makes a few more small Python objects
+assert abs(table["backward:Linear"]["allocated_bytes"] - nested) < 4 * KiB
 
 # %% [markdown]
 # ## A hook on one function only
@@ -558,23 +574,13 @@ ch08.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: MemoryHook's rows, array by array.** The five `forward:Linear`
-# calls left five outputs, summed under the table; the peak, the largest
-# call's, is *below* that sum. The two `backward:Linear` steps count again
-# the three gradients their nested `Linear`s made; `backward:ReLU` is its
-# `ReLUGrad`, counted again. `ReLUGrad`'s peak exceeds what it
-# leaves by its temporaries: the mask `y > 0` and NumPy's buffer casting it
-# to float32.
+# **Note 1: `ReLUGrad`'s temporaries**, the 0.3 MiB between its peak and
+# what it leaves in MemoryHook's table:
+#
+# - the mask `y > 0`, 256 KiB;
+# - NumPy's buffer casting that mask to float32, 32 KiB.
 
 # %%
-nested = sum(n for name, n in sizes.items() if "gradient" in name)
-expected_rows = {"forward:Linear": linear_bytes, "backward:Linear": nested}
-for row, expected in expected_rows.items():
-    off = abs(table[row]["allocated_bytes"] - expected)
-    print(f"{row}: these add up to {expected / MiB:.1f} MiB;"    # the rest: Python's
-          " the row, within 4 KiB:", off < 4 * KiB)        # own small objects
-    assert off < 4 * KiB
-
 mask = 512 * 512 * np.dtype(bool).itemsize               # ReLUGrad's y > 0
 cast = np.getbufsize() * np.dtype(np.float32).itemsize   # to float32, block by block
 relu_grad = table["forward:ReLUGrad"]
