@@ -53,8 +53,10 @@ plt.show()
 # ## By hand: gradient descent on two models
 #
 # A model is a few `mc.Parameter`s and a forward pass; the loss is softmax
-# cross-entropy. One step of gradient descent is: clear the old gradients,
-# compute the loss, backward, and move every parameter by `-lr × grad`.
+# cross-entropy. One step of gradient descent is: clear the old gradients
+# (`p.cleargrad()` sets `p.grad` to `None`, as PyTorch's
+# `zero_grad(set_to_none=True)` does), compute the loss, backward, and move
+# every parameter by `-lr × grad`.
 # This loop uses the whole data set as one batch, and the step
 # makes a new array for each parameter. Two models go through it: a linear
 # classifier (`x → linear`), and a net with one hidden layer of 32 units
@@ -181,11 +183,9 @@ print(inspect.getsource(SGDRule.update_core))
 # %% [markdown]
 # Three MLPs made from the same seed, stepped by `hand_sgd_step`, our
 # `HandSGD` and `mc.optimizers.SGD`, must end equal. Before each backward,
-# `model.cleargrads()` sets every parameter's `.grad` to `None`
-# (the hand loop's `cleargrad()` on each; PyTorch's
-# `zero_grad(set_to_none=True)`). Its sibling `model.zerograds()` fills the
-# gradients with zeros instead, keeping the arrays; chapter 13 weighs the
-# two.
+# `model.cleargrads()` sets every parameter's `.grad` to `None`. Its
+# sibling `model.zerograds()` fills the gradients with zeros instead,
+# keeping the arrays; chapter 13 weighs the two.
 
 # %%
 def new_model():
@@ -224,8 +224,8 @@ assert same
 # The update rule computes `m` as `m += (1 - β₁)(g - m)` and, as in
 # Chainer, folds the correction into the step size: the rule's `lr`
 # (printed first) is `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, computed each step (Adam's
-# hyperparameter is `alpha`). So `eps` is added to `√v`, not to `√v̂`:
-# `lr·m/(√v+ε) = α·m̂/(√v̂ + ε/√(1-β₂ᵏ))`, hence "about".
+# hyperparameter is `alpha`); hence "about": `eps` is added to `√v`, not
+# to `√v̂`.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -308,7 +308,8 @@ left.set_xlabel("epoch (pass over the 300 points)")
 left.set_ylabel("softmax cross-entropy")
 left.legend(fontsize=8)
 left.set_title("one hidden layer of 32, trained two ways")
-right.plot(epochs, result.history["accuracy"], color="C0")
+right.plot(epochs, result.history["accuracy"], color="C0",
+           label="Adam, minibatches of 30")
 right.axhline(1 / 3, color="0.6", linestyle=":", label="guessing")
 right.set_ylim(0, 1.02)
 right.set_xlabel("epoch")
@@ -401,7 +402,9 @@ assert same_history
 # To see memory matter, `spiral.compare_memory` measures one step of a
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments; an *activation* is one hidden layer's output,
-# 6000 × 64 float32 values.
+# 6000 × 64 float32 values. Chapter 10's *peak estimate*, in activations:
+# `s - 1` checkpoints + `⌈L/s⌉` outputs of the segment being rebuilt + 2
+# in flight (the gradient waiting and the array being made).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -519,7 +522,10 @@ REST = 0.2                 # the measured rest: weight gradients, objects
 print(f"{'measured peak - total':38s}{'< ' + str(REST):>7s}{'< ' + str(REST):>14s}")
 for total, peak in zip(totals, peaks):
     assert total < peak < total + REST, (total, peak)
-assert totals[1] - mask - loss_arrays == estimate + 1
+whole = [total - mask - loss_arrays for total in totals]
+print(f"whole activations: plain {whole[0]:g}, checkpointed {whole[1]:g}"
+      f" (the estimate {estimate}, plus the segment's incoming gradient)")
+assert whole[1] == estimate + 1
 saved, predicted = peaks[0] - peaks[1], totals[0] - totals[1]
 print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
 assert abs(saved - predicted) < 1 / 3

@@ -14,6 +14,7 @@
 # %%
 import contextlib
 import inspect
+import textwrap
 from unittest import mock
 
 import matplotlib.pyplot as plt
@@ -22,6 +23,7 @@ import numpy as np
 import minichain as mc
 import minichain.functions as F
 from minichain import backprop, function_node
+from minichain.examples import spiral
 from minichain.utils import overhead   # the chapter's timings (docs/meters.md)
 
 N = 200                                 # ops in a timed chain
@@ -92,11 +94,16 @@ assert x.grad.tolist() == gradient_of_x(x.array, y.array, False).tolist() == [3.
 # ## The two paths, timed
 #
 # The timed program: 200 ops on 10 float32 numbers, then one backward.
-# Hand-written NumPy (printed first) is the floor.
-# `overhead.per_op` checks each gradient, then times the variants in turn,
-# keeping each one's fastest:
+# Hand-written NumPy is the floor. First, the chapter's helpers from
+# `minichain.utils.overhead`, by their docstrings:
 
 # %%
+for helper in (overhead.per_op, overhead.slowdown, overhead.with_and_without,
+               overhead.replaced, overhead.whole_step_peak, overhead.excerpt,
+               overhead.source_diff):
+    opening = " ".join(inspect.getdoc(helper).split("\n\n")[0].split()).replace("``", "`")
+    print(textwrap.fill(f"{helper.__name__}: {opening}", 90, subsequent_indent="    "))
+print()
 print(inspect.getsource(overhead.numpy_chain))
 print(inspect.getsource(overhead.minichain_chain))
 print("MUL_C =", overhead.MUL_C, "  ADD_C =", overhead.ADD_C)
@@ -166,7 +173,8 @@ assert flat and near_numpy
 # them, cut from its source (`run`: the pass's state; `inputs`: the
 # function's input nodes, `targets` the indexes of those that get a
 # gradient; `outputs`: weak references to its outputs; `grads`: the
-# table of gradients not yet used, keyed by variable node; `take` is
+# table of gradients not yet used, keyed by variable node (a Variable's
+# record in the graph, chapter 07); `take` is
 # `grads.pop`; the whole loop is in docs/engine-paths.md):
 
 # %%
@@ -189,13 +197,13 @@ show("3. add each gx into its input's gradient, push its creator once",
 # A non-leaf's first gradient is stored (`grads[x] = gx`); the others, and
 # every leaf's, go through `_add_gradient` (NumPy's `+`; the reference
 # applies `Add`), which also sets a leaf's `.grad`. `pushed`
-# keeps each creator to one push per pass. The other lines are shortcuts.
+# keeps each creator (the function that made `x`, PyTorch's `grad_fn`) to
+# one push per pass. The other lines are shortcuts.
 #
 # ## Shortcuts on the fast path only
 #
-# Each is timed with and without it, the fastest of 15 turns kept
-# (`overhead.with_and_without`), and checked; `overhead.replaced` switches
-# one off for a block:
+# Each is timed with and without it (`overhead.with_and_without`) and
+# checked:
 
 # %%
 x10 = overhead.start_array(10)             # the chain's 10 float32 inputs
@@ -286,9 +294,26 @@ print("reference path applies:           ", applied_by_backward(reference=True))
 assert plain == ["Reshape", "BroadcastTo"] and watched.count("TanhGrad") == 4
 assert watched == applied_by_backward(reference=True)
 
+x12, t12 = mc.datasets.make_spiral(n_per_class=2000, seed=0)   # as chapter 12
+mc.random.seed(0)
+deep = mc.links.MLP(n_units=64, n_out=3, n_layers=12)
+deep(x12)
+activation = x12.shape[0] * 64 * 4                              # one hidden layer's output
+for segments, name in ((None, "plain"), (4, "4 segments")):
+    hooked = spiral.step_memory(deep, x12, t12, segments) / activation
+    deep.cleargrads()
+    unhooked = overhead.whole_step_peak(
+        lambda: spiral.loss_and_accuracy(deep, x12, t12, segments)[0].backward()) / activation
+    print(f"chapter 12's step, {name:10s}: peak {hooked:.1f} activations under the hook,"
+          f" {unhooked:.1f} without")
+    assert 0 <= hooked - unhooked < 1 / 3
+
 # %% [markdown]
 # `Sum`'s backward has no array version: it applies `Reshape` and
-# `BroadcastTo` on every path.
+# `BroadcastTo` on every path. So chapters 10, 12 and 14 measured their
+# peaks with `backward` applied; without the hook they are under a third
+# of an activation lower (12's above, 14's asserted there; 10's note 3:
+# the same count).
 #
 # ### 1b. ReLU's in-place backward
 #
