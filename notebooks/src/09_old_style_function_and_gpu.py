@@ -19,9 +19,9 @@
 #   price: a gradient made of bare arrays has no graph behind it, so it
 #   cannot be differentiated again.
 #
-# **If you know PyTorch.** An old-style Function is a
-# `torch.autograd.Function`: you write `forward` and `backward`, and `self`
-# plays the part of `ctx`.
+# **If you know PyTorch.** An old-style Function is like a
+# `torch.autograd.Function` whose backward is `@once_differentiable`
+# (computes on arrays); `self` plays `ctx`.
 
 # %%
 import copy
@@ -41,27 +41,23 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # Chainer's documentation builds chapter 02's `x <--- f <--- y` with
 # `F.Identity`, an old-style Function: an instance is created, then
-# *called* on a Variable. The next cell shows that the capital and the
-# lowercase name are two different things that draw alike: skip the
-# drawings (both label their node `Identity`) and read the end of each
-# line, the class applied and its kind (`F.identity` applies chapter 02's
-# FunctionNode `IdentityNode`).
+# *called* on a Variable. The capital and the lowercase name are two
+# different classes (`F.identity` applies chapter 02's FunctionNode
+# `IdentityNode`):
 
 # %%
 x = mc.Variable(np.zeros(10), name="x")
 f = F.Identity()
 y = f(x)
-y.name = "y"
 y_new = F.identity(x)
-y_new.name = "y"
-for call, output, applied in [("F.Identity()(x):", y, f),
-                              ("F.identity(x):", y_new, y_new.creator_node)]:
-    kind = type(applied).__mro__[1].__name__     # the class it derives from
-    print(f"{call:16}", draw(output), "   applied:", type(applied).__name__,
-          "(a " + kind + ")")
-assert draw(y) == draw(y_new) == "x <--- Identity <--- y"
+print("F.Identity()(x) applies", type(f).__name__,
+      " a Function:", isinstance(f, mc.Function),
+      " a FunctionNode:", isinstance(f, mc.FunctionNode))
+node = y_new.creator_node
+print("F.identity(x)   applies", type(node).__name__,
+      " a FunctionNode:", isinstance(node, mc.FunctionNode))
 assert isinstance(f, mc.Function) and not isinstance(f, mc.FunctionNode)
-assert isinstance(y_new.creator_node, mc.FunctionNode)
+assert isinstance(node, mc.FunctionNode)
 
 # %% [markdown]
 # ## An old-style function
@@ -131,7 +127,9 @@ print("through HandAdapter:", grad_hand)
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
 # wrap, and the gradient Variable carries a mark naming the function that
-# made it (see the section *It cannot be differentiated twice*). Calling an
+# made it, which refuses a backward starting there, like PyTorch's error
+# for a once-differentiable backward (section *It cannot be
+# differentiated twice*). Calling an
 # old-style Function applies a FunctionAdapter, kept as the Function's
 # `node`, a FunctionNode. A Variable has one more attribute, `creator`:
 #
@@ -184,8 +182,9 @@ assert np.allclose(ggx.array, 2.0)
 # | 1. starts from `gx` | `RuntimeError` |
 # | 2. goes through `gx` (e.g. `F.sum(gx)`) | `None`, no error |
 #
-# Row 1, caught (next cell): `FunctionAdapter` marks the gradient Variable it
-# returns with the function's name, with or without
+# Row 1 starts a backward from a gradient (as chapter 11 does from
+# `x.grad_var`); it is caught (next cell): `FunctionAdapter` marks the
+# gradient Variable it returns with the function's name, with or without
 # `enable_double_backprop`. The mark is internal: you meet it only as this
 # refusal of a backward or `mc.grad` starting from it, an error naming the
 # function:
@@ -275,7 +274,7 @@ class Exp(mc.Function):
         return xp.exp(x),
 
     def backward(self, inputs, grad_outputs):
-        y, = self.output_data           # inputs is (None,): x was not kept
+        y, = self.output_data           # inputs holds None: x was not kept
         return y * grad_outputs[0],     # an operator: no xp needed
 
 
@@ -298,11 +297,19 @@ for name, ref in alive.items():
 assert [ref() is not None for ref in alive.values()] == [True, False, True]
 
 # %% [markdown]
-# Its output is all `Exp`'s backward needs:
+# Its output is all `Exp`'s backward needs; the `inputs` it receives
+# hold `None` for `x`:
 
 # %%
+class ExpShowingInputs(Exp):
+    def backward(self, inputs, grad_outputs):
+        print("backward's inputs:", inputs)
+        assert inputs == (None,)
+        return super().backward(inputs, grad_outputs)
+
+
 x = mc.Variable(np.array([0.0, 1.0]), name="x")
-F.sum(Exp()(x)).backward()
+F.sum(ExpShowingInputs()(x)).backward()
 print("x.grad =", x.grad, "(exp(x))")
 assert np.allclose(x.grad, np.exp(x.array))
 

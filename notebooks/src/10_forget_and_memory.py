@@ -131,26 +131,24 @@ print(draw(y))
 # per block. `mc.checkpoint_sequential(blocks, s, x)` (printed below; the
 # scheme of Chen, Xu, Zhang and Guestrin, "Training Deep Nets with Sublinear
 # Memory Cost", 2016, arXiv:1604.06174) cuts the chain into `s` segments
-# and forgets each one. Forward keeps each segment's input, plus the last
-# segment's graph. A segment's input is its *checkpoint*: `s - 1` of them,
-# since the first segment starts from `x`, which the caller holds. In this
-# course a checkpoint is the kept array; PyTorch's `checkpoint()` function
-# is our `forget`. Backward rebuilds one segment at a time from its
-# checkpoint, at most `⌈L/s⌉` activations. The checkpoints live through
-# backward, even those it has passed: minichain keeps the graph, each
-# `Forget` node with its input, until `loss` is dropped (like PyTorch's
-# `retain_graph=True`), so the peak counts all `s - 1`.
+# and forgets each one. A segment's input is its *checkpoint*, the array
+# forward keeps: `s - 1` of them, since the first segment starts from `x`,
+# which the caller holds.
 #
-# The *last* segment is not rebuilt, as in PyTorch's
-# `torch.utils.checkpoint.checkpoint_sequential`: its backward runs first,
-# so keeping costs no more than rebuilding. So the activations kept at
-# once, the **kept count**, are about
+# PyTorch's `checkpoint()` function is our `forget`. As in its
+# `checkpoint_sequential`, the *last* segment is not rebuilt: forward keeps
+# its inner graph, as its backward runs first. Backward rebuilds the
+# others one at a time from their checkpoints.
+#
+# The outer graph (the `Forget` nodes and their inputs) persists until
+# `loss` is dropped (like PyTorch's `retain_graph=True`), so all `s - 1`
+# checkpoints count; each inner graph, the last segment's included, is
+# freed as backward walks it: at most `⌈L/s⌉` activations. The
+# activations kept at once, the **kept count**, are about
 #
 # $$ (s - 1) + \lceil L/s \rceil, $$
 #
-# smallest near `s = √L`.
-#
-# At its worst moment backward also holds two
+# smallest near `s = √L`. At its worst moment backward also holds two
 # arrays in flight: the gradient waiting at the block being walked back,
 # and the array being made (a block's output, or a new gradient). The rule:
 #
@@ -282,14 +280,14 @@ plt.show()
 # Plain climbs through the forward, one activation per block, and stays
 # up: the graph lives until `loss` is dropped (when `step` returns).
 # With `forget` the forward keeps only the checkpoints and the last
-# segment's graph; inside a graph-free segment an output lives only until
+# segment's inner graph; inside a graph-free segment an output lives only until
 # the next function has used it (the small teeth). Backward runs the last
 # segment's backward at once, then rebuilds the other segments one at a
 # time, freeing each as it goes: the humps. The rebuild humps reach the
 # peak estimate, 9, as printed; the first stops one lower (note 1).
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` the only
-# segment is the last, whose graph is kept: nothing is recomputed. With 16,
+# segment is the last, whose inner graph is kept: nothing is recomputed. With 16,
 # all 15 checkpoints are kept. The last column, peak - kept, is what the
 # estimate calls the 2 in flight.
 
@@ -419,13 +417,12 @@ assert np.array_equal(real_grad, plain_grad)
 # `mc.visualize.animate_backward` runs a backward and records, before each
 # step, what the engine holds. When backward reaches the `Forget` node,
 # the player switches to a second graph: the one `func` builds again
-# inside `Forget`'s backward. Its own backward runs on it (first
-# `_GradientSeed`, note 4, then the recomputed functions). Watch *kept for
-# backward*: it rises while that graph exists (the recomputed `tanh` output
-# is retained again) and falls back as its backward walks down it. (The 32
-# bytes at step 1: `x` kept by `Forget`, `z` by `_ * _`. At step 4,
-# *in gradients* holds `Forget`'s incoming gradient, alive through the
-# rebuild, and 4 bytes more: note 5.)
+# inside `Forget`'s backward. Its own backward runs on it: first
+# `_GradientSeed`, which joins the recomputed outputs into one 0-d output
+# to start from and hands each the gradient `Forget` received, then the
+# recomputed functions. Watch *kept for backward*: it rises while that
+# graph exists (the recomputed `tanh` output is retained again) and falls
+# back as its backward walks down it (the bytes: note 5).
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -511,7 +508,7 @@ ch10.check_3(answer_3)
 # **Note 1: the humps.** During a rebuild `Forget`'s incoming gradient
 # stays alive too; when it is a third array in flight, the last rebuilt
 # `tanh` output has been freed: still 9. The first hump, the last segment's
-# kept graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast
+# inner graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast
 # view of one number that owns no bytes, and by the time a full-size
 # gradient waits, one `tanh` output has been freed.
 
@@ -525,14 +522,14 @@ assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 
 # %% [markdown]
 # **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the
-# first hump's: the kept graph is freed as backward walks down it (`F.forget`
-# frees as it goes, section *The real `F.forget`*), so the peak is at the
-# start, 16 kept and the array being made. The plain graph
+# first hump's: the inner graph is freed as backward walks it (section
+# *The real `F.forget`*), so the peak is at the start, 16 kept and the array being made. The plain graph
 # stays whole, so later a gradient waits as well.
 #
 # **Note 3: the count, and the peak unwatched.** Plain's backward phase
-# counts 15: the counting hook forces the general path in both runs, so
-# `Linear`'s backward applies `linear` to `gy` and `Wᵀ` for its input's
+# counts 15: the counting hook makes `Linear`'s backward work on Variables
+# in both runs (chapter 13: with no hook watching, the fast path runs it
+# on bare arrays), so it applies `linear` to `gy` and `Wᵀ` for its input's
 # gradient (block 1's input is a constant), and the difference of 24 is
 # unaffected. `mc.memory.measure` is a hook too, so this cell
 # measures `step(4)` with `tracemalloc` alone: the same peak.
@@ -561,12 +558,14 @@ start = next(i for i, line in enumerate(lines) if line.strip().startswith("targe
 print("\n".join(lines[start:start + 8]))
 
 # %% [markdown]
-# Then `backward()` runs from `_GradientSeed`'s 0-d output, whose backward
-# hands each recomputed output the gradient `Forget` received: what
-# `HandForget` did with `mc.grad(..., grad_outputs=...)`.
+# Then `backward()` runs from `_GradientSeed`'s output (section *Watch
+# the recomputation*): what `HandForget` did with
+# `mc.grad(..., grad_outputs=...)`.
 #
-# **Note 5: the 4 bytes.** At step 4 *in gradients* gains the inner
-# backward's seed, on `_GradientSeed`'s 0-d output (note 4): every backward
-# starts from a seed `1.0`. (The player adds each array's `nbytes`, so
+# **Note 5: the bytes.** At step 1 *kept for backward* holds 32: `x` kept
+# by `Forget`, `z` by `_ * _`. At step 4 *in gradients* holds `Forget`'s
+# incoming gradient, alive through the rebuild, plus 4 bytes: the inner
+# backward's seed `1.0` on `_GradientSeed`'s 0-d output (every backward
+# starts from a seed). (The player adds each array's `nbytes`, so
 # `F.sum`'s broadcast view counts its 16 bytes at step 2; `measure`, in note 1,
 # counts what was allocated, and a view allocates nothing.)

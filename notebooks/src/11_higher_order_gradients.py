@@ -97,8 +97,7 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
 # same formula as `VariableCube`'s, on Variables (a faster array-only path,
 # chapter 13, is used only when nothing is recorded, so it never breaks a
-# second derivative). Its source calls the first argument
-# `indexes`: it is passed by position, so its name does not matter:
+# second derivative):
 
 # %%
 from minichain.functions.math.basic_math import PowVarConst
@@ -362,7 +361,7 @@ mc.gradient_check.check_double_backward(
 print("tanh's double backward agrees with finite differences")
 
 # %% [markdown]
-# ## Double backprop through `forget`
+# ## Double backprop through `forget` (optional)
 #
 # Chapter 10's `F.forget(func, x)` keeps only `x` in the forward and runs
 # `func` again in its backward. Chapter 10's `HandForget` (repeated below)
@@ -412,8 +411,8 @@ assert np.allclose(plain_second, 6 * np.array([0.5, 3.0]))
 assert hand_second is None and np.allclose(forget_second, plain_second)
 
 # %% [markdown]
-# The idea: connect the recomputed graph to `x` through an `Identity`
-# node, so the gradient's graph reaches `x`. First the result: the next
+# The idea: `F.forget` runs `func` again on `link = identity(x)`, so
+# `Identity` reconnects `x` and the gradient's graph reaches it. The next
 # cell counts `cube`'s calls and draws the graph of `gx`, naming three
 # Variables by the function that made them: `link`, made by `Identity`
 # from `x` (bottom left); `gy`, made from the `seed` by `Reshape` and
@@ -438,49 +437,37 @@ calls_after.append(cube_calls[0])
 print("cube's calls after the forward, the first mc.grad, the second:", calls_after)
 print("second derivative:", ggx.array, " (6x)")
 assert calls_after == [1, 2, 2] and np.allclose(ggx.array, 6 * x.array)
+
+
+def name_by_creator(output, names):
+    """Name each unnamed Variable behind ``output`` by the function that made it."""
+    todo = [output.node]
+    while todo:
+        node = todo.pop()
+        creator = node.creator_node
+        node.name = node.name or names.get(creator and creator.label)
+        todo.extend(creator.inputs if creator else ())
+
+
 gx.name = "gx"
-names = {"Identity": "link", "BroadcastTo": "gy", None: "seed"}
-todo = [gx.node]
-while todo:     # walk gx's graph, naming Variables by the function that made them
-    node = todo.pop()
-    creator = node.creator_node
-    node.name = node.name or names.get(creator and creator.label)
-    todo.extend(creator.inputs if creator else ())
+name_by_creator(gx, {"Identity": "link", "BroadcastTo": "gy", None: "seed"})
 print(draw(gx))
 assert {"link", "gy", "seed"} <= set(draw(gx).split())
 
 # %% [markdown]
-# `F.forget` builds it in four steps, all in its backward, so all during
-# the *first* `mc.grad` (the one with `enable_double_backprop=True`):
-#
-# 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
-# 2. it cuts that edge (`link.unchain()`, like an in-place `detach_()`
-#    that step 4 undoes, though `link` still gets its gradient) and runs
-#    `func` on `link` again, this time recording the graph (the
-#    recomputation);
-# 3. it runs backward through that new graph with
-#    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
-#    (the sum of three products: `[1]`, `[5]`, `[6]` in the drawing
-#    above), is a Variable with a graph. The cut edge stops this inner
-#    pass at `link`: it does not run on into `x` and what lies below,
-#    whose gradients the outer backward is computing;
-# 4. it joins the edge again (`link.node.set_creator_node(...)`) and
-#    returns that gradient.
-#
-# This path (`_double_backward` in `minichain/functions/util/forget.py`)
-# runs only when the outer backward records (`enable_double_backprop=True`);
-# otherwise chapter 10's new-leaf path runs.
-#
 # The second `mc.grad` recomputes nothing (`cube`'s calls stay at 2): the
-# recomputed activation (`link * link`, `v8` above) is part of the graph
-# recorded in step 3, which it walks down to `link`, then through
+# recomputed activation (`link * link`, `v8` above) is part of `gx`'s
+# graph, which it walks down to `link`, then through
 # `Identity` (derivative 1) to `x`. So `gx` keeps it alive: under double
 # backprop `forget` saves no memory. As `link` holds `x`'s values, that
 # graph computes `3x²·gy`, so its derivative is `6x·gy`, as without
 # `forget`.
 #
-# PyTorch's `checkpoint` does the same with `use_reentrant=False` (its
-# recommended mode); the older reentrant mode does not support
+# This path (`_double_backward` in `minichain/functions/util/forget.py`,
+# steps in the note at the end) runs only when the outer backward records
+# (`enable_double_backprop=True`); otherwise chapter 10's new-leaf path
+# runs. PyTorch's `checkpoint` does the same with `use_reentrant=False`
+# (its recommended mode); the older reentrant mode does not support
 # `torch.autograd.grad`.
 
 # %% [markdown]
@@ -535,3 +522,24 @@ ch11.check_2(answer_2)
 # %%
 answer_3 = None
 ch11.check_3(answer_3)
+
+
+# %% [markdown]
+# ## Note (for the curious): how `F.forget` builds `gx`
+#
+# In four steps, all in `Forget`'s backward, so all during the *first*
+# `mc.grad` (the one with `enable_double_backprop=True`):
+#
+# 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
+# 2. it cuts that edge (`link.unchain()`), which makes `link` a leaf for
+#    now, so the inner pass of step 3 stops at it and leaves `link`'s
+#    gradient in `link.grad_var`; then it runs `func` on `link` again,
+#    recording the graph (the recomputation);
+# 3. it runs backward through that new graph with
+#    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
+#    (the sum of three products: `[1]`, `[5]`, `[6]` in the drawing),
+#    is a Variable with a graph. Stopping at `link`, the pass does not run
+#    on into `x` and what lies below, whose gradients the outer backward
+#    is computing;
+# 4. it joins the edge again (`link.node.set_creator_node(...)`) and
+#    returns that gradient.
