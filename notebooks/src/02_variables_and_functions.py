@@ -37,7 +37,7 @@ from minichain.visualize import draw
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
-# ## By hand: a variable and a function in sixteen lines
+# ## By hand: a variable and a function in seventeen lines
 #
 # This is the first piece of a hand-made engine that grows until chapter
 # 05. The hand-made variable is an array plus a `creator` slot (the link
@@ -58,6 +58,7 @@ class HandVariable:
         self.name = name
         self.creator = None      # the function that made me (None: a leaf)
         self.rank = 0            # a leaf has rank 0
+        self.grad = None         # filled by backward, below
 
 
 class HandFunctionNode:

@@ -82,6 +82,7 @@ def chain(x):
 h = 1e-4
 numeric = (chain(x + h) - chain(x - h)) / (2 * h)
 print(f"numeric: {numeric:.8f}   by hand: {gx:.8f}")
+print("error below 1e-8:", abs(numeric - gx) < 1e-8)
 assert abs(numeric - gx) < 1e-8
 
 # %% [markdown]
@@ -93,8 +94,7 @@ assert abs(numeric - gx) < 1e-8
 # measures the error for `h = 1e-1 … 1e-12` (its median over 91 points `x`
 # in `[0.1, 1]`) and checks that it falls 100× per step down to
 # `h = 1e-4`, is smallest at `h = 1e-5`, and from `h = 1e-6` on grows about
-# 10× per step (the plot; only truncation errors are printed, as round-off
-# differs between CPUs). A finite difference is therefore a check, not a
+# 10× per step (the plot). A finite difference is therefore a check, not a
 # way to train; backprop has no truncation error, and no `1/h` factor
 # magnifies its rounding.
 
@@ -124,9 +124,8 @@ plt.show()
 # ## A hand-made engine for chains
 #
 # Now turn the hand computation into code, growing chapter 02's hand-made
-# engine by two things: a variable gets a `grad` slot, and each function
-# node gets a `backward` like chapter 02's `HandTwice`, with minichain's
-# signature `backward(target_input_indexes, grad_outputs)`:
+# engine by one thing: each function node gets a `backward` like chapter
+# 02's `HandTwice`, with minichain's signature `backward(target_input_indexes, grad_outputs)`:
 #
 # - the engine passes the inputs it wants gradients for (here `(0,)`) and a
 #   tuple of incoming gradients, one per output;
@@ -138,13 +137,13 @@ plt.show()
 # (minichain's `creator_node`, PyTorch's `grad_fn`).
 
 # %%
-class HandVariable:
+class HandVariable:                                 # as in chapter 02
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
         self.creator = None
         self.rank = 0
-        self.grad = None                            # new in this chapter
+        self.grad = None
 
 
 class HandFunctionNode:
@@ -372,37 +371,35 @@ print("check_backward passed")
 #
 # ### `exp` and `sin` in the package
 #
-# They have our `HandExp`'s and `HandSin`'s `forward(inputs)` and
-# `backward(target_input_indexes, grad_outputs)` (shortened to
-# `indexes`). New here:
+# They have our `HandExp`'s and `HandSin`'s `forward(inputs)`, and two
+# backward methods (`target_input_indexes` shortened to `indexes`). New here:
 #
 # - `self.retain_outputs((0,))` and `self.retain_inputs((0,))`: forward
 #   says which arrays its backward will need, and only those are kept;
 #   `get_retained_outputs()` and `get_retained_inputs()` hand them over.
 # - `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps a
 #   0-d result an array, where NumPy would return a scalar.
-# - Two backward methods:
 #
 # | method | works on | runs |
 # |---|---|---|
-# | `backward` | Variables | under `mc.reference_mode()` (chapter 05), and when double backprop is on (`y.backward(enable_double_backprop=True)`) |
 # | `backward_arrays` | arrays | in the default run, the fast path (chapter 13), when a function defines it |
+# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and under `mc.reference_mode()` (chapter 05) |
 #
 # **So the default `yv.backward()` above ran `Exp.backward_arrays`
-# (printed below) and `Sin.backward_arrays`, not the printed `backward`
-# methods:** each is its `backward`'s formula on bare arrays
-# (`_retained_output_data` is the retained output's array). On
-# Variables, `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`) are
-# recorded, so a gradient can be differentiated again (double backprop,
-# chapter 11; exercise 2 tries it on yours). A function without
-# `backward_arrays`, like chapter 02's `Twice`, always runs `backward`.
+# (printed first below) and `Sin.backward_arrays`**: our hand formulas on
+# bare arrays (`_retained_output_data` is the retained output's array).
+# `backward` is the double-backprop version: the same formula on
+# Variables, so `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`)
+# are recorded and a gradient can be differentiated again (chapter 11;
+# exercise 2 tries it on yours). A function without `backward_arrays`,
+# like chapter 02's `Twice`, always runs `backward`.
 
 # %%
 import minichain.functions.math.exponential as exponential
 import minichain.functions.math.trigonometric as trigonometric
 
-for method in (exponential.Exp.forward, exponential.Exp.backward,
-               exponential.Exp.backward_arrays,
+for method in (exponential.Exp.forward, exponential.Exp.backward_arrays,
+               exponential.Exp.backward,
                trigonometric.Sin.forward, trigonometric.Sin.backward):
     print(f"# {method.__qualname__}")
     print(inspect.getsource(method))

@@ -94,10 +94,10 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # The chain engine of chapter 03 followed one `creator` link at a time. A
 # branched graph needs every function visited once, *after* all the functions
 # that use its output. Our hand-made engine grows once more: it collects
-# every function behind the outputs, then visits them by rank (chapter 02),
-# highest first, **borrowing chapter 05's answer** to the question of order:
-# every function that uses an output has a higher rank than the function
-# that made it, so highest-first runs all users before the maker.
+# every function behind the outputs, then visits them highest rank first.
+# Chapter 02's rule makes that safe: an output ranks one above its function,
+# and a function no lower than its inputs, so every user of an output
+# ranks above its maker and runs first (chapter 05 proves this order right).
 # `HandVariable` and `HandFunctionNode` are chapter 03's, unchanged. The one
 # line that matters here is marked: add, or overwrite.
 
@@ -426,9 +426,9 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 # `hand_backward` used `.grad`). The cell prints first the lines that
 # matter: a node's first gradient is stored (our first
 # `x.grad = gx`), later ones are added with `+`. Then the whole function:
-# a leaf (`creator_node is None`) adds to its own `.grad` instead, as
-# shown above (`_add_to_leaf`), except under `mc.grad` (chapter 03:
-# `run.into_leaves` is False); that add makes a new array too.
+# a leaf (`creator_node is None`) adds to its own `.grad` instead, as the
+# calls above showed (`_add_to_leaf`, printed in chapter 13), except under
+# `mc.grad` (chapter 03), which returns gradients (`run.into_leaves` False).
 #
 # Why `+` and never `+=`? `_ + _` hands one gradient Variable to both its
 # inputs. In the cell's hand loop for `y = (x + x) + x`, the outer `_ + _` makes

@@ -78,25 +78,30 @@ assert xv.grad.shape == xv.shape and bv.grad.shape == bv.shape
 #
 # The general operation is "sum an array down to a given shape": NumPy's
 # broadcasting rule read backwards. Broadcasting first puts extra axes in
-# front, then stretches axes of length 1. So to undo it: sum away the extra
-# leading axes, then sum (keeping the axis) every axis where the target has
-# length 1.
+# front, then stretches axes of length 1. So to undo it: sum (keeping the
+# axis) every axis where the target has length 1 and `g` does not, then sum
+# away the extra leading axes.
 
 # %%
+def axes_to_sum(g_shape, shape):
+    """The axes of g, numbered in g, that broadcasting added or stretched."""
+    lead = len(g_shape) - len(shape)
+    stretched = tuple(lead + i for i, n in enumerate(shape)
+                      if n == 1 and g_shape[lead + i] != 1)
+    return tuple(range(lead)), stretched
+
+
 def hand_sum_to(g, shape):
-    lead = g.ndim - len(shape)
-    g = g.sum(axis=tuple(range(lead)))                  # the extra front axes
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
-    return g.sum(axis=stretched, keepdims=True)         # the stretched axes
+    lead, stretched = axes_to_sum(g.shape, shape)
+    g = g.sum(axis=stretched, keepdims=True)            # the stretched axes
+    return g.sum(axis=lead)                             # the extra front axes
 
 
 g = np.arange(24.0).reshape(2, 3, 4)
 for shape in [(2, 3, 4), (3, 4), (4,), (3, 1), (1, 4), (2, 1, 1), ()]:
-    lead = g.ndim - len(shape)           # the summed axes, numbered in g:
-    summed = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                        if n == 1 and g.shape[lead + i] != 1)
+    lead, stretched = axes_to_sum(g.shape, shape)
     result = hand_sum_to(g, shape)
-    print(f"{g.shape} -> {result.shape!s:>9}: summed axes {summed}")
+    print(f"{g.shape} -> {result.shape!s:>9}: summed axes {lead + stretched}")
     assert result.shape == shape
 print("hand_sum_to(g, (3, 1)):", hand_sum_to(g, (3, 1)).tolist())
 print("g summed over axes 0 and 2:", g.sum(axis=(0, 2)).tolist())
