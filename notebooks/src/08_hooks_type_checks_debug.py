@@ -257,7 +257,7 @@ assert rows > timer.total_time()
 # %% [markdown]
 # `MemoryHook` names a row by phase and label (`forward:_ * 0.001953125`),
 # so forwards and backwards stay apart. Each row has two figures, in tenths
-# of a MiB (`forward:ReLU`, 1.0 MiB, is its output, one activation):
+# of a MiB (`forward:ReLU`'s 1.0 MiB is its output, one activation):
 #
 # - **allocated**: the bytes a step left alive, *added up* over the row's
 #   calls (a nested step's bytes count twice, as its time did);
