@@ -76,20 +76,16 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 # a function used to what it made.
 
 # %%
-assert x.array.nbytes == 8   # the "kept for backward" below: x's one float64
 visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
 # A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
-# Variable; minichain draws the constant on the right), with one input. The variables you made yourself, here `x`,
-# are the *leaves*. Only `x` shows a gradient: backward starts from the
-# *seed* `dy/dy = 1` and by default keeps only the leaves' gradients. `x`
-# is outlined in red because `_ ** 2` keeps it to compute `2x` ("kept for
-# backward: 8 B": the one float64 that `_ ** 2` keeps).
-#
-# Each box's *rank*: chapter 02; why the unnamed variables (`v1`, `v3`,
-# labelled by graph id; `v2` is `x`, shown by its name) show no value:
-# chapter 07.
+# Variable; minichain draws the constant on the right), with one input. The
+# variables you made yourself, here `x`, are the *leaves*. Only `x` shows a
+# gradient: backward starts from the *seed* `dy/dy = 1` and by default keeps
+# only the leaves' gradients. `x` is outlined in red because `_ ** 2` keeps
+# it to compute `2x` ("kept for backward: 8 B": one float64). Unnamed
+# variables are labelled `v1`, `v3` (chapter 02).
 #
 # The same graph as text (`visualize.draw`, Chainer's notation; chapter
 # 02 builds it), decoded by one rule: each label is a node of the
@@ -134,7 +130,7 @@ assert y.creator_node.inputs[1] is x.node   # x's VariableNode, not x
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | `x.grad = None` | `x.cleargrad()` |
 # | the graph is freed by `backward()` unless `retain_graph=True` | kept: `backward()` can run again |
-# | topological order, found by `backward()` | `rank` (the generation of DeZero, a teaching framework), given to each node when made (chapter 02) |
+# | topological order, found by `backward()` | `rank`, set on each node when it is made (DeZero: generation) |
 # | `y.backward(gradient=g)` | `y.grad = g; y.backward()` |
 # | `h.retain_grad()`, tensor by tensor | `y.backward(retain_grad=True)`, for all (chapter 07) |
 #

@@ -178,7 +178,7 @@ print("order:", preorder_backward(y_hand, found))
 print("x.grad =", x_hand.grad, "  (right:", right, ")")
 h_hand = y_hand.creator.inputs[0]
 print("h's gradient when _ * 2 ran:", found["_ * 2"], "  at the end:",
-      h_hand.grad)
+      h_hand.grad, "  the product's share:", h_hand.grad - found["_ * 2"])
 
 # %% [markdown]
 # The wrong number, and the gradients noted as each function ran say why:
@@ -286,13 +286,12 @@ assert x_hand.grad == right
 # %% [markdown]
 # ## The real engine
 #
-# minichain's `y.backward()` does the same, and its default fast path takes
-# this very order (chapter 13 checks it). `visualize.record_backward(y)` runs
-# `y.backward()` and records, at each step, which function ran and what was
-# left waiting on the heap once it was popped; the table adds what the step
-# then pushed, and names each function by its output (`_ * 2 -> h`:
-# function -> its output). It watches through a *function hook* (chapter
-# 08).
+# `visualize.record_backward(y)` runs `y.backward()` and records, at each
+# step, which function ran and what was left waiting on the heap once it was
+# popped; the table adds what the step then pushed, and names each function
+# by its output (`_ * 2 -> h`: function -> its output). It watches through a
+# *function hook*, which sends backward down the general path (chapter 08);
+# the order is `heap_backward`'s (the cell asserts it).
 
 # %%
 record = visualize.record_backward(y)
@@ -305,27 +304,12 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # %% [markdown]
 # The heap loop lives in `minichain/backprop.py`. By default minichain runs
 # a fast copy of it (chapter 13); inside `with mc.reference_mode():` it runs
-# the readable *reference path*, the loop and its step printed next. The
-# margin marks the lines that do `heap_backward`'s four steps: 1 pop the
-# highest rank; 2 `backward` on the outputs' gradients `gys`, giving the
-# inputs' `gxs`; 3 add each in; 4 push each input's creator.
-# `run` is the state of one pass: its `heap`, its set `pushed`, and `grads`,
-# a dict from each node (the small record behind each Variable, chapter 07)
-# to the gradient it has received so far; `_run` (which `backward()` calls)
-# puts the seed there and pushes `y`'s creator. The helpers, one line each:
-#
-# - `run.grads.pop(ref(), None)`: an output's gradient (`ref()` fetches
-#   its node, chapter 07; `pop` frees the gradient once used);
-# - `_targets(...)`: the indexes of the inputs that need a gradient (ours
-#   takes all);
-# - `_backward_on_variables(...)`: the `gxs` of `func.backward(targets, gys)`;
-# - `_add_gradient_reference(...)`: our `add_grad`; a leaf's goes to `.grad`;
-# - `_push(run, node)`: our `push`, keyed `(-rank, len(run.pushed), func)`,
-#   and only once a gradient waits for `node` (`node in run.grads`);
-# - unmarked, for chapters 06–08: `_retain_output_grads`
-#   (`retain_grad=True`), `_hooks_before` (hooks), `_check_gradient` (shape
-#   and dtype); `run.func`, so that debug mode can show where a failing
-#   function was applied.
+# the readable *reference path*: the loop, its step and `_push`, printed
+# next. The margin marks `heap_backward`'s four steps: 1 pop the highest
+# rank; 2 `backward` on the outputs' gradients `gys`, giving the inputs'
+# `gxs`; 3 add each in; 4 push each input's creator. `run.grads` is a dict
+# from each VariableNode (the record behind a Variable, chapter 07) to the
+# gradient it has received so far.
 #
 # The cell reruns our example on the reference path (the graph is kept, as
 # with `retain_graph=True`; chapter 07): same gradient and order.
@@ -335,9 +319,10 @@ import minichain.backprop as backprop
 
 STEPS = {"heapq.heappop(": "1 pop", "run.grads.pop(": "2 gys",
          "_backward_on_variables(": "2 gxs",
-         "_add_gradient_reference(": "3 add", "_push(": "4 push"}
+         "_add_gradient_reference(": "3 add", "_push(run, func": "4 push"}
 marked = []
-for function in (backprop._walk_reference, backprop._step_reference):
+for function in (backprop._walk_reference, backprop._step_reference,
+                 backprop._push):
     for line in inspect.getsource(function).splitlines():
         mark = "".join(m for text, m in STEPS.items() if text in line)
         marked.append(mark)
@@ -352,6 +337,25 @@ print("on the reference path: x.grad =", x.grad, "  order:",
       [step.name for step in on_reference.steps])
 assert x.grad == right
 assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
+
+# %% [markdown]
+# The other names in the printout, one line each:
+#
+# - `run`: the state of one pass (its `heap`, its set `pushed`, `grads`);
+#   `_run`, which `backward()` calls, puts the seed in `run.grads` and
+#   pushes `y`'s creator;
+# - `run.grads.pop(ref(), None)`: an output's gradient (`ref()` fetches its
+#   node, chapter 07; `pop` frees the gradient once used);
+# - `_targets(...)`: the indexes of the inputs that need a gradient (ours
+#   takes all);
+# - `_backward_on_variables(...)`: the `gxs` of `func.backward(targets, gys)`;
+# - `_add_gradient_reference(...)`: our `add_grad`; a leaf's goes to `.grad`;
+# - `_push(run, node)`: our `push`, keyed `(-rank, len(run.pushed), func)`,
+#   and only once a gradient waits for `node` (`node in run.grads`);
+# - unmarked, for chapters 06–08: `_retain_output_grads`
+#   (`retain_grad=True`), `_hooks_before` (hooks), `_check_gradient` (shape
+#   and dtype); `run.func`, so that debug mode can show where a failing
+#   function was applied.
 
 # %% [markdown]
 # ## The two orders, drawn
@@ -494,8 +498,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # `.save(path)` writes one file that opens offline.) Each frame's last
 # line counts the bytes of the gradients alive and of the arrays kept for
 # backward (chapter 07, Note 1). At step 2, `h`'s and `hh`'s gradients
-# take 8 bytes: `_ + _` hands the same array to both inputs; the 8 kept
-# are `h`, both inputs of `_ * _`.
+# take 8 bytes: `_ + _` hands the same array to both inputs; the 8 bytes
+# kept are `h`'s array, which `_ * _` keeps as both of its inputs.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
