@@ -290,7 +290,7 @@ assert x_hand.grad == right
 # step, which function ran and what was left waiting on the heap once it was
 # popped; the table adds what the step then pushed, and names each function
 # by its output (`_ * 2 -> h`: function -> its output). It watches through a
-# *function hook*, which sends backward down the general path (chapter 08);
+# *function hook*, which changes the code path backward takes (chapter 08);
 # the order is `heap_backward`'s (the cell asserts it).
 
 # %%
