@@ -161,7 +161,7 @@ assert flat and near_numpy
 # ## The fast loop's core
 #
 # The fast loop, `_walk`, does chapter 05's three steps; the lines that do
-# them, cut from its source (the whole loop: docs/engine-paths.md). Its names:
+# them, cut from its source (the whole loop: docs/engine-paths.md):
 #
 # - `run`: the pass's state; `grads`: gradients not yet used, by variable
 #   node (chapter 07); `take`: `grads.pop`;
@@ -190,7 +190,7 @@ show("3. add each gx into its input's gradient, push its creator once",
 # every leaf's, go through `_add_gradient` (NumPy's `+`; the reference
 # applies `Add`), which also sets a leaf's `.grad`. `pushed`
 # keeps each creator (the function that made `x`, PyTorch's `grad_fn`) to
-# one push per pass. The other lines are shortcuts.
+# one push per pass.
 #
 # ## Shortcuts on the fast path only
 #
@@ -495,9 +495,9 @@ assert 0.5 < saved < 1 - linear_module._ROWS_PER_BLOCK / len(model.l1.W.array) a
 savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
-# Unfused, the first layer's whole `gy.T @ x` (the size of `l1.W`, the
-# largest weight) is a temporary; fused, a 64-row block of its 512 rows
-# is: at most 7/8 of a copy saved (asserted). BLAS may round blocks
+# Unfused, the first layer's backward makes its whole `gy.T @ x` (the size
+# of `l1.W`, the largest weight); fused, only a 64-row block of its 512
+# rows: at most 7/8 of a copy saved (asserted). BLAS may round blocks
 # differently by CPU: only the bound is printed.
 #
 # ### What each one buys
@@ -587,8 +587,8 @@ ch13.check_3(answer_3)
 #
 # **Note 1: peaks under a hook.** A hook sees every function a backward
 # applies, so under one the fast loop runs `backward`, as the reference
-# does (`mock.patch` records them; `Sum` has no array path). Then chapter
-# 12's step, under `mc.memory.measure` and with no hook:
+# does (`Sum`'s applies `Reshape` and `BroadcastTo` on every path;
+# `mock.patch` records them). Then chapter 12's step with and without the hook:
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -621,7 +621,7 @@ activation = x12.shape[0] * 64 * 4                              # one hidden lay
 
 
 def unhooked_peak(segments):
-    """Chapter 12's step in activations, traced with no hook (the default path)."""
+    """Peak of chapter 12's step in activations, with no hook (the default path)."""
     deep.cleargrads()
     return overhead.whole_step_peak(
         lambda: spiral.loss_and_accuracy(deep, x12, t12, segments)[0].backward()) / activation
