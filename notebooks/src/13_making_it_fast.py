@@ -14,7 +14,6 @@
 # %%
 import contextlib
 import inspect
-import textwrap
 from unittest import mock
 
 import matplotlib.pyplot as plt
@@ -93,21 +92,14 @@ assert x.grad.tolist() == gradient_of_x(x.array, y.array, False).tolist() == [3.
 #
 # ## The two paths, timed
 #
-# The timed program: 200 ops on 10 float32 numbers, then one backward.
-# Hand-written NumPy is the floor. First, the chapter's helpers from
-# `minichain.utils.overhead`, by their docstrings:
+# The timed program: 200 ops on 10 float32 numbers, then one backward;
+# hand-written NumPy is the floor. The two chains:
 
 # %%
-for helper in (overhead.per_op, overhead.slowdown, overhead.with_and_without,
-               overhead.replaced, overhead.whole_step_peak, overhead.excerpt,
-               overhead.source_diff):
-    opening = " ".join(inspect.getdoc(helper).split("\n\n")[0].split()).replace("``", "`")
-    print(textwrap.fill(f"{helper.__name__}: {opening}", 90, subsequent_indent="    "))
-print()
 print(inspect.getsource(overhead.numpy_chain))
 print(inspect.getsource(overhead.minichain_chain))
 print("MUL_C =", overhead.MUL_C, "  ADD_C =", overhead.ADD_C)
-tiny = overhead.per_op(10, reps=15, ops=N)
+tiny = overhead.per_op(10, reps=15, ops=N)   # fastest forward, backward per op; chains take turns
 NAMES = ("NumPy", "minichain", "minichain, reference path")
 for name in NAMES:
     forward, backward = tiny[name]
@@ -119,7 +111,7 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 
 # %% [markdown]
 # On ten numbers minichain's time is bookkeeping, and the reference does
-# more. In forward it takes the general code path with every check; in
+# more. In forward it takes the general path with every check; in
 # backward it keeps gradients as Variables, so each step *applies* a
 # function. From 10 to 10⁵ elements as lines, at 10⁶ as stars:
 
@@ -133,7 +125,7 @@ for name in sweep[10]:                        # NumPy, minichain, ... as found
     ratio = [sum(sweep[size][name]) / sum(sweep[size]["NumPy"]) for size in SIZES]
     left.loglog(SIZES, per_op, "o-", label=name)
     right.semilogx(SIZES, ratio, "o-", label=name)
-paired = overhead.slowdown(10**6, NAMES[1:], ops=N)   # median ratios to NumPy
+paired = overhead.slowdown(10**6, NAMES[1:], ops=N)   # median time / NumPy's, in turns
 right.scatter([10**6] * 2, list(paired.values()), c=["C1", "C2"], marker="*", s=90)
 left.set(ylabel="µs per op, forward + backward", xlabel="elements per array (float32)",
          title=f"{N} ops, y * c and y + c in turn, fastest of 9")
@@ -164,24 +156,24 @@ assert flat and near_numpy
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
 # bookkeeping. From 10⁵ arithmetic dominates and its noise exceeds the
 # bookkeeping, so the line prints times. The stars are each path's
-# median ratio to NumPy, paired turn by turn (`overhead.slowdown`; drawn,
-# not printed: they vary).
+# median ratio to NumPy (`overhead.slowdown`; drawn, not printed: they vary).
 #
 # ## The fast loop's core
 #
-# The fast loop, `_walk`, does chapter 05's three steps. The lines that do
-# them, cut from its source (`run`: the pass's state; `inputs`: the
-# function's input nodes, `targets` the indexes of those that get a
-# gradient; `outputs`: weak references to its outputs; `grads`: the
-# table of gradients not yet used, keyed by variable node (a Variable's
-# record in the graph, chapter 07); `take` is
-# `grads.pop`; the whole loop is in docs/engine-paths.md):
+# The fast loop, `_walk`, does chapter 05's three steps; the lines that do
+# them, cut from its source (the whole loop: docs/engine-paths.md):
+#
+# - `run`: the pass's state; `grads`: gradients not yet used, by variable
+#   node (chapter 07); `take`: `grads.pop`;
+# - `inputs`: the function's input nodes; `targets`: those getting a
+#   gradient, by index; `outputs`: weak references to its outputs.
 
 # %%
 def show(step, *lines):  # a step's title, then its lines, their comments dropped
     print("# " + step, *(line.split("  # ")[0] for line in lines), "", sep="\n")
 
 
+# overhead.excerpt(f, first, last): f's source lines from the one holding first to last
 show("1. pop the highest rank", *overhead.excerpt(backprop._walk, "heapq.heappop(heap)"))
 show("2. backward: take the outputs' gradients",
      *overhead.excerpt(backprop._walk, "grad_outputs = ((take(", "else tuple("))
@@ -198,7 +190,7 @@ show("3. add each gx into its input's gradient, push its creator once",
 # every leaf's, go through `_add_gradient` (NumPy's `+`; the reference
 # applies `Add`), which also sets a leaf's `.grad`. `pushed`
 # keeps each creator (the function that made `x`, PyTorch's `grad_fn`) to
-# one push per pass. The other lines are shortcuts.
+# one push per pass.
 #
 # ## Shortcuts on the fast path only
 #
@@ -251,13 +243,13 @@ print(inspect.getsource(MulConstant.backward_arrays))
 
 # %%
 @contextlib.contextmanager
-def no_backward_arrays():
+def no_backward_arrays():   # overhead.replaced: set an attribute for the block, then restore it
     with overhead.replaced(MulConstant, "backward_arrays", None), \
             overhead.replaced(AddConstant, "backward_arrays", None):
         yield
 
 
-on, off = overhead.with_and_without(per_op_time(1), no_backward_arrays)
+on, off = overhead.with_and_without(per_op_time(1), no_backward_arrays)  # fastest of 15 turns each
 print("backward per op: with backward_arrays", as_time(on), " without", as_time(off))
 same = np.array_equal(plain_grad, grad_without(no_backward_arrays))
 print("more than 1.2x faster:", off > 1.2 * on, "  same gradient, bit for bit:", same)
@@ -265,61 +257,17 @@ assert off > 1.2 * on and same
 buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
-# A hook sees every function a backward applies, so under one
-# (`mc.memory.measure`, chapter 10) the fast loop runs `backward`, as the
-# reference always does (`tanh`'s applies `TanhGrad`); `mock.patch`
-# records them:
-
-# %%
-def applied_by_backward(hooked=False, reference=False):
-    """Names of the functions applied during a backward of 4 tanh."""
-    y = F.tanh(F.tanh(F.tanh(F.tanh(mc.Variable(np.ones(3))))))
-    loss, applied, original = F.sum(y), [], mc.FunctionNode.apply
-
-    def counting_apply(node, inputs):
-        applied.append(type(node).__name__)
-        return original(node, inputs)
-
-    with mock.patch.object(mc.FunctionNode, "apply", counting_apply), \
-            mc.memory.measure() if hooked else contextlib.nullcontext(), \
-            mc.reference_mode() if reference else contextlib.nullcontext():
-        loss.backward()
-    return applied
-
-
-plain, watched = applied_by_backward(), applied_by_backward(hooked=True)
-print("fast path, plain backward applies:", plain)
-print("fast path, under a hook applies:  ", watched)
-print("reference path applies:           ", applied_by_backward(reference=True))
-assert plain == ["Reshape", "BroadcastTo"] and watched.count("TanhGrad") == 4
-assert watched == applied_by_backward(reference=True)
-
-x12, t12 = mc.datasets.make_spiral(n_per_class=2000, seed=0)   # as chapter 12
-mc.random.seed(0)
-deep = mc.links.MLP(n_units=64, n_out=3, n_layers=12)
-deep(x12)
-activation = x12.shape[0] * 64 * 4                              # one hidden layer's output
-for segments, name in ((None, "plain"), (4, "4 segments")):
-    hooked = spiral.step_memory(deep, x12, t12, segments) / activation
-    deep.cleargrads()
-    unhooked = overhead.whole_step_peak(
-        lambda: spiral.loss_and_accuracy(deep, x12, t12, segments)[0].backward()) / activation
-    print(f"chapter 12's step, {name:10s}: peak {hooked:.1f} activations under the hook,"
-          f" {unhooked:.1f} without")
-    assert 0 <= hooked - unhooked < 1 / 3
-
-# %% [markdown]
-# `Sum`'s backward has no array version: it applies `Reshape` and
-# `BroadcastTo` on every path. So chapters 10, 12 and 14 measured their
-# peaks with `backward` applied; without the hook they are under a third
-# of an activation lower (12's above, 14's asserted there; 10's note 3:
-# the same count).
+# Chapters 10, 12 and 14 measure peaks under a hook (`mc.memory.measure`),
+# so with `backward`; the default path's are under a third of an
+# activation lower (12's: Note 1; 10's and 14's: there).
 #
 # ### 1b. ReLU's in-place backward
 #
-# On this path ReLU multiplies its mask into the incoming gradient itself,
-# one array the size of the layer fewer (argued, not measured), when
-# `writable_gradient` hands that array back (`y`: ReLU's output, kept from forward):
+# ReLU multiplies its mask into the incoming gradient itself when
+# `writable_gradient` hands that array back (`y`: ReLU's output, kept from
+# forward). That saves an array the size of the layer inside ReLU's
+# backward, but chapter 12's step peaks only 0.3 of an activation lower
+# (Note 1): other moments hold almost as much.
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
@@ -330,8 +278,7 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # `writes_into_gradient`, as ReLU), sparing a caller's arrays;
 # `sys.getrefcount` counts no other reference to the array (a name, a
 # `.grad`, a second gradient-table entry); the array is not a view. In
-# the trap, the array the inner ReLU receives is also `x.grad`: the count
-# fails.
+# the trap, the inner ReLU's array is also `x.grad`: the count fails.
 # Three cases (more in `tests/test_writable_gradient.py`):
 
 # %%
@@ -399,9 +346,9 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# (`_data`, `_node`: a Variable's array and node.) Four of the eight
-# savings of `apply` (docs/engine-paths.md lists all eight; chapter 07
-# prints the reference):
+# (`_data`, `_node`: a Variable's array and node.) The main four savings
+# of `apply` (docs/engine-paths.md lists the rest; chapter 07 prints the
+# reference):
 #
 # | the reference, on every call | `apply` instead |
 # |---|---|
@@ -448,7 +395,7 @@ for phase, label, switch, around in (
 # The last two change what you can observe (whether `.grad` stays the
 # same object; rounding), so the reference does them too. Both save memory
 # in a training step of an MLP that accumulates a batch of 256 in two
-# halves, traced by `overhead.whole_step_peak`:
+# halves, traced by `overhead.whole_step_peak` (bytes above the start):
 
 # %%
 from minichain.functions.connection import linear as linear_module
@@ -520,10 +467,10 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # %% [markdown]
 # Without an owned buffer the second half's backward makes each gradient
 # anew and keeps the old ones until it ends (to put each `.grad` back if
-# it fails): one extra copy of every parameter at the peak, minichain's
-# cost (PyTorch adds in place when it can). So use `zerograds()` when a
-# step adds several backwards into the same gradients (as here); with one
-# backward per step, `cleargrads()` loses nothing.
+# it fails): one extra copy of every parameter at the peak. That copy is
+# minichain's cost, not PyTorch's (which adds into `.grad` in place when it
+# can): use `zerograds()` when a step adds several backwards into the same
+# gradients, as here; with one backward per step `cleargrads()` loses nothing.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
@@ -548,10 +495,10 @@ assert 0.5 < saved < 1 - linear_module._ROWS_PER_BLOCK / len(model.l1.W.array) a
 savings["5. fused Linear (step)"] = not_fused / fused
 
 # %% [markdown]
-# The peak comes in the backward of `l1`, the first layer: unfused, its
-# whole `gy.T @ x` (the size of `l1.W`) is the largest temporary; fused,
-# a 64-row block of its 512 rows: at most 7/8 saved (asserted). BLAS may
-# round blocks differently on another CPU, so only the bound is printed.
+# Unfused, the first layer's backward makes its whole `gy.T @ x` (the size
+# of `l1.W`, the largest weight); fused, only a 64-row block of its 512
+# rows: at most 7/8 of a copy saved (asserted). BLAS may round blocks
+# differently by CPU: only the bound is printed.
 #
 # ### What each one buys
 #
@@ -634,3 +581,60 @@ ch13.check_2(answer_2)
 # %%
 answer_3 = None
 ch13.check_3(answer_3)
+
+# %% [markdown]
+# ## Notes (for the curious)
+#
+# **Note 1: peaks under a hook.** A hook sees every function a backward
+# applies, so under one the fast loop runs `backward`, as the reference
+# does (`Sum`'s applies `Reshape` and `BroadcastTo` on every path;
+# `mock.patch` records them). Then chapter 12's step with and without the hook:
+
+# %%
+def applied_by_backward(hooked=False, reference=False):
+    """Names of the functions applied during a backward of 4 tanh."""
+    y = F.tanh(F.tanh(F.tanh(F.tanh(mc.Variable(np.ones(3))))))
+    loss, applied, original = F.sum(y), [], mc.FunctionNode.apply
+
+    def counting_apply(node, inputs):
+        applied.append(type(node).__name__)
+        return original(node, inputs)
+
+    with mock.patch.object(mc.FunctionNode, "apply", counting_apply), \
+            mc.memory.measure() if hooked else contextlib.nullcontext(), \
+            mc.reference_mode() if reference else contextlib.nullcontext():
+        loss.backward()
+    return applied
+
+
+plain, watched = applied_by_backward(), applied_by_backward(hooked=True)
+print("fast path, plain backward applies:", plain)
+print("fast path, under a hook applies:  ", watched)
+assert plain == ["Reshape", "BroadcastTo"] and watched.count("TanhGrad") == 4
+assert watched == applied_by_backward(reference=True)
+
+x12, t12 = mc.datasets.make_spiral(n_per_class=2000, seed=0)   # as chapter 12
+mc.random.seed(0)
+deep = mc.links.MLP(n_units=64, n_out=3, n_layers=12)
+deep(x12)
+activation = x12.shape[0] * 64 * 4                              # one hidden layer's output
+
+
+def unhooked_peak(segments):
+    """Peak of chapter 12's step in activations, with no hook (the default path)."""
+    deep.cleargrads()
+    return overhead.whole_step_peak(
+        lambda: spiral.loss_and_accuracy(deep, x12, t12, segments)[0].backward()) / activation
+
+
+for segments, name in ((None, "plain"), (4, "4 segments")):
+    hooked = spiral.step_memory(deep, x12, t12, segments) / activation
+    unhooked = unhooked_peak(segments)
+    print(f"chapter 12's step, {name:10s}: peak {hooked:.1f} activations under the hook,"
+          f" {unhooked:.1f} without")
+    assert 0 <= hooked - unhooked < 1 / 3
+with overhead.replaced(F.activation.relu, "writable_gradient", lambda gys: None):
+    copying = unhooked_peak(None)                               # ReLU never in place
+lower = copying - unhooked_peak(None)
+print(f"plain, ReLU in place: peak {lower:.1f} activation lower than ReLU making a new array")
+assert 0 < lower < 1 / 3                                        # not the 1 it saves
