@@ -45,8 +45,8 @@ class AdamRule(UpdateRule):
         xp = param.xp
         m += dtype(1 - hp.beta1) * (grad - m)
         v += dtype(1 - hp.beta2) * (grad * grad - v)
-        # In place as well; the setter then stores the same array back, a
-        # few attribute writes next to this line's four temporary arrays.
+        # `-=` subtracts in place, then assigns the same array back through
+        # the `array` property.
         param.array -= dtype(self.lr) * m / (xp.sqrt(v) + dtype(hp.eps))
 
 

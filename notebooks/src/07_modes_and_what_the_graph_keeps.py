@@ -388,10 +388,10 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 
 # %% [markdown]
 # The measurement agrees with the count: the four outputs kept with the
-# graph (the last is also the result), one without; the peak without is one
-# `tanh`'s input and its output (`x`, made before the block, is not
-# counted). Backward adds its gradients on top; notes 1 and 2, at the end,
-# follow those bytes step by step.
+# graph (the last is also the result), one without; the peak without is
+# two successive outputs (h1, h2) alive together: 2 MiB (`x`, made before
+# the block, is not counted). Backward adds its gradients on top; notes 1
+# and 2, at the end, follow those bytes step by step.
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10
@@ -456,9 +456,9 @@ ch07.check_3(answer_3)
 # running function's incoming gradient), *held* (in the engine's table, or a
 # leaf's `.grad`) or *freed*:
 #
-# - step 2: `h 1. held` and `hh 1. arriving` are one array, which `_ + _`
+# - step 2: `h 1.0 held` and `hh 1.0 arriving` are one array, which `_ + _`
 #   handed to both: `8 bytes`, one float;
-# - step 3: `h 13. arriving` is `h`'s complete gradient, a new array;
+# - step 3: `h 13.0 arriving` is `h`'s complete gradient, a new array;
 # - step 3: the used ones, `y` and `hh`, show `freed`: the `8 bytes` are
 #   `h`'s alone.
 
@@ -480,7 +480,7 @@ player = visualize.animate_backward(y_05)
 one_float = x_05.array.nbytes
 for step in (2, 3):
     grads = player.gradients(step)             # {name: (text, state)}
-    print(f"step {step}:", ", ".join(f"{name} {text} {state}"
+    print(f"step {step}:", ", ".join(f"{name} {float(text):.1f} {state}"
                                    for name, (text, state) in grads.items()),
           f"({player.frames[step - 1]['grad_bytes']} bytes in gradients)")
 alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]

@@ -116,9 +116,10 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # %% [markdown]
 # The linear classifier stops near half of the points: whatever three
 # straight boundaries it draws, each arm crosses them. The net with a
-# hidden layer gets nearly all, its loss still falling slowly: every step
-# looks at all 300 points and moves every weight by the same rate.
-# Minibatches and Adam, below, get further in fewer passes.
+# hidden layer gets nearly all, its loss still falling slowly: one step
+# per pass over the data, and one learning rate for every weight. Below,
+# minibatches of 30 give 10 steps per pass (300 / 30), and Adam sizes each
+# weight's step: further in fewer passes.
 #
 # ## The real pieces
 #
@@ -189,7 +190,7 @@ print(inspect.getsource(SGDRule.update_core))
 
 # %%
 def new_model():
-    mc.random.seed(0)
+    mc.random.seed(0)       # minichain's draws, as torch.manual_seed
     model = MLP(n_units=32, n_out=3, n_layers=1)
     model(x[:1])            # the first call sizes (and draws) the weights
     return model
@@ -216,16 +217,16 @@ assert same
 # minibatches of 30 points and `Adam` does the update. Adam keeps, for
 # every *element* of every parameter, running averages of its gradient `g`
 # and of `g²`: `m ← β₁ m + (1 - β₁) g` and `v ← β₂ v + (1 - β₂) g²`. Both
-# start at zero (`init_state`), so early on they are too small; at step `k`
-# (the rule's `self.t`; our `t` is the labels) the *bias correction* gives
-# `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)`, and the element moves by
-# about `α · m̂ / √v̂`.
+# start at zero, so early on they are too small; at step `k` the *bias
+# correction* gives `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)`, and the
+# element moves by about `α · m̂ / √v̂` (about: the code adds a small `eps`
+# to `√v`, not to `√v̂`).
 #
-# The update rule computes `m` as `m += (1 - β₁)(g - m)` and, as in
-# Chainer, folds the correction into the step size: the rule's `lr`
-# (printed first) is `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, computed each step (Adam's
-# hyperparameter is `alpha`); hence "about": `eps` is added to `√v`, not
-# to `√v̂`.
+# The code: `init_state` makes the zeros; `update_core` writes `m`'s
+# update as `m += (1 - β₁)(g - m)` and, as in Chainer, folds the
+# correction into the step size: the rule's `lr` (printed first) is
+# `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, computed each step from `self.t`, the step `k`
+# (our `t` is the labels).
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -294,8 +295,7 @@ assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 # evaluated afterwards. The left panel compares this loss with our
 # hand-made loop's (same architecture, other initial weights). Adam and
 # minibatches change together, so the plot cannot say which one helped.
-# One full-batch step is one pass over the data, so the hand loop ran 300
-# epochs to Adam's 100.
+# The hand loop ran 300 epochs to Adam's 100.
 
 # %%
 epochs = np.arange(1, len(result.history["loss"]) + 1)
@@ -404,7 +404,9 @@ assert same_history
 # with `s = 4` segments; an *activation* is one hidden layer's output,
 # 6000 × 64 float32 values. Chapter 10's *peak estimate*, in activations:
 # `s - 1` checkpoints + `⌈L/s⌉` outputs of the segment being rebuilt + 2
-# in flight (the gradient waiting and the array being made).
+# in flight (the gradient waiting and the array being made). `measure`
+# watches through a hook; without it the peaks are under a third of an
+# activation lower (chapter 13).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -425,12 +427,13 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
 # keeps its output, the same array the next `linear` keeps as input, and
 # nothing keeps the `linear` outputs.
 #
-# Why one more (Note 1 lists every array): a rebuilt segment's incoming
-# gradient lives until the segment's backward ends. Chapter 10's segments
-# end in a `tanh`, which keeps its output; once its backward has run, that
-# output is freed, making room for the incoming gradient. Here they end in
-# a `linear`, which keeps its input, not its output: nothing is freed at
-# the top, so the incoming gradient is a third array in flight.
+# Why one more (Note 1 lists every array)? Chapter 10's `tanh` chain met
+# the estimate exactly, yet there too a rebuilt segment's incoming gradient
+# lives until the segment's backward ends. Its segments end in a `tanh`,
+# which keeps its output; once its backward has run, that output is freed,
+# making room for it. Here they end in a `linear`, which keeps its input,
+# not its output: nothing is freed at the top, so the incoming gradient is
+# a third array in flight.
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.

@@ -44,6 +44,7 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # caller holds. Backward through block `i` ("reversing" it) needs its
 # graph, so the block must have been run *with* its graph ("taped"). A
 # slot holds one activation: a stored checkpoint or a taped block's output.
+# Slots understate real memory by 2 or 3 activations (measured below).
 # The moves, as tuples (`i, j` means blocks `i+1 .. j`):
 #
 # | move | block calls | slots |
@@ -58,8 +59,8 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # value just reached* by the last run, which the next move stores, starts
 # from, or drops. A taped run ends at the highest block not yet reversed,
 # and backward follows it. It may tape several blocks from `x` or a
-# checkpoint, but only one from the value just reached (why: after the
-# first walk-through).
+# checkpoint, but only one from the value just reached (a choice, and its
+# price: after the first walk-through).
 #
 # ## By hand: four blocks, one slot
 #
@@ -160,7 +161,7 @@ assert sum(calls) == schedule_calls(one_slot_4) and same
 print("calls per block:", calls, " gradients equal plain backprop's:", same)
 
 # %% [markdown]
-# ### Why one block only from the value just reached
+# ### The one-block rule: a choice, and its price
 #
 # Not for memory. A tape keeps its start: the first block's graph holds
 # its input for backward (`linear` needs `h` for `W`'s gradient). From the
@@ -289,6 +290,8 @@ print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 1
 
 # %% [markdown]
 # 1024 blocks with 12 slots: about 3.7 calls each (plain: 1).
+#
+# **`checkpoint_revolve` runs this chapter's variant, not Griewank's Revolve.**
 # `mc.checkpoint_revolve(blocks, x, budget)` (`x` second, unlike
 # `checkpoint_sequential`) runs the schedule with `M` slots inside one
 # FunctionNode: its forward performs the moves up to the first backward,
@@ -497,6 +500,11 @@ fig, ax = plt.subplots(figsize=(6.5, 3.8))
 all_slots = range(1, L + 1)
 uniforms = [uniform_schedule(L, s) for s in range(1, L + 1)]
 assert all(variant_cost(L, slots_held(u)) <= schedule_calls(u) for u in uniforms)
+row = [(slots_held(u), schedule_calls(u)) for u in uniforms[6:]]    # 7 segments or more
+assert max(schedule_calls(u) for u in uniforms[:6]) < row[0][1]     # the upper row
+assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(row, row[1:]))
+print(f"uniform, 7 to {L} segments: {row[0][0]} to {row[-1][0]} slots,"
+      f" {row[0][1]} to {row[-1][1]} calls, neither ever falling")
 ax.plot(all_slots, [variant_cost(L, M) / L for M in all_slots], "-",
         color="tab:red", label="variant (model)")
 ax.plot([slots_held(u) for u in uniforms], [schedule_calls(u) / L for u in uniforms],
@@ -515,10 +523,11 @@ plt.show()
 # The variant's curve falls steeply, then flattens; no uniform point lies
 # below it (asserted). Each circle is a model point moved right to its
 # measured peak: the model understates memory, most at small `M`.
-# In real bytes, the circles are the curve. Right of about 9 slots,
-# more uniform segments take more slots and calls: each adds a
-# checkpoint, the longest barely shrinks, and a shorter last one leaves
-# more to advance (`2L` minus its length calls).
+# Measured in bytes, the true trade-off is the circles, not the red line.
+# In the upper row of uniform points (7 segments or more, printed), a
+# segment more never saves slots or calls: it adds a checkpoint, the
+# longest barely shrinks, and a shorter last one leaves more to advance
+# (`2L` minus its length calls).
 
 # %% [markdown]
 # ## Revolve's model and the binomial bound
