@@ -386,8 +386,10 @@ print("check_backward passed")
 # | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and under `mc.reference_mode()` (chapter 05) |
 #
 # **So the default `yv.backward()` above ran `Exp.backward_arrays`
-# (printed first below) and `Sin.backward_arrays`**: our hand formulas on
-# bare arrays (`_retained_output_data` is the retained output's array).
+# (printed second below, after `Exp.forward`) and `Sin.backward_arrays`**
+# (not printed: the same `gy * cos(x)` as `Sin.backward` below, on
+# arrays): our hand formulas on bare arrays
+# (`_retained_output_data` is the retained output's array).
 # `backward` is the double-backprop version: the same formula on
 # Variables, so `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`)
 # are recorded and a gradient can be differentiated again (chapter 11;
