@@ -290,8 +290,10 @@ assert x_hand.grad == right
 # step, which function ran and what was left waiting on the heap once it was
 # popped; the table adds what the step then pushed, and names each function
 # by its output (`_ * 2 -> h`: function -> its output). It watches through a
-# *function hook*, which changes the code path backward takes (chapter 08);
-# the order is `heap_backward`'s (the cell asserts it).
+# *function hook* (chapter 08), which changes the code path backward takes:
+# its inner steps are then functions the hook can see; the order and the
+# gradients stay the same. The order is `heap_backward`'s (the cell asserts
+# it).
 
 # %%
 record = visualize.record_backward(y)
@@ -307,7 +309,8 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # the readable *reference path*: the loop, its step and `_push`, printed
 # next. The margin marks `heap_backward`'s four steps: 1 pop the highest
 # rank; 2 `backward` on the outputs' gradients `gys`, giving the inputs'
-# `gxs`; 3 add each in; 4 push each input's creator. `run.grads` is a dict
+# `gxs`; 3 add each in; 4 push each input's creator. Unmarked lines are for
+# later chapters: skip them on a first reading. `run.grads` is a dict
 # from each VariableNode (the record behind a Variable, chapter 07) to the
 # gradient it has received so far.
 #
@@ -495,11 +498,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # arrives and is freed. Step through the first example with *next*: at step
 # 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the wait the pre-order
 # walk skipped. (*next*/*prev* sit under each frame in JupyterLab;
-# `.save(path)` writes one file that opens offline.) Each frame's last
-# line counts the bytes of the gradients alive and of the arrays kept for
-# backward (chapter 07, Note 1). At step 2, `h`'s and `hh`'s gradients
-# take 8 bytes: `_ + _` hands the same array to both inputs; the 8 bytes
-# kept are `h`'s array, which `_ * _` keeps as both of its inputs.
+# `.save(path)` writes one file that opens offline.) The last line counts
+# bytes; chapter 07, Note 1 explains them.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")

@@ -92,25 +92,39 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 #
 # minichain's switch is `mc.config.enable_backprop`. The cell prints the
 # readable `apply`, `FunctionNode._apply_reference`, whose hand-made twin
-# chapter 02 built (fast copy: chapter 13). Its
-# `if config.enable_backprop:` is our `if`:
+# chapter 02 built (fast copy: chapter 13), with a margin:
 #
-# - `self.rank`, `self.inputs`, `self.outputs`: our three lines, on
-#   VariableNodes (`x.node`) and weak references (explained in "What the
-#   graph keeps", below);
-# - `y.node.set_creator_node(self)`: our `y.creator = self` and `y.rank`;
-# - `_retain_data`: new, keeps what backward needs.
+# - `fwd`: forward on the inputs' arrays, its outputs wrapped in Variables;
+# - `grad?`: `requires_grad`, whether the outputs need a gradient
+#   ("Constants: `requires_grad=False`", below);
+# - `if`: `if config.enable_backprop:`, our `if`;
+# - `graph`: `self.rank`, `self.inputs`, `self.outputs`, our three lines, on
+#   VariableNodes (`x.node`) and weak references ("What the graph keeps",
+#   below);
+# - `link`: our `y.creator = self` and `y.rank`;
+# - `keep`: `_retain_data`, new: keeps what backward needs.
 #
-# Above the `if`, `requires_grad` says whether the outputs need a gradient
-# ("Constants: `requires_grad=False`", below). Skip the other lines for now.
+# Unmarked lines: checks and bookkeeping, skip them.
 #
 # `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`,
 # whose end, printed last, is our `hand_using_config`.
 
 # %%
+MARKS = {"self._forward_with_hooks(": "fwd", "requires_grad = any(": "grad?",
+         "ys = tuple([Variable(": "fwd",
+         "if config.enable_backprop": "if", "self.rank =": "graph",
+         "self.inputs =": "graph", "self.outputs =": "graph",
+         "set_creator_node(": "link", "self._retain_data(": "keep"}
 source = inspect.getsource(mc.FunctionNode._apply_reference)
-print("\n".join(line for line in source.splitlines()   # left out: 2 lines on
-                if "lazy_grad_sum" not in line))        # a Chainer-only flag
+marked = []
+for line in source.splitlines():
+    if "lazy_grad_sum" in line:   # left out: 2 lines on a Chainer-only flag
+        continue
+    mark = "".join(m for text, m in MARKS.items() if text in line)
+    marked.append(mark)
+    print(f"{mark:6} | {line}")
+assert sorted(m for m in marked if m) == sorted(MARKS.values())
+print()
 print(inspect.getsource(mc.no_backprop_mode))
 lines = inspect.getsource(mc.using_config).splitlines()
 first = next(i for i, line in enumerate(lines)
@@ -319,7 +333,7 @@ assert alive["b"]() is None
 # The graph picture outlines in red the variables whose array is kept, with
 # the bytes. In `y = exp(sin(x) · 2)`, `sin` keeps its input `x`, `exp` its
 # output `y`, and `_ * 2` nothing. (`v1`, `v2` name the unnamed variables,
-# as in chapter 02.)
+# numbered back from the output, as in chapter 02.)
 
 # %%
 x = mc.Variable(np.ones((50, 20), dtype=np.float32), name="x")
@@ -389,7 +403,7 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # %% [markdown]
 # The measurement agrees with the count: the four outputs kept with the
 # graph (the last is also the result), one without; the peak without is
-# two successive outputs (h1, h2) alive together: 2 MiB (`x`, made before
+# two successive `tanh` outputs alive together: 2 MiB (`x`, made before
 # the block, is not counted). Backward adds its gradients on top; notes 1
 # and 2, at the end, follow those bytes step by step.
 
@@ -547,7 +561,10 @@ plt.show()
 #   freed.
 # - Forward climbs by 1 MiB per `tanh` output kept (1.0 to 4.0).
 # - The seed spread by `Sum`'s backward costs nothing (4.0 still at
-#   `backward:Sum`): a view of one number (strides 0):
+#   `backward:Sum`): a view of one number (strides 0, next cell).
+# - The first `TanhGrad` adds its 1 MiB result: 5.0.
+# - From the second on, the received gradient and the produced one are
+#   1 MiB each: each later `backward:Tanh` row stays at 6.0.
 
 # %%
 spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
@@ -556,10 +573,6 @@ print("a seed spread as Sum's backward spreads it: shape", spread.shape,
 assert spread.array.strides == (0, 0) and spread.array.base is not None
 
 # %% [markdown]
-# - The first `TanhGrad` adds its 1 MiB result: 5.0.
-# - From the second on, the received gradient and the produced one are
-#   1 MiB each: each later `backward:Tanh` row stays at 6.0.
-#
 # The same step unwatched, with `tracemalloc` alone:
 
 # %%

@@ -171,7 +171,9 @@ with StepPrinter():
 # `PrintHook` prints what goes into each step: the function's label, a
 # block per input and, in backward, one per incoming gradient `gy`. We send
 # it to a string (its `file` argument) and print two lines of the backward
-# step of `x * 2`: the function and `gy`'s statistics (all ones):
+# step of `x * 2`: the function and `gy`'s statistics (all ones). Dropped:
+# the rest, with a memory address (new each run), and the block of the
+# `_ * 2` that backward applies:
 
 # %%
 import io
@@ -259,22 +261,31 @@ assert rows > timer.total_time()
 # so forwards and backwards stay apart. Each row has two figures, in tenths
 # of a MiB (`forward:ReLU`'s 1.0 MiB is its output, one activation):
 #
-# - **allocated**: the bytes a step left alive, *added up* over the row's
-#   calls (a nested step's bytes count twice, as its time did);
+# - **allocated**: the bytes left alive when that step returned, *added
+#   up* over the row's calls (a nested step's bytes count twice, as its
+#   time did);
 # - **peak**: the most a step used above its starting level while it ran,
 #   the *largest* over the row's calls.
 #
-# Note 1, at the end, accounts for the other rows.
+# Rows at 0.0 in both figures are counted, not printed; Note 1, at the end,
+# accounts for every row.
 
 # %%
 table = memory.summary()
+figures = {event: [f"{record[key] / MiB:5.1f}" for key in
+                   ("allocated_bytes", "peak_bytes")]
+           for event, record in table.items()}
+zero = [event for event, pair in figures.items() if pair == ["  0.0"] * 2]
 print(f"{'step':30s} {'allocated':>9s} {'peak':>9s}  calls")
-for event, record in table.items():
-    print(f"{event:30s} {record['allocated_bytes'] / MiB:5.1f} MiB"
-          f" {record['peak_bytes'] / MiB:5.1f} MiB  {record['occurrence']}")
+for event, (allocated, peak) in figures.items():
+    if event not in zero:
+        print(f"{event:30s} {allocated} MiB {peak} MiB"
+              f"  {table[event]['occurrence']}")
+print(f"the other {len(zero)} rows: 0.0 MiB in both figures")
 assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
 assert all(r["peak_bytes"] < MiB / 16 for e, r in table.items()  # 0.0 rows
            if "Linear" not in e and "ReLU" not in e)
+assert zero == [e for e in table if "Linear" not in e and "ReLU" not in e]
 
 # %% [markdown]
 # ## A hook on one function only
@@ -417,8 +428,8 @@ print("y =", y.array)
 assert np.isnan(y.array)
 
 # %% [markdown]
-# With debug mode on, every forward output (and every gradient) is checked,
-# and the first NaN stops the computation, naming the function that made it
+# With debug mode on, every forward output is checked, and the first NaN
+# stops the computation, naming the function that made it
 # (`np.errstate` silences NumPy's warning, seen above):
 
 # %%
