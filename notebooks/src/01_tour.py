@@ -79,27 +79,30 @@ assert x.grad == by_hand and np.isclose(x.grad, numeric)
 visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
-# A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
-# Variable; minichain draws the constant on the right), with one input. The
-# variables you made yourself, here `x`, are the *leaves*. Only `x` shows a
-# gradient: backward starts from the *seed* `dy/dy = 1` and by default keeps
-# only the leaves' gradients. `x` is outlined in red because `_ ** 2` keeps
-# it to compute `2x` ("kept for backward: 8 B": one float64). Unnamed
-# variables are labelled `v1`, `v3` (chapter 02).
+# Reading the picture:
+# - A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
+#   Variable; the constant is drawn on the right).
+# - `x`, made by you, is a *leaf*; only it shows a gradient: backward
+#   starts from the *seed* `dy/dy = 1` and by default keeps only the
+#   leaves' gradients.
+# - Red outline: kept for backward; `_ ** 2` keeps `x` to compute `2x`
+#   ("8 B": one float64).
+# - Unnamed variables are labelled `v1`, `v3` (chapter 02). They show no
+#   value, only shape and dtype `() float64`: nothing holds their arrays
+#   any more.
 #
-# The same graph as text (`visualize.draw`, Chainer's notation; chapter
-# 02 builds it), decoded by one rule: each label is a node of the
-# picture (`x`, `v1`: variables, ellipses; `_ * 2`: a function, a box),
-# and each `<---` is a picture arrow reversed, pointing back to what a node
-# was computed from, the way backward walks: read each row right to left.
+# The same graph as text (`visualize.draw`; chapter 02 builds it): each
+# label is a node of the picture, and each `<---` is a picture arrow
+# reversed, pointing back to what a node was computed from, the way
+# backward walks: read each row right to left.
 
 # %%
 print(visualize.draw(y))
 
 # %% [markdown]
-# Where rows meet: `x <-+` opening two `|---` rows means `x` is used
-# twice, once per row; `_ + _` (two inputs) is drawn once, tagged `[1]`;
-# the `[1]` ending the last row points back to it.
+# Row 1: `y` was made by `_ + _` (drawn once, tagged `[1]`) from `x`.
+# Row 3: `[1]` also used `v1`, made by `_ * 2` from `v3`, made by `_ ** 2`
+# from `x`. `x <-+` opens both rows: `x` is used twice.
 #
 # ## Who made what: `creator_node`
 #

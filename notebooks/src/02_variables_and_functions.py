@@ -210,7 +210,7 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (for one input, always `(0,)`).
+# says which inputs want a gradient (here `(0,)`).
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
 # of the loss with respect to `y`: `d sum(y)/dy` is ones, set by us. One call
@@ -273,9 +273,9 @@ print("x.grad_var:", x.grad_var)
 assert x.grad is x.grad_var.array
 
 # %% [markdown]
-# Every FunctionNode of minichain is written this way (chapter 03 shows an
-# array-only variant, `backward_arrays`, that the default run prefers
-# when a function defines one). Here is minichain's identity, printed from the package:
+# Every differentiable FunctionNode has a `backward` written this way; some
+# also have an array-only twin, `backward_arrays`, that the default run
+# uses for speed (chapter 03). Here is minichain's identity, printed from the package:
 # `IdentityNode`, labelled `Identity`, and `identity`, the lowercase
 # function that applies a new one and returns its single output rather
 # than a tuple. `indexes` is Chainer's name for `target_input_indexes`: the

@@ -318,8 +318,9 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
 # hand engines. Overwriting keeps only the share of the branch visited
-# last, here `sin`'s (`cos a · eˣ`), so the dashed "derivative" is a
-# different function, silently. minichain's curve lies on the numerical
+# last, here `sin`'s (`cos a · eˣ`: `sorted` keeps equal ranks in the order
+# `hand_backward`'s stack met them, `cos` first), so the dashed "derivative"
+# is a different function, silently. minichain's curve lies on the numerical
 # derivative.
 
 # %%
@@ -422,19 +423,10 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 # path* with the same gradients (chapter 13). The reference
 # `_add_gradient_reference` runs whenever a function hands back a gradient
 # `gx` for a variable's node; `run` is one backward pass's record, and its
-# dict `run.grads` holds what each node has received so far (our
-# `hand_backward` used `.grad`). The cell prints first the lines that
-# matter: a node's first gradient is stored (our first
-# `x.grad = gx`), later ones are added with `+`. Then the whole function:
-# a leaf (`creator_node is None`) adds to its own `.grad` instead, as the
-# calls above showed (`_add_to_leaf`, printed in chapter 13), except under
-# `mc.grad` (chapter 03), which returns gradients (`run.into_leaves` False).
-#
-# Why `+` and never `+=`? `_ + _` hands one gradient Variable to both its
-# inputs. In the cell's hand loop for `y = (x + x) + x`, the outer `_ + _` makes
-# the seed itself the gradient of `x` and of `x + x`, whose `_ + _` hands
-# it back to `x` twice. `x`'s `grads[node]` and `gx` are then the same
-# array, so `+=` changes both: each `+=` doubles it.
+# dict `run.grads` (our `grads` below) holds what each node has received
+# so far. The cell prints first the lines that matter: a node's first
+# gradient is stored (our first `x.grad = gx`), later ones are added with
+# `+`. Then the whole function.
 
 # %%
 import minichain.backprop as backprop
@@ -446,6 +438,17 @@ print(textwrap.dedent("\n".join(lines[add:add + 4])))   # the lines that matter
 print("\n# the whole function:")
 print(source)
 
+# %% [markdown]
+# A leaf adds to its own `.grad` instead (`_add_to_leaf`, chapter 13),
+# except under `mc.grad` (chapter 03; `run.into_leaves` False).
+#
+# Why `+` and never `+=`? `_ + _` hands one gradient Variable to both its
+# inputs. In the next cell's hand loop for `y = (x + x) + x`, the outer
+# `_ + _` makes the seed itself the gradient of `x` and of `x + x`, whose
+# `_ + _` hands it back to `x` twice. `x`'s `grads[node]` and `gx` are then the same
+# array, so `+=` changes both: each `+=` doubles it.
+
+# %%
 x = mc.Variable(np.array(1.0))
 s = x + x
 y = s + x                                        # dy/dx = 3
