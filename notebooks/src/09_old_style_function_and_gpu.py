@@ -42,8 +42,9 @@ np.set_printoptions(precision=4, suppress=True)
 # Chainer's documentation builds chapter 02's `x <--- f <--- y` with
 # `F.Identity`, an old-style Function: an instance is created, then
 # *called* on a Variable. The capital and the lowercase name are two
-# different classes (`F.identity` applies chapter 02's FunctionNode
-# `IdentityNode`):
+# different things: `F.Identity` is an old-style Function class,
+# `F.identity` a function that applies chapter 02's FunctionNode
+# `IdentityNode`:
 
 # %%
 x = mc.Variable(np.zeros(10), name="x")
@@ -190,7 +191,7 @@ assert np.allclose(ggx.array, 2.0)
 # function:
 
 # %%
-x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
+x = mc.Variable(np.array([2.0]), name="x")     # one element: backward() needs no seed
 gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
 gx_once, = mc.grad([F.sum(Square()(x))], [x])   # enable_double_backprop off
 for name, start in [("gx.backward()", gx.backward),
@@ -212,8 +213,8 @@ for name, start in [("gx.backward()", gx.backward),
 #
 # So `mc.grad` reports `None` for `x`, not zero.
 # minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here
-# (a PyTorch backward marked `@once_differentiable`, an array backward
-# like this one, raises an error instead).
+# PyTorch raises instead: `@once_differentiable` (its array backward)
+# puts an error node in `gx`'s graph, so even `sum(gx)` reaches it.
 #
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
@@ -245,7 +246,7 @@ print("HandAdapter:     first", hand_first, " second", hand_second)
 print("FunctionAdapter: first", real_first, " second", real_second)
 assert np.array_equal(hand_first, real_first)
 assert hand_second is None and real_second is None
-x = mc.Variable(np.array([2.0]), name="x")     # one element: the seed is 1
+x = mc.Variable(np.array([2.0]), name="x")     # one element: backward() needs no seed
 gx, = mc.grad([F.sum(HandAdapter(Square()).apply((x,))[0])], [x],
               enable_double_backprop=True)
 gx.backward()

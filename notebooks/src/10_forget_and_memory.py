@@ -141,7 +141,7 @@ print(draw(y))
 # others one at a time from their checkpoints.
 #
 # The outer graph (the `Forget` nodes and their inputs) persists until
-# `loss` is dropped (like PyTorch's `retain_graph=True`), so all `s - 1`
+# `loss` is dropped (PyTorch frees saved tensors during backward), so all `s - 1`
 # checkpoints count; each inner graph, the last segment's included, is
 # freed as backward walks it: at most `⌈L/s⌉` activations. The
 # activations kept at once, the **kept count**, are about
