@@ -431,7 +431,7 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
 # the estimate exactly, yet there too a rebuilt segment's incoming gradient
 # lives until the segment's backward ends. Its segments end in a `tanh`,
 # which keeps its output; once its backward has run, that output is freed,
-# making room for it. Here they end in a `linear`, which keeps its input,
+# making room for the incoming gradient. Here they end in a `linear`, which keeps its input,
 # not its output: nothing is freed at the top, so the incoming gradient is
 # a third array in flight.
 

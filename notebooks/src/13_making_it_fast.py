@@ -379,6 +379,7 @@ def same_gradients(switch):
 
 
 for phase, label, switch, around in (
+        # all eight: the main four above and the rest in docs/engine-paths.md
         (0, "apply (forward, all eight)", reference_apply, contextlib.nullcontext),
         (1, "_walk (backward)", reference_loop, no_backward_arrays)):
     with around():
@@ -587,7 +588,8 @@ ch13.check_3(answer_3)
 #
 # **Note 1: peaks under a hook.** A hook sees every function a backward
 # applies, so under one the fast loop runs `backward`, as the reference
-# does (`Sum`'s applies `Reshape` and `BroadcastTo` on every path;
+# does (`Sum` has no `backward_arrays`: its `backward` applies `Reshape`
+# and `BroadcastTo` on every path;
 # `mock.patch` records them). Then chapter 12's step with and without the hook:
 
 # %%

@@ -59,8 +59,8 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # value just reached* by the last run, which the next move stores, starts
 # from, or drops. A taped run ends at the highest block not yet reversed,
 # and backward follows it. It may tape several blocks from `x` or a
-# checkpoint, but only one from the value just reached (a choice, and its
-# price: after the first walk-through).
+# checkpoint, but only one from the value just reached (why, and what it
+# costs: "The one-block rule", after the first walk-through).
 #
 # ## By hand: four blocks, one slot
 #
@@ -191,10 +191,10 @@ assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 
 # %% [markdown]
 # Either tape holds one array beyond its slots: its start, until its
-# backward, however long the tape. The rule is the library's choice, the
-# game the recursion below and `checkpoint_revolve` solve. Revolve tapes
-# one block at a time, so its schedules are ours with or without it. Dropping it saves calls for the
-# same slots (3 blocks, 2 slots: 4 against 5, printed below); that game is
+# backward, however long the tape. So the rule is a choice, not a need:
+# with it, the game is the one the recursion below and `checkpoint_revolve`
+# solve, and Revolve, which tapes one block at a time, plays within it.
+# Dropping it saves calls for the same slots (3 blocks, 2 slots: 4 against 5, printed below); that game is
 # not implemented (docs/forget.md).
 #
 # ## Two slots: the first checkpoint
@@ -522,7 +522,8 @@ plt.show()
 # %% [markdown]
 # The variant's curve falls steeply, then flattens; no uniform point lies
 # below it (asserted). Each circle is a model point moved right to its
-# measured peak: the model understates memory, most at small `M`.
+# measured peak: the model understates memory by 2 or 3 activations,
+# which weighs most at small `M`.
 # Measured in bytes, the true trade-off is the circles, not the red line.
 # In the upper row of uniform points (7 segments or more, printed), a
 # segment more never saves slots or calls: it adds a checkpoint, the
@@ -610,7 +611,7 @@ print(f"L = {L}, {slots_held(uniform_5)} slots: R = {variant_cost(L, slots_held(
 # segments; nesting its `checkpoint` calls should give recursive schedules
 # of this kind (not tried here). At 9 slots uniform segments already cost
 # about as few calls as the variant (44 against 41, printed above); the
-# variant pays only below that.
+# variant pays off only below that.
 #
 # ## Exercises
 #
