@@ -128,9 +128,9 @@ print("through HandAdapter:", grad_hand)
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
 # wrap, and the gradient Variable carries a mark naming the function that
-# made it, which refuses a backward starting there, like PyTorch's error
-# for a once-differentiable backward (section *It cannot be
-# differentiated twice*). Calling an
+# made it, which refuses a backward starting there: a narrower check
+# than PyTorch's error for a once-differentiable backward (section *It
+# cannot be differentiated twice*). Calling an
 # old-style Function applies a FunctionAdapter, kept as the Function's
 # `node`, a FunctionNode. A Variable has one more attribute, `creator`:
 #
@@ -212,7 +212,7 @@ for name, start in [("gx.backward()", gx.backward),
 # and never reaches `x` (drawn below).
 #
 # So `mc.grad` reports `None` for `x`, not zero.
-# minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here
+# minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here.
 # PyTorch raises instead: `@once_differentiable` (its array backward)
 # puts an error node in `gx`'s graph, so even `sum(gx)` reaches it.
 #
