@@ -87,8 +87,8 @@ def _least(values):
 
 def with_and_without(run, switch_off, reps=15):
     """Fastest ``run()`` of ``reps`` turns as it is and inside
-    ``switch_off()``, the two taking turns (the statistic chapter 13
-    names): what a fast path buys is ``without / with``."""
+    ``switch_off()``, the two taking turns so that a drift in the
+    machine's speed hits both alike: a fast path buys ``without / with``."""
 
     def without():
         with switch_off():
