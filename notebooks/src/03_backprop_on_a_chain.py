@@ -123,10 +123,10 @@ plt.show()
 # ## A hand-made engine for chains
 #
 # Now turn the hand computation into code. Each function node of chapter
-# 02's hand-made engine gets a `backward(target_input_indexes,
-# grad_outputs)` like `HandTwice`'s, tuples in and out: the incoming
-# gradient times the local derivative, read from what forward left in
-# `inputs` or `outputs`. The engine starts at the output and follows
+# 02's hand-made engine gets a
+# `backward(target_input_indexes, grad_outputs)` like `HandTwice`'s, tuples
+# in and out: the incoming gradient times the local derivative, read from
+# what forward left in `inputs` or `outputs`. The engine starts at the output and follows
 # `creator` links (minichain's `creator_node`) to the leaf.
 
 # %%
@@ -353,7 +353,7 @@ print("check_backward passed")
 # %% [markdown]
 # ## Under the hood (optional on a first reading)
 #
-# Optional unless you do Tasks 3-4.
+# You need it for Tasks 3-4.
 #
 # ### `exp` and `sin` in the package
 #
@@ -372,8 +372,8 @@ print("check_backward passed")
 # | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and under `mc.reference_mode()` (chapter 05) |
 #
 # **So the default `yv.backward()` above ran `Exp.backward_arrays`
-# (printed second below) and `Sin.backward_arrays`** (not printed: `gy *
-# cos(x)` on arrays): our hand formulas on bare arrays
+# (printed second below) and `Sin.backward_arrays`** (not printed:
+# `gy * cos(x)` on arrays): our hand formulas on bare arrays
 # (`_retained_output_data` is the retained output's array). `backward` is
 # the same formula on Variables, so it is recorded and a gradient can be
 # differentiated again (chapter 11; exercise 2). A function without
