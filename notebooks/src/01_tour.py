@@ -5,10 +5,10 @@
 # text and picture), and minichain's names for what you know from PyTorch.
 #
 # **minichain** is a small automatic-differentiation package in the style of
-# Chainer, in plain Python on NumPy (and CuPy on a GPU). It is
-# *define-by-run*, like PyTorch: as you compute, it records a graph of what
-# was computed from what; `backward()` walks it from the result back to the
-# inputs, filling in the gradients.
+# Chainer, in plain Python on NumPy. It is *define-by-run*, like PyTorch: as
+# you compute, it records a graph of what was computed from what;
+# `backward()` walks it from the result back to the inputs, filling in the
+# gradients.
 #
 # From chapter 02 on, each chapter builds one idea by hand, prints
 # minichain's own code for it and asserts that both agree.
@@ -80,21 +80,18 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %% [markdown]
 # Reading the picture:
-# - A number makes no node: `2 * ...` is the box `_ * 2` (`_` stands for a
-#   Variable; the constant is drawn on the right).
-# - `x`, made by you, is a *leaf*; only it shows a gradient: backward
-#   starts from the *seed* `dy/dy = 1` and by default keeps only the
-#   leaves' gradients.
-# - Red outline: kept for backward; `_ ** 2` keeps `x` to compute `2x`
-#   ("8 B": one float64).
-# - Unnamed variables are labelled `v1`, `v3` (chapter 02). They show no
-#   value, only shape and dtype `() float64`: nothing holds their arrays
-#   any more.
+# - `2 * ...` is the box `_ * 2`: `_` stands for a Variable; a number makes
+#   no node.
+# - `x`, made by you, is a *leaf*. By default backward keeps only the leaves'
+#   gradients, so only `x` shows one.
+# - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
+#   float64) to compute `2x`.
+# - The unnamed `v1` and `v3` show only shape and dtype: nothing holds their
+#   arrays any more.
 #
-# The same graph as text (`visualize.draw`; chapter 02 builds it): each
-# label is a node of the picture, and each `<---` is a picture arrow
-# reversed, pointing back to what a node was computed from, the way
-# backward walks: read each row right to left.
+# The same graph as text, by `visualize.draw`: each `<---` is a picture
+# arrow reversed, pointing back to what a node was computed from, the way
+# backward walks. Read each row right to left.
 
 # %%
 print(visualize.draw(y))
@@ -107,11 +104,11 @@ print(visualize.draw(y))
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
-# (PyTorch's `grad_fn`); a leaf has none. Each function knows its
-# `inputs`: for each input variable, its small graph record `x.node` (a
-# `VariableNode`; chapter 03, Under the hood, says why). Those two
-# links are the whole graph. A function's `label` is the name the drawings
-# show.
+# (PyTorch's `grad_fn`); a leaf has none. Each function knows its `inputs`,
+# held as the variables' small graph records, `x.node` (a `VariableNode`;
+# chapter 03 says why). Those two links are the whole graph. A function's
+# `label` is its name in the drawings; its `rank`, also in its box, orders
+# backward (chapter 05).
 
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)
@@ -156,12 +153,12 @@ assert z.creator_node is None and z.array == y.array
 # %% [markdown]
 # ## Arrays, not just numbers
 #
-# Variables hold NumPy arrays of any shape; a gradient has the shape of
-# its variable. As in PyTorch, `backward()` needs a seed: an output with one
-# element gets 1; for any other, set `y.grad` first or reduce it to one
-# element, as `F.sum` does here. `x.grad` is a NumPy array (PyTorch's a
-# tensor): `tanh`'s derivative at each element, printed
-# beside `1 - tanh²`:
+# Variables hold NumPy arrays of any shape; a gradient has its variable's
+# shape. `backward()` starts from a *seed*, the output's own gradient: an
+# output with one element gets 1; for any other, set `y.grad` first or
+# reduce the output to one element, as `F.sum` does here. `x.grad`, a NumPy
+# array, holds `tanh`'s derivative at each element, printed beside
+# `1 - tanh²`:
 
 # %%
 x = mc.Variable(np.linspace(-2, 2, 5))
@@ -181,7 +178,7 @@ assert "no gradient was set" in message
 # %% [markdown]
 # ## Course map
 #
-# Each chapter's heading and first paragraph, read by `course_map.py`:
+# Each chapter's heading and first paragraph:
 
 # %%
 from IPython.display import Markdown
@@ -194,9 +191,9 @@ Markdown(course_map.markdown_table())
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
-# `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch01.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# `not yet:` and a hint, or `not answered yet`. The checks are ordinary
+# Python in `notebooks/exercises/ch01.py` (the solutions are kept apart, for
+# teachers).
 
 # %%
 from exercises import ch01

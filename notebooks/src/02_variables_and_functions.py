@@ -40,13 +40,13 @@ np.set_printoptions(precision=4, suppress=True)
 # ## By hand: a variable and a function in seventeen lines
 #
 # This is the first piece of a hand-made engine that grows until chapter
-# 05. The hand-made variable is an array plus a `creator` slot (the link
-# minichain calls `creator_node`). The hand-made function's `apply(inputs)`
-# does three things: it computes the output arrays from the input arrays
-# (`forward`, tuples in and out), remembers its `inputs`, and writes itself
-# into each output's `creator` slot. Those two links are the whole graph. It also keeps its `outputs` (backward
-# reads them in chapter 03) and gives every variable and function a
-# `rank`, a number explained below.
+# 05. The hand-made variable is an array plus a `creator` slot (minichain's
+# `creator_node`). The hand-made function's `apply(inputs)` computes the
+# output arrays from the input arrays (`forward`, tuples in and out),
+# remembers its `inputs`, and writes itself into each output's `creator`
+# slot. Those two links are the whole graph. It also keeps its `outputs`
+# (for chapter 03) and gives every variable and function a `rank`,
+# explained below.
 #
 # The documentation's `f` is the identity, which keeps attention on the
 # links; its `label` is the name a drawing shows.
@@ -109,9 +109,9 @@ print(hand_draw(y_hand))
 # `forward`. `apply` comes with the base class: it does what our `apply`
 # does, plus checks, and returns a tuple of output Variables; as `inputs`
 # it stores each input's `VariableNode` rather than the Variable (chapter
-# 03 shows why; chapter 07 prints `apply`). `minichain.visualize.draw`
-# walks the real graph and prints its arrows, showing each function by its
-# `label` (the class name, unless the class sets one, as here):
+# 03 shows why). `minichain.visualize.draw` walks the real graph and prints
+# its arrows, showing each function by its `label` (the class name, unless
+# the class sets one, as here):
 
 # %%
 class MyIdentity(mc.FunctionNode):
@@ -153,13 +153,11 @@ assert "cannot be applied twice" in message
 #
 # Every variable and function carries a **rank** (not a tensor's ndim): a
 # leaf has rank 0; a function takes its inputs' highest rank, its output
-# one more. Backward must run every user of a variable before the
-# function that made it; the rank is what lets it sort them (chapter 05). On a chain
-# of two identities, our hand-made `apply` and minichain's give the same
-# ranks. In the drawing, the unnamed variable between the two functions is
-# shown by its graph id, `v1`: variables are numbered in the order a walk
-# back from the output meets them, the output being `v0`; named ones show
-# their name instead:
+# one more. Backward must run every user of a variable before the function
+# that made it; the rank lets it sort them (chapter 05). On a chain of two
+# identities, our hand-made `apply` and minichain's give the same ranks. In
+# the drawing, the unnamed variable between the two functions shows its
+# graph id, `v1` (the output is `v0`):
 
 # %%
 leaf = HandVariable(np.zeros(3))
@@ -275,11 +273,10 @@ assert x.grad is x.grad_var.array
 # %% [markdown]
 # Every differentiable FunctionNode has a `backward` written this way; some
 # also have an array-only twin, `backward_arrays`, that the default run
-# uses for speed (chapter 03). Here is minichain's identity, printed from the package:
-# `IdentityNode`, labelled `Identity`, and `identity`, the lowercase
-# function that applies a new one and returns its single output rather
-# than a tuple. `indexes` is Chainer's name for `target_input_indexes`: the
-# same argument, passed by position.
+# uses for speed (chapter 03). Here is minichain's identity, printed from the
+# package: `IdentityNode`, and `identity`, which applies a new one and
+# returns its single output rather than a tuple. `indexes` is Chainer's
+# name for `target_input_indexes`.
 
 # %%
 import minichain.functions.array.identity as identity_module
@@ -293,21 +290,18 @@ print(inspect.getsource(identity_module.identity))
 #
 # ## Now build it: Tasks 1 and 2
 #
-# The assignment `build_your_own/mychain` of chapter 01 (guide:
-# `docs/build-your-own-engine.md`) asks you to write this chapter's two
-# classes for real: `Variable` with its link to the function that made it
-# (Task 1; mychain names that link `creator`, like ours) and
-# `FunctionNode.apply`, one application per instance (Task 2).
+# The assignment `build_your_own/mychain` of chapter 01 asks you to write
+# this chapter's two classes for real: `Variable` with its link to the
+# function that made it (Task 1; mychain names that link `creator`, like
+# ours) and `FunctionNode.apply`, one application per instance (Task 2).
 # Judge them from the repository's root with
 # `make conformance CONFORMANCE_ARGS="--task 1 --task 2"`.
 
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check prints `right`,
-# `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch02.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# As in chapter 01: replace `None` with your answer and run the cell. The
+# checks are in `notebooks/exercises/ch02.py`.
 
 # %%
 from exercises import ch02

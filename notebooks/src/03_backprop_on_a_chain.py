@@ -70,9 +70,9 @@ print(f"gb = {gb:.6f}  ga = {ga:.6f}  gx = {gx:.6f}")
 # ## A numerical check
 #
 # A derivative is a limit of difference quotients, so a small step gives an
-# independent check. The central difference `(f(x+h) - f(x-h)) / 2h` is
-# accurate to order `h²`: with `h = 1e-4` its error at `x = 0.5` is below
-# `1e-8`, and it agrees with the chain rule in the eight decimals printed:
+# independent check. With `h = 1e-4`, the central difference
+# `(f(x+h) - f(x-h)) / 2h` agrees with the chain rule in the eight decimals
+# printed:
 
 # %%
 def chain(x):
@@ -91,12 +91,11 @@ assert abs(numeric - gx) < 1e-8
 # (*truncation*). And `h` cannot shrink forever: `f(x+h)` and `f(x-h)`
 # then share nearly all their digits, and dividing their difference by `h`
 # magnifies the rounding error of `f` like `1/h` (*round-off*). The cell
-# measures the error for `h = 1e-1 … 1e-12` (its median over 91 points `x`
-# in `[0.1, 1]`) and checks that it falls 100× per step down to
-# `h = 1e-4`, is smallest at `h = 1e-5`, and from `h = 1e-6` on grows about
-# 10× per step (the plot). A finite difference is therefore a check, not a
-# way to train; backprop has no truncation error, and no `1/h` factor
-# magnifies its rounding.
+# measures the median error over 91 points `x` in `[0.1, 1]`: it falls 100×
+# per step down to `h = 1e-4`, is smallest at `h = 1e-5`, then grows about
+# 10× per step. A finite difference is therefore a check, not a way to
+# train; backprop has no truncation error, and no `1/h` magnifies its
+# rounding.
 
 # %%
 steps = 10.0 ** -np.arange(1, 13)                 # h = 1e-1 ... 1e-12
@@ -123,18 +122,12 @@ plt.show()
 # %% [markdown]
 # ## A hand-made engine for chains
 #
-# Now turn the hand computation into code, growing chapter 02's hand-made
-# engine by one thing: each function node gets a `backward` like chapter
-# 02's `HandTwice`, with minichain's signature `backward(target_input_indexes, grad_outputs)`:
-#
-# - the engine passes the inputs it wants gradients for (here `(0,)`) and a
-#   tuple of incoming gradients, one per output;
-# - backward returns a tuple of its inputs' gradients: the incoming gradient
-#   times the local derivative, read from what forward left in `inputs` or
-#   `outputs`.
-#
-# The engine starts at the output and follows `creator` links to the leaf
-# (minichain's `creator_node`, PyTorch's `grad_fn`).
+# Now turn the hand computation into code. Each function node of chapter
+# 02's hand-made engine gets a
+# `backward(target_input_indexes, grad_outputs)` like `HandTwice`'s, tuples
+# in and out: the incoming gradient times the local derivative, read from
+# what forward left in `inputs` or `outputs`. The engine starts at the output and follows
+# `creator` links (minichain's `creator_node`) to the leaf.
 
 # %%
 class HandVariable:                                 # as in chapter 02
@@ -210,12 +203,10 @@ assert np.isclose(xh.grad, gx)
 #
 # In minichain the same chain is three function calls, and `y.backward()`
 # runs the loop. Only the leaf `x` is left with a gradient: those of `a` and
-# `b` were freed once the function that made them (`sin` for `a`) had
-# turned them into its input's gradient, or a deep network would hold one
-# gradient per layer. PyTorch too keeps a non-leaf's
-# `.grad` only after `retain_grad()`; minichain's
-# `y.backward(retain_grad=True)` keeps them (chapter 07). The package's
-# `exp` and `sin`: *Under the hood*, below.
+# `b` were freed once used, or a deep network would hold one gradient per
+# layer. As with PyTorch's `retain_grad()`, `y.backward(retain_grad=True)`
+# keeps them (chapter 07). The package's `exp` and `sin`: *Under the hood*,
+# below.
 
 # %%
 xv = mc.Variable(np.array(0.5), name="x")
@@ -234,23 +225,18 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 # %% [markdown]
 # ## Seeding: what backward computes when the output is an array
 #
-# When the output `y` holds `m` numbers and the input `x` holds `n`, the
-# derivative is a whole matrix, the *Jacobian* `J`, with
-# `J[i, j] = ∂yᵢ/∂xⱼ`. Backward never builds it. It starts from an array `g`
-# of `y`'s shape, the **seed**, which you put in `y.grad`; each function
-# multiplies the gradient it receives by its own local Jacobian (a
-# vector-Jacobian product, VJP), and what arrives at `x` is
+# Take `y = x · sum(x)` at `x = [1, 2, 3]`. `x` and `y` have shape `(3,)`, so
+# the derivative is a 3×3 matrix, the *Jacobian* `J[i, j] = ∂yᵢ/∂xⱼ`, which
+# the next cell computes by central differences. Backward never builds `J`.
+# It starts from the **seed** `g`, an array of `y`'s shape that you put in
+# `y.grad`, and leaves in `x.grad` an array of `x`'s shape:
 #
 # $$g^\top J \;=\; \nabla_x \textstyle\sum_i g_i\, y_i ,$$
 #
-# the gradient of one number, the seed-weighted sum of the outputs. A seed of
-# ones therefore gives the gradient of `sum(y)`: the sum of each *column* of
-# `J`. That is each element's own derivative (the diagonal of `J`) only when
-# `yᵢ` depends on `xᵢ` alone: an elementwise function. A counter-example is
-# `y = x · sum(x)` at `x = [1, 2, 3]` (`F.sum` gives a 0-d Variable; the
-# product broadcasts as in NumPy): each `yᵢ` depends on every `xⱼ` (how
-# backward handles `x` used twice is chapter 04's subject). Its Jacobian,
-# by central differences, one column per input element:
+# the gradient of one number, the seed-weighted sum of the outputs. A seed
+# of ones gives the column sums of `J`. They equal each element's own
+# derivative, the diagonal, only for an elementwise function; here each
+# `yᵢ` depends on every `xⱼ`:
 
 # %%
 def times_sum(x):
@@ -266,17 +252,21 @@ print("onesᵀ J (column sums):              ", np.ones(3) @ jacobian)
 
 xt = mc.Variable(x0.copy())
 yt = xt * F.sum(xt)
-yt.grad = np.ones(3)                # the seed
+seed = np.ones(3)                   # of y's shape
+yt.grad = seed
 yt.backward()
 print("backward seeded with ones:          ", xt.grad)
+print("shapes: x", xt.shape, " y", yt.shape, " seed", seed.shape,
+      " J", jacobian.shape, " x.grad", xt.grad.shape)
 assert np.allclose(np.diag(jacobian), [7, 8, 9])
 assert np.allclose(xt.grad, np.ones(3) @ jacobian)
 assert np.allclose(xt.grad, [12, 12, 12])
+assert jacobian.shape == (3, 3) and yt.shape == xt.grad.shape == (3,)
 
 # %% [markdown]
-# In PyTorch terms, `y.grad = g; y.backward()` is `y.backward(gradient=g)`.
-# `y.backward()` picks the seed 1 by itself only when `y` has one element,
-# a loss; for more elements it stops and says what to do.
+# `y.grad = g; y.backward()` is PyTorch's `y.backward(gradient=g)`. With no
+# seed set, `y.backward()` refuses an output of more than one element and
+# says what to do:
 
 # %%
 yt_unseeded = xt * F.sum(xt)
@@ -289,14 +279,12 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 
 # %% [markdown]
 # `mc.grad(outputs, inputs, grad_outputs)`, PyTorch's `torch.autograd.grad`,
-# runs the same backward without reading or writing any `.grad`: it returns
-# the gradients of `inputs` as Variables (the cell reads their `.array`), and
-# its `grad_outputs` are the seeds, one per output. A seed left out is ones
-# of the output's shape, **whatever that shape**: where `torch.autograd.grad`
-# refuses a non-scalar output without `grad_outputs`, `mc.grad` on
-# `yt_unseeded` quietly returns the column sums. A seed that is 1 at
-# position `i` and 0 elsewhere picks row `i` of `J`, the gradient of `yᵢ`
-# alone, so three calls on `yt` rebuild the whole Jacobian.
+# runs the same backward but returns the inputs' gradients as Variables
+# instead of touching any `.grad`; `grad_outputs` are the seeds. A seed left
+# out is ones, **whatever the output's shape**: where `backward()` (and
+# `torch.autograd.grad`) refuses a non-scalar output, `mc.grad` on
+# `yt_unseeded` returns the column sums. A seed that is 1 at position `i`
+# and 0 elsewhere picks row `i` of `J`, so three calls rebuild `J`:
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -307,10 +295,9 @@ print("rows from mc.grad with one-hot seeds:\n", np.stack(rows))
 assert np.allclose(np.stack(rows), jacobian)
 
 # %% [markdown]
-# Those calls walked `yt`'s graph again: unlike PyTorch (without
-# `retain_graph=True`), backward keeps the graph (chapter 07 drops it). A
-# second `yv.backward()` on the chain above adds to `x.grad`, doubling it
-# (chapter 04).
+# Those calls walked `yt`'s graph again: backward keeps the graph (PyTorch
+# frees it without `retain_graph=True`). A second `yv.backward()` on the
+# chain above adds to `x.grad`, doubling it (chapter 04).
 
 # %%
 yv.backward()                       # the chain's graph, walked once more
@@ -366,8 +353,7 @@ print("check_backward passed")
 # %% [markdown]
 # ## Under the hood (optional on a first reading)
 #
-# The package's `exp` and `sin`, and what its graph links: optional
-# unless you do Tasks 3-4; chapters 07 and 13 teach the rest.
+# You need it for Tasks 3-4.
 #
 # ### `exp` and `sin` in the package
 #
@@ -386,15 +372,12 @@ print("check_backward passed")
 # | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and under `mc.reference_mode()` (chapter 05) |
 #
 # **So the default `yv.backward()` above ran `Exp.backward_arrays`
-# (printed second below, after `Exp.forward`) and `Sin.backward_arrays`**
-# (not printed: the same `gy * cos(x)` as `Sin.backward` below, on
-# arrays): our hand formulas on bare arrays
-# (`_retained_output_data` is the retained output's array).
-# `backward` is the double-backprop version: the same formula on
-# Variables, so `grad_outputs[0] * y` and `cos(x)` (minichain's `F.cos`)
-# are recorded and a gradient can be differentiated again (chapter 11;
-# exercise 2 tries it on yours). A function without `backward_arrays`,
-# like chapter 02's `Twice`, always runs `backward`.
+# (printed second below) and `Sin.backward_arrays`** (not printed:
+# `gy * cos(x)` on arrays): our hand formulas on bare arrays
+# (`_retained_output_data` is the retained output's array). `backward` is
+# the same formula on Variables, so it is recorded and a gradient can be
+# differentiated again (chapter 11; exercise 2). A function without
+# `backward_arrays`, like chapter 02's `Twice`, always runs `backward`.
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -431,21 +414,18 @@ assert array_alive() is None
 # ## Now build it: Tasks 3 and 4
 #
 # In `build_your_own/mychain/backprop.py`, write the backward loop `walk` (Task
-# 3: it receives the output `y`, as our `backward_chain` does; on a chain a
-# plain list of the functions to visit, and `=` to store each gradient, are
-# enough; it becomes the engine's backward loop of chapter 05), then
-# `retain_inputs`, `retain_outputs` and the `get_retained_*` methods (Task
-# 4). Task 4 also checks that your `apply` (Task 2) links VariableNodes,
-# so that an array is freed as above.
+# 3: it receives the output `y`, like our `backward_chain`; on a chain, a
+# plain list of the functions to visit and `=` to store each gradient are
+# enough), then `retain_inputs`, `retain_outputs` and the `get_retained_*`
+# methods (Task 4). Task 4 also checks that your `apply` (Task 2) links
+# VariableNodes, so that an array is freed as above.
 # `make conformance` judges every task written so far.
 
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check prints `right`,
-# `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch03.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# As in chapter 01: replace `None` with your answer and run the cell. The
+# checks are in `notebooks/exercises/ch03.py`.
 
 # %%
 from exercises import ch03

@@ -95,9 +95,8 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # branched graph needs every function visited once, *after* all the functions
 # that use its output. Our hand-made engine grows once more: it collects
 # every function behind the outputs, then visits them highest rank first.
-# Chapter 02's rule makes that safe: an output ranks one above its function,
-# and a function no lower than its inputs, so every user of an output
-# ranks above its maker and runs first (chapter 05 proves this order right).
+# Chapter 02's rule makes that safe: every user of an output ranks above
+# its maker, so it runs first (chapter 05 proves this order right).
 # `HandVariable` and `HandFunctionNode` are chapter 03's, unchanged. The one
 # line that matters here is marked: add, or overwrite.
 
@@ -267,11 +266,10 @@ assert np.array_equal(x.grad, [3.0, 3.0])
 #
 # `a` feeds two functions whose results meet in the sum. The chain rule
 # along both paths gives `dy/dx = (cos a - sin a) · e^x`. Here is the graph,
-# drawn as text (the sum is drawn once, tagged `[1]`, on the first line; the
-# `[1]` ending the last line points back to it: `c` is its second input)
-# and as a picture after backward, with each variable's value and gradient.
-# `y.backward(retain_grad=True)` (chapter 07) keeps the gradients in the
-# middle, which backward frees once used (chapter 03).
+# drawn as text (the sum is drawn once, tagged `[1]`; the `[1]` ending the
+# last line points back to it) and as a picture after backward, with each
+# variable's value and gradient. `y.backward(retain_grad=True)` (chapter
+# 07) keeps the gradients in the middle, which backward frees once used.
 
 # %%
 x = mc.Variable(np.array(0.3), name="x")
@@ -294,13 +292,12 @@ to_digraph(y, show_values=True, show_grads=True)
 # text drawing's point back, the way backward walks.
 #
 # The picture writes one gradient on each variable, none on the arrows;
-# `y`'s is the seed 1: `retain_grad=True` keeps the seed too. `a`'s
-# gradient is a sum of two parts, one per branch: `sin`'s backward sent
-# back `cos a` times `b`'s gradient (1), and `cos`'s backward sent back
-# `-sin a` times `c`'s gradient (1); here `cos a` is `c` and `sin a` is
-# `b`. Only once both had arrived did `exp` pass the sum on to `x`. (The
-# red outline marks an array that some function keeps for its backward:
-# here only `a`, which `sin`, `cos` and `exp` all need.)
+# `y`'s is the seed 1. `a`'s gradient is a sum of two parts, one per
+# branch: `sin`'s backward sent back `cos a` times `b`'s gradient (1), and
+# `cos`'s backward sent back `-sin a` times `c`'s gradient (1); here
+# `cos a` is `c` and `sin a` is `b`. Only once both had arrived did `exp`
+# pass the sum on to `x`. (The red outline marks an array kept for
+# backward: only `a`, which `sin`, `cos` and `exp` all need.)
 # The two parts, recomputed from the values in the picture, add up to `a`'s
 # gradient, and `x`'s agrees with the formula:
 
@@ -320,8 +317,7 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # hand engines. Overwriting keeps only the share of the branch visited
 # last, here `sin`'s (`cos a · eˣ`: `sorted` keeps equal ranks in the order
 # `hand_backward`'s stack met them, `cos` first), so the dashed "derivative"
-# is a different function, silently. minichain's curve lies on the numerical
-# derivative.
+# is a different function, silently.
 
 # %%
 def hand_diamond(x_values, accumulate):
@@ -368,9 +364,8 @@ plt.show()
 # The sum does not stop at the end of one backward: a leaf **adds** each new
 # gradient to the one it already holds. That lets a training loop sum the
 # gradients of several mini-batches before one update, and it is why you
-# clear a leaf's gradient (`x.cleargrad()` sets it back to `None`, as
-# `x.grad = None` or `optimizer.zero_grad()` does in PyTorch) before the
-# next backward, or the old one is counted again.
+# clear a leaf's gradient (`x.cleargrad()`, PyTorch's `x.grad = None`)
+# before the next backward, or the old one is counted again.
 
 # %%
 x = mc.Variable(np.array(2.0))
@@ -419,12 +414,11 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 # ### Where minichain adds
 #
 # minichain's backward has a *reference path*, the code the chapters
-# print (run it with `mc.reference_mode()`, chapter 05), and a *fast
-# path* with the same gradients (chapter 13). The reference
-# `_add_gradient_reference` runs whenever a function hands back a gradient
-# `gx` for a variable's node; `run` is one backward pass's record, and its
-# dict `run.grads` (our `grads` below) holds what each node has received
-# so far. The cell prints first the lines that matter: a node's first
+# print (chapter 05), and a *fast path* with the same gradients (chapter
+# 13). The reference `_add_gradient_reference` runs whenever a function
+# hands back a gradient `gx` for a variable's node; `run.grads` (our
+# `grads` below) holds what each node has received so far in this
+# backward. The cell prints first the lines that matter: a node's first
 # gradient is stored (our first `x.grad = gx`), later ones are added with
 # `+`. Then the whole function.
 
@@ -480,10 +474,8 @@ assert grads[x.node].array == 4.0 and x.grad == 3.0
 # %% [markdown]
 # ## Exercises
 #
-# Replace `None` with your answer and run the cell: the check prints `right`,
-# `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch04.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# As in chapter 01: replace `None` with your answer and run the cell. The
+# checks are in `notebooks/exercises/ch04.py`.
 
 # %%
 from exercises import ch04
