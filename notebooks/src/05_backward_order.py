@@ -301,9 +301,10 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # The margin marks the `loop`, its `step`, and `heap_backward`'s four steps:
 # 1 pop the highest rank; 2 `backward` on the outputs' gradients `gys`,
 # giving the inputs' `gxs`; 3 add each in; 4 push each input's creator.
-# **Unmarked lines: skip on a first reading.** `run` holds one pass's `heap`, `pushed` set and `grads`, a dict
-# from each variable's node (chapter 07) to the gradient it has so far. The
-# cell then reruns our example on this path: same gradient and order.
+# **Unmarked lines: skip on a first reading.** `run` holds one pass's
+# `heap`, `pushed` set and `grads`, a dict from each variable's node
+# (chapter 07) to the gradient it has so far. The cell then reruns our
+# example on this path: same gradient and order.
 
 # %%
 import minichain.backprop as backprop
@@ -501,13 +502,11 @@ player
 # ## Now build it: Task 7
 #
 # Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap,
-# and let your loop take its functions from it (Task 7). `Candidates` is our
-# `heap_backward`'s heap as a class: the engine keeps the same list as
-# `run.heap`, its `push` is `_push` and its `pop` is the
-# `heapq.heappop(run.heap)[2]` of `_walk_reference`. Then watch your own
-# engine: `visualize.order_table(visualize.record_backward(y))` and
-# `visualize.animate_backward(y)` draw a `mychain` graph too. The task
-# guide: `docs/build-your-own-engine.md`, *The tasks*.
+# and let your loop take its functions from it (Task 7): `Candidates` is our
+# `heap_backward`'s heap as a class. Then watch your own engine:
+# `visualize.record_backward` and `visualize.animate_backward` draw a
+# `mychain` graph too. The task guide: `docs/build-your-own-engine.md`,
+# *The tasks*.
 
 # %% [markdown]
 # ## Exercises

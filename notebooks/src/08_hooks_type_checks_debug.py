@@ -110,11 +110,10 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # ## Hooks see backward too, and it nests
 #
 # A function's `backward` is written with minichain functions on Variables.
-# **Registering a hook changes which code path backward takes**: while a hook
-# is registered, backward always applies these functions, so the hook sees
-# every step, and their forwards run *inside* the backward step that applied
-# them; without hooks, minichain may compute on bare arrays (chapter 13),
-# with the same gradients. A hook that prints an indented line per step
+# **A registered hook changes backward's code path**: backward then always
+# applies these functions, and their forwards run *inside* the backward step
+# that applied them; without hooks, minichain may compute on bare arrays
+# (chapter 13), with the same gradients. A hook that prints an indented line per step
 # shows the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its
 # own, and `_ * 2`'s backward applies `_ * 2` to the incoming gradient.
 
