@@ -7,12 +7,10 @@
 # as Chainer and minichain do, read minichain's loop and step, and step
 # through them in a player.
 #
-# Chapter 04's hand engine borrowed an order (highest rank first) without
-# arguing for it. Here is the argument. A variable used twice *adds* the
-# gradients coming back along each path, so its gradient is **complete**
-# only once every function that used it has run. Any order with that
-# property (a *reverse topological order*) is right; on a graph with
-# branches, many orders lack it.
+# Why the rule: a variable used twice *adds* the gradients coming back along
+# each path, so its gradient is **complete** only once every function that
+# used it has run. Any order with that property (a *reverse topological
+# order*) is right; on a graph with branches, many orders lack it.
 
 # %%
 import heapq
@@ -65,12 +63,10 @@ assert np.isclose(right, numeric)
 # ## By hand: running a function when a depth-first search first reaches it
 #
 # A first backward engine often walks the graph depth-first from the output
-# and runs each function the first time it reaches it (*pre-order*), adding
-# gradients correctly. We build it on the hand-made engine: chapter 03's
-# `HandVariable` and `HandFunctionNode` unchanged, the example's three
-# functions, and `run_backward`, chapter 04's inner loop (ask a function for
-# its inputs' gradients, add each in) as a function of its own, which also
-# notes the gradient each function found on its output when it ran.
+# and runs each function the first time it reaches it (*pre-order*). We build
+# it on chapter 03's hand-made engine; `run_backward` is chapter 04's inner
+# loop as a function, and it also notes the gradient each function found on
+# its output when it ran.
 
 # %%
 class HandVariable:                                 # as in chapter 03
@@ -181,12 +177,11 @@ print("h's gradient when _ * 2 ran:", found["_ * 2"], "  at the end:",
       h_hand.grad, "  the product's share:", h_hand.grad - found["_ * 2"])
 
 # %% [markdown]
-# The wrong number, and the gradients noted as each function ran say why:
-# `_ * 2` (which made `h`) ran second, when `h` had received only the sum's
-# share of its gradient (1). The product's share (`2h = 12`) arrived one step
-# later, after `_ * 2` had passed `2 · 1 = 2` on to `x`. Every gradient was
-# added correctly; the function simply ran **too early**. The check holds the
-# engine to that account and to the numerical derivative:
+# The wrong number, and the noted gradients say why: `_ * 2` (which made `h`)
+# ran second, when `h` had received only the sum's share of its gradient (1).
+# The product's share (`2h = 12`) arrived one step later, after `_ * 2` had
+# passed `2 · 1 = 2` on to `x`. Every gradient was added correctly; the
+# function simply ran **too early**:
 
 # %%
 assert found["_ * 2"] == 1.0 and h_hand.grad == 1 + 2 * h_value
@@ -287,13 +282,9 @@ assert x_hand.grad == right
 # ## The real engine
 #
 # `visualize.record_backward(y)` runs `y.backward()` and records, at each
-# step, which function ran and what was left waiting on the heap once it was
-# popped; the table adds what the step then pushed, and names each function
-# by its output (`_ * 2 -> h`: function -> its output). It watches through a
-# *function hook* (chapter 08), which changes the code path backward takes:
-# its inner steps are then functions the hook can see; the order and the
-# gradients stay the same. The order is `heap_backward`'s (the cell asserts
-# it).
+# step, which function ran, what was left waiting on the heap and what the
+# step pushed; it names each function by its output (`_ * 2 -> h`). The
+# order is `heap_backward`'s (the cell asserts it).
 
 # %%
 record = visualize.record_backward(y)
@@ -304,34 +295,35 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
     make_example(3.0)[1])
 
 # %% [markdown]
-# The heap loop lives in `minichain/backprop.py`. By default minichain runs
-# a fast copy of it (chapter 13); inside `with mc.reference_mode():` it runs
-# the readable *reference path*: the loop, its step and `_push`, printed
-# next. The margin marks `heap_backward`'s four steps: 1 pop the highest
-# rank; 2 `backward` on the outputs' gradients `gys`, giving the inputs'
-# `gxs`; 3 add each in; 4 push each input's creator. Unmarked lines are for
-# later chapters: skip them on a first reading. `run.grads` is a dict
-# from each VariableNode (the record behind a Variable, chapter 07) to the
-# gradient it has received so far.
-#
-# The cell reruns our example on the reference path (the graph is kept, as
-# with `retain_graph=True`; chapter 07): same gradient and order.
+# The heap loop lives in `minichain/backprop.py`. minichain runs a fast copy
+# of it by default (chapter 13); inside `with mc.reference_mode():` it runs
+# the readable *reference path* printed next: the loop, its step and `_push`.
+# The margin marks the `loop`, its `step`, and `heap_backward`'s four steps:
+# 1 pop the highest rank; 2 `backward` on the outputs' gradients `gys`,
+# giving the inputs' `gxs`; 3 add each in; 4 push each input's creator.
+# **Unmarked lines: skip on a first reading.** `run` holds one pass's
+# `heap`, `pushed` set and `grads`, a dict from each variable's node
+# (chapter 07) to the gradient it has so far. The cell then reruns our
+# example on this path: same gradient and order.
 
 # %%
 import minichain.backprop as backprop
 
-STEPS = {"heapq.heappop(": "1 pop", "run.grads.pop(": "2 gys",
-         "_backward_on_variables(": "2 gxs",
-         "_add_gradient_reference(": "3 add", "_push(run, func": "4 push"}
-marked = []
+STEPS = {"def _walk": "loop", "while run.heap": "loop", "heappop(": "1 pop",
+         "def _step": "step", "_step_reference(run, func)": "step",
+         "run.grads.pop(": "2 gys", "_targets(": "2 gxs",
+         "_backward_on": "2 gxs", "zip(targets": "3 add", "_add_grad": "3 add",
+         "_push(run, func": "4 push", "def _push": "4 push",
+         "func = node": "4 push", "run.pushed": "4 push"}
+marked = set()
 for function in (backprop._walk_reference, backprop._step_reference,
                  backprop._push):
     for line in inspect.getsource(function).splitlines():
-        mark = "".join(m for text, m in STEPS.items() if text in line)
-        marked.append(mark)
+        mark = next((m for text, m in STEPS.items() if text in line), "")
+        marked.update(text for text in STEPS if text in line)
         print(f"{mark:6} | {line}")
     print()
-assert sorted(m for m in marked if m) == sorted(STEPS.values())
+assert marked == set(STEPS)
 
 x.cleargrad()
 with mc.reference_mode():
@@ -342,33 +334,23 @@ assert x.grad == right
 assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 
 # %% [markdown]
-# The other names in the printout, one line each:
+# The marked names, mapped onto ours:
 #
-# - `run`: the state of one pass (its `heap`, its set `pushed`, `grads`);
-#   `_run`, which `backward()` calls, puts the seed in `run.grads` and
-#   pushes `y`'s creator;
-# - `run.grads.pop(ref(), None)`: an output's gradient (`ref()` fetches its
-#   node, chapter 07; `pop` frees the gradient once used);
-# - `_targets(...)`: the indexes of the inputs that need a gradient (ours
-#   takes all);
-# - `_backward_on_variables(...)`: the `gxs` of `func.backward(targets, gys)`;
-# - `_add_gradient_reference(...)`: our `add_grad`; a leaf's goes to `.grad`;
-# - `_push(run, node)`: our `push`, keyed `(-rank, len(run.pushed), func)`,
-#   and only once a gradient waits for `node` (`node in run.grads`);
-# - unmarked, for chapters 06–08: `_retain_output_grads`
-#   (`retain_grad=True`), `_hooks_before` (hooks), `_check_gradient` (shape
-#   and dtype); `run.func`, so that debug mode can show where a failing
-#   function was applied.
+# - `run.grads.pop(ref(), None)`: an output's gradient, freed once used
+#   (`ref()` fetches the output's node);
+# - `_targets(...)`: the inputs that need a gradient (ours takes all);
+# - `_backward_on_variables(...)`: `func.backward(targets, gys)`;
+# - `_add_gradient_reference(...)`: our `add_grad`;
+# - `_push`: our `push`, keyed `(-rank, len(run.pushed), func)`, pushing only
+#   once a gradient waits for `node`.
 
 # %% [markdown]
 # ## The two orders, drawn
 #
-# Step (left to right) against rank (bottom to top). On the left, the order
-# minichain's heap took on the example (recorded above): the function
-# waiting on the heap (hollow) waits until its turn.
-# On the right, the hand-made pre-order engine: it jumps down to rank 0 at
-# once, and the red dot is the function that ran before all its consumers
-# had (its output's gradient then differed from the one it ended with).
+# Step (left to right) against rank (bottom to top). Left, minichain's heap
+# on the example: the function waiting on the heap (hollow) waits its turn.
+# Right, the hand-made pre-order engine jumps down to rank 0 at once; the red
+# dot is the function that ran before all its consumers had.
 
 # %%
 x_pre, y_pre = make_example(3.0)
@@ -409,7 +391,7 @@ plt.show()
 #
 # Two branches of different lengths meet at the end: `a` goes through `exp`
 # and `sin` on one side and through `_ * 3` on the other. The picture writes
-# the step on each function. `_ * 3` and `exp` have the same rank; the one
+# the step on each function; of `_ * 3` and `exp`, equal in rank, the one
 # pushed first runs first.
 
 # %%
@@ -438,18 +420,16 @@ visualize.to_digraph(y, order=record, rankdir="LR")
 #
 # Three right orders so far: chapter 04's sort by rank, micrograd's
 # post-order sort, and the heap. Each is a reverse topological order, so
-# each gives the same gradients. Chainer and minichain use the heap: the
-# rank is computed in `apply` from the inputs alone, and the heap discovers
-# the graph from the output as it goes, with no first pass over it. (PyTorch
-# instead counts, in a first pass, how many consumers each function waits
-# for, and runs a function when its count reaches zero.)
+# each gives the same gradients. minichain uses the heap: the rank is
+# computed in `apply` from the inputs alone, and the heap discovers the graph
+# as it goes, with no first pass over it (PyTorch counts each function's
+# consumers in a first pass).
 #
 # ## No recursion, however deep
 #
 # The post-order sort above is recursive, as micrograd writes it, and a deep
 # graph breaks it for a reason that has nothing to do with order: Python's
-# recursion limit. Here it is on a hand-made chain of 3000 functions (the
-# cell prints the start of the error's message).
+# recursion limit, here on a hand-made chain of 3000 functions.
 
 # %%
 def hand_chain(length):
@@ -495,11 +475,9 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # `visualize.animate_backward(y)` runs the backward and shows, before each
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), and each gradient as it
-# arrives and is freed. Step through the first example with *next*: at step
-# 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the wait the pre-order
-# walk skipped. (*next*/*prev* sit under each frame in JupyterLab;
-# `.save(path)` writes one file that opens offline.) The last line counts
-# bytes; chapter 07, Note 1 explains them.
+# arrives and is freed. Step through the first example with *next* (under
+# each frame): at step 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the
+# wait the pre-order walk skipped. Chapter 07 explains the byte counts.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")
@@ -524,21 +502,18 @@ player
 # ## Now build it: Task 7
 #
 # Write `Candidates.push` and `pop` in `mychain/backprop.py`, the rank heap,
-# and let your loop take its functions from it (Task 7). `Candidates` is our
-# `heap_backward`'s heap as a class: the engine keeps the same list as
-# `run.heap`, its `push` is `_push` and its `pop` is the
-# `heapq.heappop(run.heap)[2]` of `_walk_reference`. Then watch your own
-# engine: `visualize.order_table(visualize.record_backward(y))` and
-# `visualize.animate_backward(y)` draw a `mychain` graph too. The task
-# guide: `docs/build-your-own-engine.md`, *The tasks*.
+# and let your loop take its functions from it (Task 7): `Candidates` is our
+# `heap_backward`'s heap as a class. Then watch your own engine:
+# `visualize.record_backward` and `visualize.animate_backward` draw a
+# `mychain` graph too. The task guide: `docs/build-your-own-engine.md`,
+# *The tasks*.
 
 # %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch05.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch05.py`.
 
 # %%
 from exercises import ch05

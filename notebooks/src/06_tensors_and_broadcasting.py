@@ -109,13 +109,9 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 
 # %% [markdown]
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
-# printed here, works on plain arrays, like our `hand_sum_to` (its
-# `force_array` keeps a 0-d result an array, not a NumPy scalar). PyTorch's
-# backward of broadcasting does the same reduction (`Tensor.sum_to_size`).
-# `F.sum_to` (two sections down, after the picture) is a function on
-# Variables: it applies the FunctionNode `SumTo`, whose backward is
-# `F.broadcast_to`: it can be differentiated. The array version agrees
-# with ours on every case above:
+# printed here, works on plain arrays, like our `hand_sum_to` (PyTorch's
+# `Tensor.sum_to_size`); `F.sum_to`, two sections down, is its twin on
+# Variables. The array version agrees with ours on every case above:
 
 # %%
 from minichain.utils import array as array_utils
@@ -160,14 +156,11 @@ plt.show()
 # ## `broadcast_to` and `sum_to` are each other's backward
 #
 # As functions on Variables, `F.broadcast_to` and `F.sum_to` form a pair:
-# the backward of one is the other. (Mathematically they are *adjoint*:
-# `<broadcast(u), v> = <u, sum_to(v)>` for any `u`, `v` of the two
-# shapes; the cell after the source checks this.) Writing each backward with
-# the other function, on Variables, is what makes second derivatives work
-# through them (double backprop, chapter 11). In the source below,
-# `sum_to` and `broadcast_to` are the functions on Variables `F.sum_to`
-# and `F.broadcast_to`, not the array `sum_to` above; `indexes` is our
-# `target_input_indexes`.
+# the backward of one is the other (mathematically, they are *adjoint*:
+# `<broadcast(u), v> = <u, sum_to(v)>`, checked after the source). Written
+# on Variables, each backward can itself be differentiated (chapter 11). In
+# the source, `sum_to` and `broadcast_to` are `F.sum_to` and
+# `F.broadcast_to`; `indexes` is our `target_input_indexes`.
 
 # %%
 import minichain.functions.array.broadcast as broadcast_module
@@ -217,15 +210,12 @@ print(f"{type(shape_error).__name__}: {shape_error}")
 assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 
 # %% [markdown]
-# The first line names the class, then its `label` (chapter 02's name for
-# printouts), which defaults to the class name, hence the repetition. The last
-# line says `data` for the variable's array, in Chainer's words. The fix: `gy`
-# is a Variable (chapter 02), so `F.sum_to` sums it down to `b`'s shape, and
-# backward itself stays differentiable (chapter 11). Inside `backward` there
-# is no `b`, but the function's `inputs` remember each input's shape even
-# when its array is not kept (chapter 07 shows what `inputs` holds).
-# The seed is the scalar 1, `Sum`'s backward spreads it as ones over `y`, and
-# `b` was copied onto 3 rows, so each element of `b` gets 3:
+# The first line names the class, then its `label`, which defaults to the
+# class name. The last line says `data` for the variable's array, in
+# Chainer's words. The fix: `gy` is a Variable, so `F.sum_to` sums it down to
+# `b`'s shape, which the function's `inputs` remember even when the array is
+# not kept (chapter 07). The seed is 1, `Sum`'s backward spreads it as ones
+# over `y`, and `b` was copied onto 3 rows, so each element of `b` gets 3:
 
 # %%
 class AddBias(mc.FunctionNode):
@@ -271,11 +261,8 @@ assert np.allclose(wv.grad, gw_by_hand) and np.allclose(xv.grad, gx_by_hand)
 
 # %% [markdown]
 # As a FunctionNode of our own, the whole idea is the two products in
-# `backward`, on the Variables that forward kept: `retain_inputs` asks the
-# graph to keep these arrays for backward (chapter 03; chapter 07 measures
-# it), and a Variable has `.T` and `@` like an array. It returns both
-# gradients even when the engine asks for one: the engine accepts one per
-# input or one per requested index (chapter 03). Its gradients are
+# `backward`, on the Variables that forward kept (`retain_inputs`, chapter
+# 03); a Variable has `.T` and `@` like an array. Its gradients are
 # minichain's:
 
 # %%
@@ -413,8 +400,7 @@ for v in (x, W, b):
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch06.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch06.py`.
 
 # %%
 from exercises import ch06

@@ -15,7 +15,6 @@ import inspect
 import tracemalloc
 import weakref
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 import minichain as mc
@@ -252,12 +251,10 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 #
 # 1. `x.node`, a **VariableNode**, one per Variable: its name, shape,
 #    dtype, rank and `creator_node`. A function's `inputs` are these nodes.
-# 2. A node points to its Variable only *weakly* (a `weakref`, which does
-#    not keep its object alive), and a function's `outputs` are weak
-#    references to their nodes. Why: a function and its output's node
-#    (whose `creator_node` is that function) would otherwise hold each
-#    other; with no such cycle, dropping the last Variable frees the graph
-#    at once (below).
+# 2. A node points to its Variable only *weakly* (a `weakref` does not
+#    keep its object alive), and so do a function's `outputs` to their
+#    nodes: with no reference cycle, dropping the last Variable frees the
+#    graph at once (below).
 # 3. `node.data` holds an array only if the function called
 #    `retain_inputs` or `retain_outputs` (chapter 03); otherwise it is None.
 # 4. So *retain* has three meanings: `retain_grad` keeps gradients,
@@ -368,11 +365,10 @@ print("kept by the graph of y:", kept_bytes(y), "bytes = 2 ×", x.array.nbytes,
 assert kept_bytes(y) == 2 * x.array.nbytes
 
 # %% [markdown]
-# `mc.memory.measure()` measures instead: NumPy reports its allocations to
-# Python's `tracemalloc`, and `final` is what the block left alive, `peak`
-# the most in use at once (Python objects count too, a few hundred bytes
-# per function: we print tenths of a MiB). A chain of `tanh`s on a
-# 1 MiB input, with and without a graph:
+# `mc.memory.measure()` measures instead, with Python's `tracemalloc`:
+# `final` is what the block left alive, `peak` the most in use at once (to
+# a tenth of a MiB). A chain of `tanh`s on a 1 MiB input, with and without
+# a graph:
 
 # %%
 x = mc.Variable(np.ones((256, 1024), dtype=np.float32), name="x")  # 1 MiB
@@ -404,8 +400,8 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # The measurement agrees with the count: the four outputs kept with the
 # graph (the last is also the result), one without; the peak without is
 # two successive `tanh` outputs alive together: 2 MiB (`x`, made before
-# the block, is not counted). Backward adds its gradients on top; notes 1
-# and 2, at the end, follow those bytes step by step.
+# the block, is not counted). Backward adds its gradients on top (Notes 1
+# and 2, at the end).
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10
@@ -422,8 +418,7 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch07.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch07.py`.
 
 # %%
 from exercises import ch07
@@ -465,16 +460,11 @@ ch07.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: the bytes during a backward**, on chapter 05's example.
-# `player.gradients(step)` gives each gradient's state: *arriving* (the
-# running function's incoming gradient), *held* (in the engine's table, or a
-# leaf's `.grad`) or *freed*:
-#
-# - step 2: `h 1.0 held` and `hh 1.0 arriving` are one array, which `_ + _`
-#   handed to both: `8 bytes`, one float;
-# - step 3: `h 13.0 arriving` is `h`'s complete gradient, a new array;
-# - step 3: the used ones, `y` and `hh`, show `freed`: the `8 bytes` are
-#   `h`'s alone.
+# **Note 1: chapter 05's byte counts.** `player.gradients(step)` gives each
+# gradient's state: *arriving*, *held* or *freed*. At step 2, `h`'s and
+# `hh`'s gradients are one array, which `_ + _` handed to both: `8 bytes`,
+# one float. At step 3, `h 13.0` is a new array, and the used ones are
+# freed: the `8 bytes` are `h`'s alone.
 
 # %%
 def chapter_05_example():
@@ -504,89 +494,21 @@ assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 
 # %% [markdown]
-# **Note 2: one whole step** on the 4-deep chain, by `measure`, through a
-# `MemoryHook` (chapter 08) that records the bytes in use after each
-# function's step (an inner `measure` splits the passes):
-#
-# - to forward's 4 MiB, backward adds at most two 1 MiB gradients at a
-#   time (6.0);
-# - watched, backward applies FunctionNodes the hook sees, hence its
-#   `forward:…` rows: `Sum`'s backward spreads the seed with `Reshape` and
-#   `BroadcastTo`, each `Tanh`'s applies `TanhGrad`;
-# - unwatched, it may use bare arrays (chapter 13): same gradients and
-#   peak, checked below.
+# **Note 2: one whole step** (forward, backward, then `del loss`) on the
+# 4-deep chain, measured with `tracemalloc` alone. To forward's 4 MiB,
+# backward adds a function's incoming gradient and the one it produces,
+# 1 MiB each: the peak is 6 MiB, and `x.grad` is what is left.
 
 # %%
 x.cleargrad()
-with mc.memory.measure() as step:
-    with mc.memory.measure() as forward_pass:
-        loss = F.sum(tanh_chain(x, 4))
-    loss.backward()
-    del loss                     # the graph goes with its last Variable
-events = step.timeline[1:-1]     # without "start" and "end"
-n_forward = len(forward_pass.timeline) - 2
-rows = [("forward" if k < n_forward else "backward", event, nbytes)
-        for k, (event, nbytes) in enumerate(events)]
-for phase, event, nbytes in rows:
-    print(f"{phase:8s} pass  {event:20s} {nbytes / MiB:4.1f} MiB")
-print(f"after the step {'':20s} {step.final / MiB:4.1f} MiB (x.grad)")
-# Every level is a whole number of 1 MiB arrays, give or take the few KiB of
-# Python objects the step makes: the printed tenths hold on every machine.
-assert all(abs(nbytes - round(nbytes / MiB) * MiB) < 16 * 1024 for *_, nbytes in rows)
-assert abs(step.final - x.grad.nbytes) < 16 * 1024
-levels = [round(n / MiB) for phase, _, n in rows if phase == "backward"]
-assert levels[:3] == [4, 4, 4] and max(levels) == 6 and levels[-1] == 6
-watched_grad = x.grad.copy()
-
-# %%
-from matplotlib.patches import Patch
-
-colors = {"forward": "C0", "backward": "C1"}
-fig, ax = plt.subplots(figsize=(7.5, 3.6), layout="constrained")
-ax.bar(range(len(rows)), [nbytes / MiB for *_, nbytes in rows],
-       color=[colors[phase] for phase, _, _ in rows])
-ax.set_xticks(range(len(rows)), [event for _, event, _ in rows], rotation=60,
-              ha="right", fontsize=7)
-ax.legend([Patch(color=c) for c in colors.values()],
-          [f"{phase} pass" for phase in colors], fontsize=8)
-ax.set_ylabel("MiB in use after the step")
-ax.set_title("One step of the 4-deep tanh chain (1 MiB per activation)")
-plt.show()
-
-# %% [markdown]
-# - Each row is the memory in use when a step ends.
-# - A function applied inside a backward gets its row before that
-#   backward's row (`forward:TanhGrad`, then `backward:Tanh`).
-# - A backward step's row is written before the gradient it received is
-#   freed.
-# - Forward climbs by 1 MiB per `tanh` output kept (1.0 to 4.0).
-# - The seed spread by `Sum`'s backward costs nothing (4.0 still at
-#   `backward:Sum`): a view of one number (strides 0, next cell).
-# - The first `TanhGrad` adds its 1 MiB result: 5.0.
-# - From the second on, the received gradient and the produced one are
-#   1 MiB each: each later `backward:Tanh` row stays at 6.0.
-
-# %%
-spread = F.broadcast_to(mc.Variable(np.ones((1, 1), np.float32)), x.shape)
-print("a seed spread as Sum's backward spreads it: shape", spread.shape,
-      " strides", spread.array.strides)
-assert spread.array.strides == (0, 0) and spread.array.base is not None
-
-# %% [markdown]
-# The same step unwatched, with `tracemalloc` alone:
-
-# %%
-x.cleargrad()
-tracemalloc.start()                        # the same step, no hook watching
+tracemalloc.start()
 start = tracemalloc.get_traced_memory()[0]
 loss = F.sum(tanh_chain(x, 4))
 loss.backward()
-del loss
-unwatched_peak = tracemalloc.get_traced_memory()[1] - start
+del loss                     # the graph goes with its last Variable
+final, peak = (n - start for n in tracemalloc.get_traced_memory())
 tracemalloc.stop()
-print(f"peak of the step: watched {step.peak / MiB:.1f} MiB,"
-      f" unwatched {unwatched_peak / MiB:.1f} MiB;  same x.grad:",
-      np.array_equal(x.grad, watched_grad))
-assert abs(step.peak - 6 * MiB) < 16 * 1024
-assert abs(unwatched_peak - step.peak) < 16 * 1024
-assert np.array_equal(x.grad, watched_grad)
+print(f"one step: peak {peak / MiB:.1f} MiB, left after it {final / MiB:.1f} MiB"
+      " (x.grad)")
+assert abs(peak - 6 * MiB) < 16 * 1024
+assert abs(final - x.grad.nbytes) < 16 * 1024

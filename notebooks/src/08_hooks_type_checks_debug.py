@@ -23,18 +23,6 @@ from minichain.utils import type_check
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
-# ## If you know PyTorch
-#
-# `grad_fn.register_hook` (or a tensor's `register_hook`) runs your code at one
-# node's backward, like a FunctionHook added with `y.creator_node.add_hook`.
-# `torch.autograd.detect_anomaly()` is debug mode: it records the line that
-# built each node and stops at a NaN gradient (debug mode checks forward
-# outputs too). `torch.profiler` does the work of `TimerHook` and, with
-# `profile_memory=True`, of `MemoryHook`. A `with hook:` block that watches
-# every function, forward and backward, has no direct PyTorch counterpart
-# (the nearest: global module hooks, `TorchFunctionMode`).
-
-# %% [markdown]
 # ## By hand: a place to hook in
 #
 # A hook is an object with a few methods that the code applying functions
@@ -92,13 +80,12 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # %% [markdown]
 # ## The real hooks
 #
-# In minichain the list is a dict of hooks by `name`, one per thread, and a
-# `with hook:` block registers the hook for its duration. `FunctionNode.apply`
-# asks for the registered hooks and calls them around `forward`, exactly as
-# `hand_apply` did; the backward engine (the loop of chapter 05) does the same
-# around each backward step. The base class, printed below, provides
-# registration (`__enter__`, `__exit__`) and six methods that do nothing
-# until a subclass overrides them.
+# In minichain a `with hook:` block registers the hook for its duration.
+# `FunctionNode.apply` calls the registered hooks around `forward`, as
+# `hand_apply` did, and chapter 05's loop does the same around each backward
+# step. The base class, printed below, provides registration (`__enter__`,
+# `__exit__`) and six methods that do nothing until a subclass overrides
+# them.
 
 # %%
 print(inspect.getsource(mc.FunctionHook))
@@ -123,14 +110,12 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # ## Hooks see backward too, and it nests
 #
 # A function's `backward` is written with minichain functions on Variables.
-# **Registering a hook changes which code path backward takes**: while a hook
-# is registered, backward always applies these functions, so the hook sees
-# every step, and their forwards run *inside* the backward step that applied
-# them; without hooks, minichain may compute on bare arrays (chapter 13).
-# Gradients and peak stay the same (chapter 07, note 2). A hook that
-# prints an indented line per step shows the nesting: `Tanh`'s backward applies
-# `TanhGrad`, a function of its own, and `_ * 2`'s backward applies `_ * 2` to
-# the incoming gradient.
+# **A registered hook changes backward's code path**: backward then always
+# applies these functions, and their forwards run *inside* the backward step
+# that applied them; without hooks, minichain may compute on bare arrays
+# (chapter 13), with the same gradients. A hook that prints an indented line per step
+# shows the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its
+# own, and `_ * 2`'s backward applies `_ * 2` to the incoming gradient.
 
 # %%
 class StepPrinter(mc.FunctionHook):
@@ -171,9 +156,8 @@ with StepPrinter():
 # `PrintHook` prints what goes into each step: the function's label, a
 # block per input and, in backward, one per incoming gradient `gy`. We send
 # it to a string (its `file` argument) and print two lines of the backward
-# step of `x * 2`: the function and `gy`'s statistics (all ones). Dropped:
-# the rest, with a memory address (new each run), and the block of the
-# `_ * 2` that backward applies:
+# step of `x * 2`, the function and `gy`'s statistics (all ones); the filter
+# drops the rest, which holds a memory address that changes each run:
 
 # %%
 import io
@@ -192,17 +176,12 @@ assert shown == ["function\t_ * 2", "- grad: mean=1.00000000, std=0.00000000"]
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated (in backward: the steps the section above showed). They watch a
-# two-layer network, so that the sizes are those of real activations:
-#
-# - 512 points of 32 features, 512 hidden units (an activation of 512 × 512
-#   float32 values, 1 MiB), 4 classes;
-# - `F.linear(x, W)` is `x Wᵀ`, `F.relu` is `max(x, 0)`;
-# - `F.softmax_cross_entropy(scores, t)` is PyTorch's `F.cross_entropy`;
-# - the weights are `mc.Parameter`s, Variables that chapter 12's optimizers
-#   update.
-#
-# First, the steps of one training step, as `StepPrinter` shows them:
+# allocated. They watch a two-layer network: 512 points of 32 features, 512
+# hidden units (an activation is 512 × 512 float32 values, 1 MiB), 4
+# classes. `F.linear(x, W)` is `x Wᵀ`; `F.softmax_cross_entropy` is
+# PyTorch's `F.cross_entropy`; `mc.Parameter` is a Variable that chapter
+# 12's optimizers update. First, one training step as `StepPrinter` shows
+# it:
 
 # %%
 MiB = 2 ** 20
@@ -257,18 +236,18 @@ print("sum of the rows > total_time():", rows > timer.total_time())
 assert rows > timer.total_time()
 
 # %% [markdown]
-# `MemoryHook` names a row by phase and label (`forward:_ * 0.001953125`),
-# so forwards and backwards stay apart. Each row has two figures, in tenths
-# of a MiB (`forward:ReLU`'s 1.0 MiB is its output, one activation):
+# `MemoryHook` names a row by phase and label (`forward:_ * 0.001953125`).
+# Each row has two figures, in tenths of a MiB (`forward:ReLU`'s 1.0 MiB is
+# its output, one activation):
 #
 # - **allocated**: the bytes left alive when that step returned, *added
 #   up* over the row's calls (a nested step's bytes count twice, as its
 #   time did);
-# - **peak**: the most a step used above its starting level while it ran,
-#   the *largest* over the row's calls.
+# - **peak**: the most a step used above its starting level, the *largest*
+#   over the row's calls.
 #
-# Rows at 0.0 in both figures are counted, not printed; Note 1, at the end,
-# accounts for every row.
+# Rows at 0.0 in both are counted, not printed; Note 1 accounts for every
+# row.
 
 # %%
 table = memory.summary()
@@ -293,9 +272,8 @@ assert zero == [e for e in table if "Linear" not in e and "ReLU" not in e]
 # `with hook:` watches every function. `add_hook` on a function node,
 # `y.creator_node.add_hook(hook)`, watches that node. Added after the forward,
 # it sees that node's backward step and nothing else; a global hook beside it
-# sees every step. (Hooks are registered under their `name`: a local hook with
-# the same name as a global one replaces it for that node, so ours get two
-# names.)
+# sees every step. (A local hook with a global one's `name` replaces it for
+# that node, so ours get two names.)
 
 # %%
 class BackwardLabels(mc.FunctionHook):
@@ -348,13 +326,12 @@ print(hand_message)
 # %% [markdown]
 # minichain's functions write the same promises in
 # `check_type_forward(in_types)`, with the small expression language of
-# `minichain.utils.type_check`. `in_types` holds one stand-in per input, whose
-# `.shape`, `.dtype` and `.ndim` build expressions rather than values: a
-# condition such as `a.shape[-1] == b.shape[-2]` is recorded, not evaluated at
-# once, so the error can print it as written next to the values that broke it.
-# In `matmul`'s checks, `argname` names the inputs for the messages, `expect`
-# checks conditions, `eval` turns a recorded shape into a tuple, and
-# `expect_broadcast_shapes` requires shapes that broadcast together:
+# `minichain.utils.type_check`. `in_types` holds one stand-in per input: a
+# condition such as `a.shape[-1] == b.shape[-2]` on them is recorded, not
+# evaluated at once, so the error can print it as written next to the values
+# that broke it. `argname` names the inputs for the messages, `expect`
+# checks conditions, and the last two lines check that the batch dimensions
+# broadcast:
 
 # %%
 from minichain.functions.math.matmul import MatMul
@@ -456,12 +433,11 @@ with mc.using_config("debug", True):
     y = BuggyDouble().apply((x,))[0]
 
 # %% [markdown]
-# Its backward fails with the message chapter 06 showed: the shape check runs
-# in any mode. Debug mode adds only what comes below the line of dashes, the
-# stack of the line that applied `BuggyDouble`, recorded then: the backward
-# below runs outside debug mode and still shows it. That stack starts with
-# Jupyter's frames, which differ between machines, so we print only its last
-# line, the one in this notebook:
+# Its backward fails with the message chapter 06 showed. Debug mode adds the
+# stack of the line that applied `BuggyDouble`, recorded then, so the
+# backward below shows it though it runs outside debug mode. We print only
+# that stack's last line, the one in this notebook (the others are
+# Jupyter's):
 
 # %%
 try:
@@ -501,6 +477,16 @@ print(f"per call: {debug * 1e6:.1f} µs in debug mode, {plain * 1e6:.1f} µs wit
 assert debug > 2 * plain
 
 # %% [markdown]
+# ## If you know PyTorch
+#
+# - `y.creator_node.add_hook(hook)` ≈ `grad_fn.register_hook`: code run at
+#   one node's backward;
+# - debug mode ≈ `torch.autograd.detect_anomaly()`, which also records the
+#   line that built each node and stops at a NaN (gradients only; debug
+#   mode checks forward outputs too);
+# - `TimerHook`, `MemoryHook` ≈ `torch.profiler` (`profile_memory=True`);
+# - a `with hook:` block watching every function has no direct counterpart.
+#
 # ## Now build it: no task
 #
 # Hooks, type checks and debug mode are not part of `mychain`; the next
@@ -510,8 +496,7 @@ assert debug > 2 * plain
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
 # `not yet:` and a hint, or `not answered yet` while the answer is still
-# `None`. The checks are ordinary Python in `notebooks/exercises/ch08.py`,
-# imported by the next cell (the solutions are kept apart, for teachers).
+# `None`. The checks are ordinary Python in `notebooks/exercises/ch08.py`.
 
 # %%
 from exercises import ch08
