@@ -161,97 +161,48 @@ assert np.array_equal(x.grad, grad_hand)
 # %% [markdown]
 # ## It cannot be differentiated twice
 #
-# `mc.grad(outputs, inputs)` (chapter 03) is PyTorch's
-# `torch.autograd.grad`. With `enable_double_backprop=True` (PyTorch's
-# `create_graph=True`) the backward it runs is itself recorded, so each
-# gradient it returns is a Variable with a graph behind it, and `mc.grad`
-# can differentiate it again. With a
-# FunctionNode this works (`d²(x²)/dx² = 2`):
+# With `enable_double_backprop=True` (PyTorch's `create_graph=True`),
+# `mc.grad` records the backward it runs, so the gradient `gx` it returns
+# has a graph behind it and can be differentiated again (chapter 11). An
+# old-style backward returns a bare array, which the adapter wraps as a
+# new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
+# So `mc.grad` reports `None` for `x`, not zero and no error, like
+# `torch.autograd.grad` with `allow_unused=True`:
 
 # %%
-x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
-gx, = mc.grad([F.sum(F.square(x))], [x], enable_double_backprop=True)
-ggx, = mc.grad([F.sum(gx)], [x])
-print("F.square: first", gx.array, " second", ggx.array)
-assert np.allclose(ggx.array, 2.0)
+def first_and_second(square):
+    """d/dx and d²/dx² of sum(square(x)) at x = 3; also the graph of sum(gx)."""
+    x = mc.Variable(np.array([3.0]), name="x")
+    gx, = mc.grad([F.sum(square(x))], [x], enable_double_backprop=True)
+    gx.name = "gx"
+    sum_gx = F.sum(gx)
+    sum_gx.name = "sum_gx"
+    ggx, = mc.grad([sum_gx], [x])
+    return gx, None if ggx is None else ggx.array, draw(sum_gx)
+
+
+for name, square in [("F.square", F.square), ("Square()", lambda x: Square()(x))]:
+    gx, second, graph = first_and_second(square)
+    print(f"{name:9}first {gx.array}  second {second}")
+print("Square()'s graph of F.sum(gx):", graph)
+assert second is None and graph == "gx <--- Sum <--- sum_gx"   # no x in it
+try:
+    gx.backward()                        # a backward starting from gx itself
+except RuntimeError as error:
+    print("gx.backward(): RuntimeError:", error)
+    assert '"Square"' in str(error)
+else:
+    raise AssertionError("gx.backward() was not refused")
 
 # %% [markdown]
-# Through the real adapter, an old-style gradient `gx` gives:
-#
-# | a pass that | result |
-# |---|---|
-# | 1. starts from `gx` | `RuntimeError` |
-# | 2. goes through `gx` (e.g. `F.sum(gx)`) | `None`, no error |
-#
-# Row 1 starts a backward from a gradient (as chapter 11 does from
-# `x.grad_var`); it is caught (next cell): `FunctionAdapter` marks the
-# gradient Variable it returns with the function's name, with or without
-# `enable_double_backprop`. The mark is internal: you meet it only as this
-# refusal of a backward or `mc.grad` starting from it, an error naming the
-# function:
-
-# %%
-x = mc.Variable(np.array([2.0]), name="x")     # one element: backward() needs no seed
-gx, = mc.grad([F.sum(Square()(x))], [x], enable_double_backprop=True)
-gx_once, = mc.grad([F.sum(Square()(x))], [x])   # enable_double_backprop off
-for name, start in [("gx.backward()", gx.backward),
-                    ("gx_once.backward()", gx_once.backward),
-                    ("mc.grad([gx], [x])", lambda: mc.grad([gx], [x]))]:
-    try:
-        start()
-    except RuntimeError as error:
-        print(f"{name:18} RuntimeError:", error)
-        assert "old style Function" in str(error) and '"Square"' in str(error)
-    else:
-        raise AssertionError(name + " was not refused")
-
-# %% [markdown]
-# Row 2, the common case, is not caught. The adapter wrapped the
-# old-style backward's array as `Variable(gx)`, a leaf. The pass starts at
-# `F.sum`'s output, which carries no mark; walking back, it stops at `gx`
-# and never reaches `x` (drawn below).
-#
-# So `mc.grad` reports `None` for `x`, not zero.
-# minichain behaves like `torch.autograd.grad`'s `allow_unused=True` here.
-# PyTorch raises instead: `@once_differentiable` (its array backward)
-# puts an error node in `gx`'s graph, so even `sum(gx)` reaches it.
-#
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
 #
-# Both adapters agree on both gradients; without the mark, `HandAdapter`'s
-# `gx.backward()` is not refused and leaves `x.grad` at `None`:
-
-# %%
-gx.name = "gx"                                 # FunctionAdapter's, from above
-sum_gx = F.sum(gx)
-sum_gx.name = "sum_gx"
-print("graph of F.sum(gx):", draw(sum_gx))
-assert draw(sum_gx) == "gx <--- Sum <--- sum_gx"   # gx is a leaf: no x
-
-
-def first_and_second(make_output):
-    """First gradient of sum(output) at x = [1, 2, 3], then the gradient of
-    the sum of that first gradient (None when it cannot be had)."""
-    x = mc.Variable(np.array([1.0, 2.0, 3.0]), name="x")
-    gx, = mc.grad([F.sum(make_output(x))], [x], enable_double_backprop=True)
-    ggx, = mc.grad([F.sum(gx)], [x])
-    return gx.array, ggx
-
-
-hand_first, hand_second = first_and_second(
-    lambda x: HandAdapter(Square()).apply((x,))[0])
-real_first, real_second = first_and_second(lambda x: Square()(x))
-print("HandAdapter:     first", hand_first, " second", hand_second)
-print("FunctionAdapter: first", real_first, " second", real_second)
-assert np.array_equal(hand_first, real_first)
-assert hand_second is None and real_second is None
-x = mc.Variable(np.array([2.0]), name="x")     # one element: backward() needs no seed
-gx, = mc.grad([F.sum(HandAdapter(Square()).apply((x,))[0])], [x],
-              enable_double_backprop=True)
-gx.backward()
-print("HandAdapter, no mark: gx.backward() leaves x.grad at", x.grad)
-assert x.grad is None
+# `FunctionAdapter` marks the gradient it returns, so only a backward
+# starting *from* `gx` is refused, as above. PyTorch's `@once_differentiable`
+# is broader: its error node sits in `gx`'s graph, so even `sum(gx)` raises.
+# Chapter 11 shows how a backward written on Variables makes a second
+# derivative.
 
 # %% [markdown]
 # ## What it keeps: every input, unless told otherwise

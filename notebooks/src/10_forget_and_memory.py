@@ -36,10 +36,8 @@ MiB = 2 ** 20
 # forward calls `func` in `no_backprop_mode`, so nothing inside is recorded
 # or kept, and it retains its input. Its backward calls `func` again on a
 # fresh leaf, this time recording the graph (`force_backprop_mode`, like
-# `torch.enable_grad()` in a custom backward: backward itself runs with
-# recording off unless double backprop is asked for, chapter 11), and
-# backpropagates the incoming gradient through that new graph with
-# `mc.grad` (chapter 03).
+# `torch.enable_grad()`), and backpropagates the incoming gradient through
+# that new graph with `mc.grad` (chapter 03).
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -65,11 +63,10 @@ def hand_forget(func, x):
 
 # %% [markdown]
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
-# graph keeps the four `tanh` outputs (the `h * 1.5` products are not kept:
-# that backward needs only `1.5 · gy`); forgotten, the block holds only the
-# output `y` (the input existed before). `mc.memory.measure()` (chapter 07)
-# gives what its block left allocated, `.final`, the most it held, `.peak`,
-# and the level over time, `.timeline` (all above the level at the start).
+# graph keeps the four `tanh` outputs; forgotten, the block holds only the
+# output `y`. `mc.memory.measure()` (chapter 07) gives what its block left
+# allocated, `.final`, the most it held, `.peak`, and the level over
+# time, `.timeline`.
 
 # %%
 def four_tanhs(h):
@@ -131,41 +128,29 @@ print(draw(y))
 # per block. `mc.checkpoint_sequential(blocks, s, x)` (printed below; the
 # scheme of Chen, Xu, Zhang and Guestrin, "Training Deep Nets with Sublinear
 # Memory Cost", 2016, arXiv:1604.06174) cuts the chain into `s` segments
-# and forgets each one. A segment's input is its *checkpoint*, the array
-# forward keeps: `s - 1` of them, since the first segment starts from `x`,
-# which the caller holds.
+# and forgets each one. A segment's input is its *checkpoint*: `s - 1` of
+# them are kept, since the first segment starts from `x`, which the caller
+# holds.
 #
-# PyTorch's `checkpoint()` function is our `forget`. As in its
-# `checkpoint_sequential`, the *last* segment is not rebuilt: forward keeps
-# its inner graph, as its backward runs first. Backward rebuilds the
-# others one at a time from their checkpoints.
-#
-# The outer graph (the `Forget` nodes and their inputs) persists until
-# `loss` is dropped (PyTorch frees saved tensors during backward), so all `s - 1`
-# checkpoints count; each inner graph, the last segment's included, is
-# freed as backward walks it: at most `⌈L/s⌉` activations. The
-# activations kept at once, the **kept count**, are about
+# As in PyTorch's `checkpoint_sequential`, the *last* segment is not
+# rebuilt: forward keeps its inner graph, as its backward runs first.
+# Backward rebuilds the others one at a time from their checkpoints, and
+# frees each inner graph as it walks it. So the activations kept at once,
+# the **kept count**, are about
 #
 # $$ (s - 1) + \lceil L/s \rceil, $$
 #
-# smallest near `s = √L`. At its worst moment backward also holds two
-# arrays in flight: the gradient waiting at the block being walked back,
-# and the array being made (a block's output, or a new gradient). The rule:
-#
-# **peak = kept + 2 in flight**, the **peak estimate** `(s - 1) + ⌈L/s⌉ + 2`
-# activations: an estimate, not a bound. It is exact here for `s ≥ 2`;
-# note 2 and chapter 12 give the exceptions.
+# smallest near `s = √L`.
 
 # %%
 print(inspect.getsource(mc.checkpoint_sequential))
 
 # %% [markdown]
 # Our net is small: `L = 16` blocks of width 256 on a batch of 1024, so one
-# activation is 1 MiB. The weights are `mc.Parameter`s (chapter 08);
-# `zerograd()` gives each a zero-filled `.grad` before we measure, which
-# `Linear`'s backward adds into in place, so the measured peak is what the
-# step itself adds: activations and arrays in flight. The input is a
-# constant (`requires_grad=False`, chapter 07).
+# activation is 1 MiB. Each weight gets a zero-filled `.grad` before we
+# measure (`zerograd()`, chapter 08), which backward adds into in place, so
+# the measured peak is what the step itself adds. The input is a constant
+# (`requires_grad=False`, chapter 07).
 
 # %%
 L, width, batch = 16, 256, 1024
@@ -228,10 +213,9 @@ zerograds()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
-# for `L = 16`). The dashed line is the peak estimate for 4 segments: 3
-# checkpoints, 4 rebuilt activations and 2 in flight. A peak also holds
-# small Python objects, so we print it in whole activations and check that
-# the rest is under a third of one.
+# for `L = 16`). The dashed line is the peak estimate, explained below the
+# plot. A peak also holds small Python objects, so we print it in whole
+# activations.
 
 # %%
 def measure(segments):
@@ -273,23 +257,28 @@ ax = mc.visualize.plot_memory(
     title="one step of a 16-block net (1 MiB per activation)").axes[0]
 for color, name in (("C0", "plain"), ("C1", "forget")):   # plot_memory's colours
     ax.plot([], [], ":", color=color, label=f"backward starts ({name})")
+ax.set_xlabel("event index (not time); backward after the dotted line")
 ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1, 1))
 plt.show()
 
 # %% [markdown]
 # Plain climbs through the forward, one activation per block, and stays
-# up: the graph lives until `loss` is dropped (when `step` returns).
-# With `forget` the forward keeps only the checkpoints and the last
-# segment's inner graph; inside a graph-free segment an output lives only until
-# the next function has used it (the small teeth). Backward runs the last
-# segment's backward at once, then rebuilds the other segments one at a
-# time, freeing each as it goes: the humps. The rebuild humps reach the
-# peak estimate, 9, as printed; the first stops one lower (note 1).
+# up until `loss` is dropped. With `forget` the forward keeps only the
+# checkpoints and the last segment's inner graph (the small teeth: an
+# output inside a graph-free segment lives until the next function has
+# used it). Backward walks the last segment, then rebuilds the others one
+# at a time: the humps.
+#
+# The peak is 2 above the kept count. At its worst moment backward also
+# holds two arrays **in flight**: the gradient waiting at the block being
+# walked back, and the array being made (a block's output, or a new
+# gradient). So the **peak estimate** is `(s - 1) + ⌈L/s⌉ + 2` activations:
+# an estimate, not a bound. The rebuild humps reach it, 9; the first
+# stops one lower (note 1).
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` the only
-# segment is the last, whose inner graph is kept: nothing is recomputed. With 16,
-# all 15 checkpoints are kept. The last column, peak - kept, is what the
-# estimate calls the 2 in flight.
+# segment is the last, whose inner graph is kept: nothing is recomputed.
+# With 16, all 15 checkpoints are kept.
 
 # %%
 segment_counts = [1, 2, 4, 8, 16]
@@ -333,7 +322,8 @@ plt.show()
 # backward phase. Both forward phases count `2 L = 32`. Forget's backward
 # phase counts 24 more than plain's, pure recomputation: three segments of
 # 4 blocks run again, the last segment (graph kept) not. Plain's backward
-# counts some too, as `Linear`'s backward calls `linear` (note 3).
+# counts some too: a hook watching switches `Linear` off the fast path, and
+# its backward on Variables calls `linear` (note 3).
 
 # %%
 class ForwardCounter(mc.FunctionHook):     # hooks: chapter 08
@@ -403,26 +393,23 @@ assert np.array_equal(real_grad, plain_grad)
 # The hand-made gradient has zeros where the plain one does not, and the
 # other way round: a second mask. `F.forget` saves minichain's random state
 # (`mc.random.get_state()`) when its forward starts and puts it back for the
-# recomputation, so the mask is drawn twice the same. That is why every
-# random draw in minichain goes through `mc.random`. PyTorch's `checkpoint`
-# does the same by default (`preserve_rng_state=True`). While `func` runs
-# again, `mc.config.in_recomputing` is True, so that code with side effects
-# (a running average, a counter) can skip them. (The replay in code: note 4;
-# with `enable_double_backprop`, `Forget.backward` takes another path:
-# chapter 11.)
+# recomputation, so the mask is drawn twice the same. PyTorch's
+# `checkpoint` does the same by default (`preserve_rng_state=True`). While
+# `func` runs again, `mc.config.in_recomputing` is True, so that code with
+# side effects (a running average, a counter) can skip them. (The replay
+# in code: note 4.)
 
 # %% [markdown]
 # ## Watch the recomputation
 #
-# `mc.visualize.animate_backward` runs a backward and records, before each
-# step, what the engine holds. When backward reaches the `Forget` node,
-# the player switches to a second graph: the one `func` builds again
-# inside `Forget`'s backward. Its own backward runs on it: first
-# `_GradientSeed`, which joins the recomputed outputs into one 0-d output
-# to start from and hands each the gradient `Forget` received, then the
-# recomputed functions. Watch *kept for backward*: it rises while that
-# graph exists (the recomputed `tanh` output is retained again) and falls
-# back as its backward walks down it (the bytes: note 5).
+# `mc.visualize.animate_backward` records, before each backward step, what
+# the engine holds. At the `Forget` node the player switches to the graph
+# `func` builds again inside `Forget`'s backward, and walks it: first the
+# seed (`_GradientSeed`), which hands each recomputed output the gradient
+# `Forget` received, then the recomputed functions. *kept for backward*
+# rises while that graph exists (the recomputed `tanh` output is kept
+# again) and falls back as backward walks it. *in gradients* gains 4 bytes
+# at step 4, the inner backward's 0-d seed, gone again at step 5.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -522,16 +509,17 @@ assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 
 # %% [markdown]
 # **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the
-# first hump's: the inner graph is freed as backward walks it (section
-# *The real `F.forget`*), so the peak is at the start, 16 kept and the array being made. The plain graph
+# first hump's: the inner graph is freed as backward walks it, so the
+# peak is at the start, 16 kept and the array being made. The plain graph
 # stays whole, so later a gradient waits as well.
 #
-# **Note 3: the count, and the peak unwatched.** Plain's backward phase
-# counts 15: the counting hook makes `Linear`'s backward work on Variables
-# in both runs (chapter 13: with no hook watching, the fast path runs it
-# on bare arrays), so it applies `linear` to `gy` and `Wᵀ` for its input's
-# gradient (block 1's input is a constant), and the difference of 24 is
-# unaffected. `mc.memory.measure` is a hook too, so this cell
+# **Note 3: the count, and the peak unwatched.** minichain runs a
+# function's array-only backward (the fast path, chapter 13) only when no
+# graph is being recorded and no function hook watches it; otherwise it
+# runs `backward`, on Variables. So under the counting hook `Linear`'s
+# backward applies `linear` to `gy` and `Wᵀ` for its input's gradient, 15
+# times (block 1's input is a constant), in both runs: the difference of
+# 24 is unaffected. `mc.memory.measure` is a hook too, so this cell
 # measures `step(4)` with `tracemalloc` alone: the same peak.
 
 # %%
@@ -546,11 +534,10 @@ print(f"peak with 4 segments, no hook: {unwatched} activations")
 assert unwatched == in_activations(forgetful.peak)
 
 # %% [markdown]
-# **Note 4: the replay, in code.** `Forget.backward`, where no graph was
-# kept: new leaves, then `func` again with recording forced on, the saved
-# random state put back (`_replayed_random`) and `in_recomputing` True.
-# `_Recomputation(release=True)` is a hook that frees what each recomputed
-# function kept once its backward has run:
+# **Note 4: the replay, in code.** In `Forget.backward`: new leaves, then
+# `func` again with recording forced on, the saved random state put back
+# and `in_recomputing` True; the `_Recomputation` hook frees what each
+# recomputed function kept once its backward has run:
 
 # %%
 lines = inspect.getsource(inspect.getmodule(F.forget).Forget.backward).splitlines()
@@ -558,14 +545,7 @@ start = next(i for i, line in enumerate(lines) if line.strip().startswith("targe
 print("\n".join(lines[start:start + 8]))
 
 # %% [markdown]
-# Then `backward()` runs from `_GradientSeed`'s output (section *Watch
-# the recomputation*): what `HandForget` did with
-# `mc.grad(..., grad_outputs=...)`.
-#
-# **Note 5: the bytes.** At step 1 *kept for backward* holds 32: `x` kept
-# by `Forget`, `z` by `_ * _`. At step 4 *in gradients* holds `Forget`'s
-# incoming gradient, alive through the rebuild, plus 4 bytes: the inner
-# backward's seed `1.0` on `_GradientSeed`'s 0-d output (every backward
-# starts from a seed). (The player adds each array's `nbytes`, so
-# `F.sum`'s broadcast view counts its 16 bytes at step 2; `measure`, in note 1,
-# counts what was allocated, and a view allocates nothing.)
+# Then backward runs from the seed (section *Watch the recomputation*):
+# what `HandForget` did with `mc.grad(..., grad_outputs=...)`. With
+# `enable_double_backprop`, `Forget.backward` takes another path: chapter
+# 11.

@@ -88,16 +88,16 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 
 # %% [markdown]
 # `None` is what PyTorch answers with `allow_unused=True` for an input the
-# output does not reach, and it is the quiet failure: a second derivative
-# of zero would be just as wrong and harder to spot. PyTorch is louder
-# here: for a `gx` with no `grad_fn`, `torch.autograd.grad` raises an error.
+# output does not reach: a quiet failure. PyTorch is louder here: for a
+# `gx` with no `grad_fn`, `torch.autograd.grad` raises.
 #
 # ## The real thing: minichain's backwards are written on Variables
 #
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
-# same formula as `VariableCube`'s, on Variables (a faster array-only path,
-# chapter 13, is used only when nothing is recorded, so it never breaks a
-# second derivative):
+# same formula as `VariableCube`'s, on Variables. minichain runs a
+# function's array-only backward (the fast path, chapter 13) only when no
+# graph is being recorded and no function hook watches it: never for a
+# second derivative.
 
 # %%
 from minichain.functions.math.basic_math import PowVarConst
@@ -124,10 +124,8 @@ assert np.isclose(ggx.item(), 6 * x0_value)
 # The graph behind `gx` is the backward of `_ ** 3`, written out: `x`
 # squared, times the incoming gradient (here the seed, value 1.0, drawn as
 # `v2`), times 3. Three functions, each of which can be differentiated
-# again. In the text drawing each `<---` points from an output back to its
-# input, so read it leftwards from `gx`; a tag like `[1]` marks a function
-# with several inputs (here `_ * _`), whose other inputs end in the same
-# tag.
+# again. Read the text drawing leftwards from `gx`; the tag `[1]` marks
+# the function `_ * _`, whose other input ends in the same tag.
 
 # %%
 gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
@@ -143,11 +141,10 @@ to_digraph(gx, rankdir="LR")
 # `enable_double_backprop` is off unless asked for.
 #
 # `Variable.backward` can do the same: with `enable_double_backprop=True`
-# the leaf's `grad_var` (its gradient as a Variable; `.grad` is that
-# Variable's array) has a graph, like PyTorch's `x.grad` having a `grad_fn`
-# after `backward(create_graph=True)`, and a second `backward` from it
-# accumulates the second derivative into `x.grad`. Clear the first
-# gradient before, or the second one is added to it. Both ways:
+# the leaf's `grad_var` (its gradient as a Variable) has a graph, like
+# PyTorch's `x.grad` after `backward(create_graph=True)`, and a second
+# `backward` from it adds the second derivative into `x.grad`. Clear the
+# first gradient before, or the second is added to it. Both ways:
 
 # %%
 def backward_twice(clear_first):
@@ -346,12 +343,10 @@ assert np.allclose(hessian_by_hvp, hessian)
 assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
-# minichain's `mc.gradient_check.check_double_backward` (PyTorch's
-# `torch.autograd.gradgradcheck`) uses the same idea:
-# it computes `H v` by double backprop for a `v` you pass (`x_grad_grad`,
-# here random), checks it against a finite difference of the backward, and
-# raises if they disagree. `y_grad` is the seed of the first backward, so
-# `H` is the Hessian of `sum(y_grad · tanh(x))`.
+# `mc.gradient_check.check_double_backward` (PyTorch's
+# `torch.autograd.gradgradcheck`) uses the same idea: it computes `H v` by
+# double backprop for a `v` you pass (`x_grad_grad`), checks it against a
+# finite difference of the backward, and raises if they disagree.
 
 # %%
 mc.gradient_check.check_double_backward(
@@ -365,12 +360,10 @@ print("tanh's double backward agrees with finite differences")
 #
 # Chapter 10's `F.forget(func, x)` keeps only `x` in the forward and runs
 # `func` again in its backward. Chapter 10's `HandForget` (repeated below)
-# runs it again on a fresh leaf, a new Variable with `x`'s values, and
-# returns the gradient `mc.grad` gives there. That first derivative is
-# right, but it cannot be differentiated with respect to `x` (`None`): its
-# inner `mc.grad` records no graph, and even with
-# `enable_double_backprop=True` that graph would stop at the fresh leaf.
-# The test: `x³` at `x = [0.5, 3]`, second derivative `6x`.
+# runs it on a fresh leaf with `x`'s values. Its first derivative is right,
+# but its second is `None`: the graph of its gradient, if recorded, would
+# stop at the fresh leaf. The test: `x³` at `x = [0.5, 3]`, second
+# derivative `6x`.
 
 # %%
 class HandForget(mc.FunctionNode):
@@ -413,10 +406,9 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # %% [markdown]
 # The idea: `F.forget` runs `func` again on `link = identity(x)`, so
 # `Identity` reconnects `x` and the gradient's graph reaches it. The next
-# cell counts `cube`'s calls and draws the graph of `gx`, naming three
-# Variables by the function that made them: `link`, made by `Identity`
-# from `x` (bottom left); `gy`, made from the `seed` by `Reshape` and
-# `BroadcastTo` (`F.sum`'s backward).
+# cell counts `cube`'s calls and draws the graph of `gx`, with three
+# Variables named: `link`, made by `Identity` from `x`; `gy`, made from
+# the `seed` by `F.sum`'s backward.
 
 # %%
 cube_calls = [0]
@@ -451,29 +443,28 @@ def name_by_creator(output, names):
 
 gx.name = "gx"
 name_by_creator(gx, {"Identity": "link", "BroadcastTo": "gy", None: "seed"})
-print(draw(gx))
 assert {"link", "gy", "seed"} <= set(draw(gx).split())
+to_digraph(gx, rankdir="LR")
 
 # %% [markdown]
 # The second `mc.grad` recomputes nothing (`cube`'s calls stay at 2): the
-# recomputed activation (`link * link`, `v8` above) is part of `gx`'s
-# graph, which it walks down to `link`, then through
-# `Identity` (derivative 1) to `x`. So `gx` keeps it alive: under double
-# backprop `forget` saves no memory. As `link` holds `x`'s values, that
-# graph computes `3x²·gy`, so its derivative is `6x·gy`, as without
-# `forget`.
+# recomputed activation (`link * link`, `v8` in the picture) is part of
+# `gx`'s graph, which it walks down to `link`, then through `Identity` to
+# `x`. So `gx` keeps it alive: under double backprop `forget` saves no
+# memory. As `link` holds `x`'s values, that graph computes `3x²·gy`, so
+# its derivative is `6x·gy`, as without `forget`.
 #
-# This path (`_double_backward` in `minichain/functions/util/forget.py`,
-# steps in the note at the end) runs only when the outer backward records
-# (`enable_double_backprop=True`); otherwise chapter 10's new-leaf path
-# runs. PyTorch's `checkpoint` does the same with `use_reentrant=False`
-# (its recommended mode); the older reentrant mode does not support
-# `torch.autograd.grad`.
+# This path (steps in the note at the end) runs only when the outer
+# backward records (`enable_double_backprop=True`); otherwise chapter 10's
+# new-leaf path runs. PyTorch's `checkpoint` does the same with
+# `use_reentrant=False` (its recommended mode).
 
 # %% [markdown]
 # ## Your engine, differentiated twice
 #
-# Tasks 6 and 8 already take second derivatives of your functions
+# Task 6 (chapter 04, *Now build it: Tasks 5 and 6*) and Task 8 (chapter
+# 06, *Now build it: Task 8*) already take second derivatives of your
+# functions
 # (`y.backward(enable_double_backprop=True)`, then a backward from
 # `x.grad_var`). If they fail saying the gradient has no graph behind it,
 # one of your backwards computes on arrays: write it with Variables, as this
@@ -537,8 +528,8 @@ ch11.check_3(answer_3)
 #    recording the graph (the recomputation);
 # 3. it runs backward through that new graph with
 #    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
-#    (the sum of three products: `[1]`, `[5]`, `[6]` in the drawing),
-#    is a Variable with a graph. Stopping at `link`, the pass does not run
+#    (the products and sums ending at `gx` in the picture), is a
+#    Variable with a graph. Stopping at `link`, the pass does not run
 #    on into `x` and what lies below, whose gradients the outer backward
 #    is computing;
 # 4. it joins the edge again (`link.node.set_creator_node(...)`) and
