@@ -383,7 +383,8 @@ assert same_history
 # `⌈L/s⌉` outputs of the segment being rebuilt + 2 in flight.
 # `mc.memory.measure` watches through a function hook, and under a hook
 # backward runs each function's Variable `backward` rather than its array
-# shortcut, so the peaks are a little higher than unwatched (chapter 13).
+# shortcut, so the peaks run up to a third of an activation above
+# unwatched ones (chapter 13).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
