@@ -253,8 +253,7 @@ def _excerpt(function, anchors):
 
 # What chapter 13's text, beside the lines of ``_walk`` it prints, points at.
 WALK_NAMES_CITED = ("take", "grads.pop", "backward_arrays", "grads[x] = gx",
-                    "_add_gradient", "pushed",
-                    "writes_into_gradient", "HandedOver")
+                    "_add_gradient", "pushed", "HandedOver")
 # Of those, the ones the printed lines themselves must hold (the three steps).
 WALK_STEP_NAMES = ("heapq.heappop(heap)", "take(", "backward_arrays",
                    "grads[x] = gx", "_add_gradient", "pushed", "heapq.heappush")

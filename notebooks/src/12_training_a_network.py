@@ -33,9 +33,7 @@ np.set_printoptions(precision=4, suppress=True)
 # ## The data
 #
 # Three interleaved spiral arms, 100 points each. No straight line separates
-# them, so a linear classifier can only get some of the points right; a
-# small MLP can bend its
-# boundary around the arms.
+# them; a small MLP can bend its boundary around the arms.
 
 # %%
 x, t = mc.datasets.make_spiral(seed=0)
@@ -53,14 +51,11 @@ plt.show()
 # ## By hand: gradient descent on two models
 #
 # A model is a few `mc.Parameter`s and a forward pass; the loss is softmax
-# cross-entropy. One step of gradient descent is: clear the old gradients
-# (`p.cleargrad()` sets `p.grad` to `None`, as PyTorch's
-# `zero_grad(set_to_none=True)` does), compute the loss, backward, and move
-# every parameter by `-lr × grad`.
-# This loop uses the whole data set as one batch, and the step
-# makes a new array for each parameter. Two models go through it: a linear
-# classifier (`x → linear`), and a net with one hidden layer of 32 units
-# (`linear → relu → linear`).
+# cross-entropy. One step of gradient descent: clear the old gradients
+# (`p.cleargrad()` sets `p.grad` to `None`), compute the loss, backward,
+# and move every parameter by `-lr × grad`, on the whole data set as one
+# batch. Two models: a linear classifier (`x → linear`), and a net with
+# one hidden layer of 32 units (`linear → relu → linear`).
 
 # %%
 def hand_sgd_step(params, lr):
@@ -118,8 +113,8 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # straight boundaries it draws, each arm crosses them. The net with a
 # hidden layer gets nearly all, its loss still falling slowly: one step
 # per pass over the data, and one learning rate for every weight. Below,
-# minibatches of 30 give 10 steps per pass (300 / 30), and Adam sizes each
-# weight's step: further in fewer passes.
+# minibatches of 30 give 10 steps per pass, and Adam sizes each weight's
+# step.
 #
 # ## The real pieces
 #
@@ -128,10 +123,9 @@ assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 # `with link.init_scope():` are registered as its parameters or links.
 # `MLP(n_units, n_out, n_layers)` is a `Chain` of `Linear` links with ReLUs
 # between them: `n_layers` hidden layers of `n_units` each, then an output
-# layer of `n_out` (our hand model is `n_layers=1`). Each `Linear` owns its
-# `W` and `b` and learns its input size from the first batch (like
-# `nn.LazyLinear`). `model.params()` yields the parameters;
-# `namedparams()` adds their paths:
+# layer of `n_out` (our hand model is `n_layers=1`). Each `Linear` learns
+# its input size from the first batch (like `nn.LazyLinear`).
+# `model.namedparams()` yields the parameters with their paths:
 
 # %%
 model = MLP(n_units=32, n_out=3, n_layers=1)
@@ -142,18 +136,11 @@ print([(name, param.shape) for name, param in model.namedparams()])
 # An optimizer is *set up* on a link: it keeps the hyperparameters (`lr`)
 # in `self.hyperparam`, shared with every rule (like PyTorch's
 # `param_groups`), and gives each parameter an *update rule*.
-# `optimizer.update()` checks every gradient's shape and dtype, then calls
-# each rule's `update_core(param)`, which writes into the parameter's array
-# in place: no new array per step.
+# `optimizer.update()` checks every gradient, then calls each rule's
+# `update_core(param)`, which writes into the parameter's array in place.
 #
-# Anything else holding that array (a graph, a view) sees the new values:
-# harmless here, as `update()` runs after backward. A retained graph
-# backpropagated later would make PyTorch raise (its version counter
-# notices the write); minichain would not warn.
-#
-# Our hand step as an update rule: a subclass of `mc.optimizer.UpdateRule`
-# with `update_core`, and an optimizer whose `create_update_rule` hands one
-# to each parameter.
+# Our hand step as an update rule, and an optimizer whose
+# `create_update_rule` hands one to each parameter:
 
 # %%
 class HandSGDRule(mc.optimizer.UpdateRule):
@@ -172,9 +159,8 @@ class HandSGD(mc.optimizer.Optimizer):
         return HandSGDRule(self.hyperparam)
 
 # %% [markdown]
-# minichain's `SGD` is built the same way. Its rule subtracts in place from
-# `param.array`; `grad.dtype.type(lr)` makes the rate a scalar of the
-# gradient's dtype:
+# minichain's `SGD` is built the same way (`grad.dtype.type(lr)` makes the
+# rate a scalar of the gradient's dtype):
 
 # %%
 from minichain.optimizers.sgd import SGDRule
@@ -184,9 +170,8 @@ print(inspect.getsource(SGDRule.update_core))
 # %% [markdown]
 # Three MLPs made from the same seed, stepped by `hand_sgd_step`, our
 # `HandSGD` and `mc.optimizers.SGD`, must end equal. Before each backward,
-# `model.cleargrads()` sets every parameter's `.grad` to `None`. Its
-# sibling `model.zerograds()` fills the gradients with zeros instead,
-# keeping the arrays; chapter 13 weighs the two.
+# `model.cleargrads()` sets every parameter's `.grad` to `None`
+# (`zerograds()`, which fills zeros instead, is weighed in chapter 13).
 
 # %%
 def new_model():
@@ -217,16 +202,13 @@ assert same
 # minibatches of 30 points and `Adam` does the update. Adam keeps, for
 # every *element* of every parameter, running averages of its gradient `g`
 # and of `g²`: `m ← β₁ m + (1 - β₁) g` and `v ← β₂ v + (1 - β₂) g²`. Both
-# start at zero, so early on they are too small; at step `k` the *bias
-# correction* gives `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)`, and the
-# element moves by about `α · m̂ / √v̂` (about: the code adds a small `eps`
-# to `√v`, not to `√v̂`).
+# start at zero, so at step `k` the *bias correction* gives
+# `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)`, and the element moves by
+# about `α · m̂ / √v̂` (the code adds a small `eps` to `√v`).
 #
-# The code: `init_state` makes the zeros; `update_core` writes `m`'s
-# update as `m += (1 - β₁)(g - m)` and, as in Chainer, folds the
-# correction into the step size: the rule's `lr` (printed first) is
-# `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, computed each step from `self.t`, the step `k`
-# (our `t` is the labels).
+# In the code, `update_core` writes `m += (1 - β₁)(g - m)` and, as in
+# Chainer, folds the correction into the rule's `lr` (printed first):
+# `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, with `self.t` the step `k`.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -238,9 +220,8 @@ print(inspect.getsource(AdamRule.update_core))
 # %% [markdown]
 # At `k = 1`, `m = (1 - β₁) g` and `v = (1 - β₂) g²`, so the factors cancel
 # and the step is `α · g / |g|`: every element moves by `α` (up to `eps`),
-# whatever the scale of its gradient. Here `Adam(alpha=0.01)` steps four
-# elements whose gradients span four orders of magnitude (one Parameter in
-# a bare `Link`):
+# whatever the scale of its gradient. Four elements whose gradients span
+# four orders of magnitude, one step of `Adam(alpha=0.01)`:
 
 # %%
 one = mc.Link()
@@ -249,15 +230,17 @@ with one.init_scope():
 adam = mc.optimizers.Adam(alpha=0.01).setup(one)
 one.w.grad = np.array([0.002, -0.5, 20.0, -3.0], dtype=np.float32)
 adam.update()
+print("alpha:", adam.alpha)
 print("gradient:  ", one.w.grad)
 print("first step:", [f"{step:.3g}" for step in one.w.array])
 assert np.allclose(one.w.array, -0.01 * np.sign(one.w.grad), rtol=1e-3)
 
 # %% [markdown]
-# The lines of `spiral.train` that do the work:
-
+# `spiral.train`'s defaults (its `alpha` is Adam's `α`), then the lines
+# that do the work:
 
 # %%
+print("spiral.train" + str(inspect.signature(spiral.train)), end="\n\n")
 source = inspect.getsource(spiral.train)
 start = source.index("    model = MLP(")
 stop = source.index("optimizer.update()") + len("optimizer.update()")
@@ -265,17 +248,15 @@ print(source[start:stop])
 
 # %% [markdown]
 # `loss_and_accuracy` runs the model through `spiral.forward`, whose
-# `segments` argument the last section of this chapter uses;
-# `model.functions()` is the MLP as a list applied in turn,
-# `[Linear, F.relu, …, Linear]`:
+# `segments` argument the last section uses; `model.functions()` is the
+# MLP as a list applied in turn, `[Linear, F.relu, …, Linear]`:
 
 # %%
 print(inspect.getsource(spiral.forward))
 
 # %% [markdown]
-# We train our hand model's shape, so that only the training differs: 100
-# epochs of 10 minibatch steps (300 / 30). (The progress bar, on stderr,
-# varies between runs.)
+# We train our hand model's shape: 100 epochs of 10 minibatch steps. (The
+# progress bar, on stderr, varies between runs.)
 
 # %%
 result = spiral.train(n_epochs=100, seed=0, n_units=32, n_layers=1,
@@ -289,13 +270,12 @@ assert result.history["loss"][-1] < result.history["loss"][0] / 10
 assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 
 # %% [markdown]
-# The history holds one loss and one accuracy per epoch: the means over
-# its minibatches, taken while the weights still moved, so the last (also
-# on the progress bar) differs from `result.accuracy`, the trained model
-# evaluated afterwards. The left panel compares this loss with our
-# hand-made loop's (same architecture, other initial weights). Adam and
-# minibatches change together, so the plot cannot say which one helped.
-# The hand loop ran 300 epochs to Adam's 100.
+# The history holds each epoch's mean loss and accuracy over its
+# minibatches, taken while the weights still moved, so the last differs
+# from `result.accuracy`, the trained model evaluated afterwards. Left,
+# this loss against our hand loop's (300 epochs to Adam's 100; other
+# initial weights). Adam and minibatches change together, so the plot
+# cannot say which one helped.
 
 # %%
 epochs = np.arange(1, len(result.history["loss"]) + 1)
@@ -320,20 +300,19 @@ plt.show()
 # %% [markdown]
 # ## Evaluation mode, and points the model has not seen
 #
-# `result.accuracy` is measured on the 300 points the model was trained on:
-# it says how well the model fits them, not how well it does on new ones.
-# `spiral.evaluate` measures a model on any data, in *evaluation mode*:
+# `result.accuracy` is measured on the 300 training points: how well the
+# model fits them, not how it does on new ones. `spiral.evaluate` measures
+# a model on any data, in *evaluation mode*:
 
 # %%
 print(inspect.getsource(spiral.evaluate))
 
 # %% [markdown]
 # Two switches. `no_backprop_mode` (chapter 07) records no graph.
-# `mc.config.train` tells the functions that behave differently in training
-# which mode they are in; `F.dropout` is one: while training it zeroes each
-# element with probability `ratio` (0.5 here) and scales the rest by
-# `1/(1 − ratio)`, here 2, and in evaluation mode
-# (`using_config("train", False)`) it passes its input through unchanged. Our MLP has no dropout: the switch changes nothing.
+# `mc.config.train` tells functions such as `F.dropout` which mode they
+# are in: while training, dropout zeroes each element with probability
+# `ratio` (0.5 here) and doubles the rest; in evaluation mode it passes
+# its input through. Our MLP has no dropout: the switch changes nothing.
 
 # %%
 mc.random.seed(0)
@@ -384,12 +363,10 @@ plt.show()
 # %% [markdown]
 # ## Checkpointing: the same training, less memory
 #
-# `spiral.train(..., segments=k)` runs the model's layers through
-# `mc.checkpoint_sequential` (chapter 10), via `spiral.forward` above. The
-# recomputation in backward repeats the same arithmetic on the same arrays
-# (no dropout here, nothing random to replay), so the gradients, and with
-# them the training history, are the same, number for number. Twenty
-# epochs show it:
+# `spiral.train(..., segments=k)` runs the layers through
+# `mc.checkpoint_sequential` (chapter 10). Backward's recomputation repeats
+# the same arithmetic on the same arrays, so the training history is the
+# same, number for number:
 
 # %%
 checkpointed = spiral.train(n_epochs=20, seed=0, n_units=32, n_layers=1,
@@ -401,12 +378,13 @@ assert same_history
 # %% [markdown]
 # To see memory matter, `spiral.compare_memory` measures one step of a
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
-# with `s = 4` segments; an *activation* is one hidden layer's output,
-# 6000 × 64 float32 values. Chapter 10's *peak estimate*, in activations:
-# `s - 1` checkpoints + `⌈L/s⌉` outputs of the segment being rebuilt + 2
-# in flight (the gradient waiting and the array being made). `measure`
-# watches through a hook; without it the peaks are under a third of an
-# activation lower (chapter 13).
+# with `s = 4` segments, in *activations* (one hidden layer's output,
+# 6000 × 64 float32). Chapter 10's peak estimate: `s - 1` checkpoints +
+# `⌈L/s⌉` outputs of the segment being rebuilt + 2 in flight.
+# `mc.memory.measure` watches through a function hook, and under a hook
+# backward runs each function's Variable `backward` rather than its array
+# shortcut, so the peaks run up to a third of an activation above
+# unwatched ones (chapter 13).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -421,19 +399,12 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
       f" chapter 10's peak estimate: {estimate}")
 
 # %% [markdown]
-# Plain holds, as in chapter 10, its 12 activations and 2 in flight;
-# checkpointed, 9: one more than the estimate of 8; small arrays make up
-# the last 0.5. Not 24 (a linear and a ReLU output per layer): each ReLU
-# keeps its output, the same array the next `linear` keeps as input, and
-# nothing keeps the `linear` outputs.
-#
-# Why one more (Note 1 lists every array)? Chapter 10's `tanh` chain met
-# the estimate exactly, yet there too a rebuilt segment's incoming gradient
-# lives until the segment's backward ends. Its segments end in a `tanh`,
-# which keeps its output; once its backward has run, that output is freed,
-# making room for the incoming gradient. Here they end in a `linear`, which keeps its input,
-# not its output: nothing is freed at the top, so the incoming gradient is
-# a third array in flight.
+# Plain, 14.5: the 12 ReLU outputs (the next `linear` keeps the same
+# array as its input) and 2 in flight, as in chapter 10. Checkpointed,
+# 9.5: one more than the estimate of 8. Each segment ends in a `linear`,
+# which keeps its input, not its output, so nothing is freed at the top
+# while the segment's incoming gradient waits: a third array in flight.
+# Small arrays make up the last 0.5 (Note 1 lists every array).
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.

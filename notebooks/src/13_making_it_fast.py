@@ -8,8 +8,7 @@
 # check that they change no result (all but shortcut 5, which may round
 # differently, within a stated float32 bound).
 #
-# Times vary by machine: each claim has a wide margin, asserted in its cell
-# (docs/meters.md).
+# Times vary by machine; each claim's margin is wide (docs/meters.md).
 
 # %%
 import contextlib
@@ -51,17 +50,14 @@ print("same gradient on both paths, bit for bit:", same)
 assert same
 
 # %% [markdown]
-# `tests/test_reference_path.py` compares them so on hundreds of random
-# programs.
-#
 # ## The rule every shortcut keeps: never write into a shared array
 #
 # Writing into an array you were handed saves an allocation, and is right
 # only if **nobody else holds it**. The trap, on
 # `sum(relu(x + relu(y)) * 3)` at `x = [1, 1]`, `y = [-1, 1]` (the gradient
 # for `x` is `[3, 3]`): `Add` hands its incoming gradient to both inputs,
-# *the same array twice*; then a "fast" ReLU backward
-# multiplies its mask into the array it received:
+# *the same array twice*; then a "fast" ReLU backward multiplies its mask
+# into the array it received:
 
 # %%
 def gradient_of_x(x, y, in_place):
@@ -88,7 +84,7 @@ assert x.grad.tolist() == gradient_of_x(x.array, y.array, False).tolist() == [3.
 # The inner ReLU zeroed an entry of *the* array `Add` also handed to `x`.
 # Nothing failed; the number is just wrong, on a pattern as common as a
 # residual connection. The engine writes in place only into arrays it
-# alone holds (shortcuts 1b, 4 and 5; `tests/test_shared_gradients.py`).
+# alone holds (shortcuts 1b, 4 and 5).
 #
 # ## The two paths, timed
 #
@@ -154,19 +150,18 @@ assert flat and near_numpy
 
 # %% [markdown]
 # Up to 10⁴ elements each path adds a roughly constant cost per op:
-# bookkeeping. From 10⁵ arithmetic dominates and its noise exceeds the
-# bookkeeping, so the line prints times. The stars are each path's
-# median ratio to NumPy (`overhead.slowdown`; drawn, not printed: they vary).
+# bookkeeping. From 10⁵ arithmetic and its noise dominate, so the line
+# prints times. The stars are each path's
+# median ratio to NumPy (drawn, not printed: they vary).
 #
 # ## The fast loop's core
 #
-# The fast loop, `_walk`, does chapter 05's three steps; the lines that do
-# them, cut from its source (the whole loop: docs/engine-paths.md):
-#
-# - `run`: the pass's state; `grads`: gradients not yet used, by variable
-#   node (chapter 07); `take`: `grads.pop`;
-# - `inputs`: the function's input nodes; `targets`: those getting a
-#   gradient, by index; `outputs`: weak references to its outputs.
+# The fast loop, `_walk`, does chapter 05's three steps; below, the lines
+# that do them. `run` holds the
+# pass's state; `grads`, each variable node's gradient not yet passed on
+# (chapter 07), and `take` is its `grads.pop`; `inputs` are the function's input
+# nodes, `targets` the indexes of those needing a gradient, `outputs` weak
+# references to its outputs.
 
 # %%
 def show(step, *lines):  # a step's title, then its lines, their comments dropped
@@ -186,16 +181,16 @@ show("3. add each gx into its input's gradient, push its creator once",
      *["    " + line for line in overhead.excerpt(backprop._walk, "creator = x.", "heappush(")])
 
 # %% [markdown]
-# A non-leaf's first gradient is stored (`grads[x] = gx`); the others, and
-# every leaf's, go through `_add_gradient` (NumPy's `+`; the reference
-# applies `Add`), which also sets a leaf's `.grad`. `pushed`
-# keeps each creator (the function that made `x`, PyTorch's `grad_fn`) to
-# one push per pass.
+# A non-leaf's first gradient is stored (`grads[x] = gx`); a later one goes to
+# `_add_gradient`, which adds it to the stored one as a new array (the
+# reference applies `Add`). A leaf's gradient goes there too, then to
+# `_add_to_leaf`, which adds it into the leaf's `.grad` at once. `pushed`
+# lets each `creator` (the function that made `x`, PyTorch's `grad_fn`)
+# be queued once per pass.
 #
 # ## Shortcuts on the fast path only
 #
-# Each is timed with and without it (`overhead.with_and_without`) and
-# checked:
+# Each is timed with and without it, and checked:
 
 # %%
 x10 = overhead.start_array(10)             # the chain's 10 float32 inputs
@@ -230,8 +225,8 @@ print(inspect.getsource(MulConstant.backward))
 print(inspect.getsource(MulConstant.backward_arrays))
 
 # %% [markdown]
-# (A 0-d array times a number gives a NumPy scalar; `force_array` makes
-# an array of it.) `_walk` calls `backward_arrays` when
+# (`force_array` turns the NumPy scalar a 0-d array gives back into an
+# array.) `_walk` calls `backward_arrays` when
 #
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
@@ -257,29 +252,24 @@ assert off > 1.2 * on and same
 buys["1. backward_arrays (backward)"] = off / on
 
 # %% [markdown]
-# Chapters 10, 12 and 14 measure peaks under a hook (`mc.memory.measure`),
-# so with `backward`; the default path's are under a third of an
-# activation lower (12's: Note 1; 10's and 14's: there).
-#
 # ### 1b. ReLU's in-place backward
 #
 # ReLU multiplies its mask into the incoming gradient itself when
-# `writable_gradient` hands that array back (`y`: ReLU's output, kept from
-# forward). That saves an array the size of the layer inside ReLU's
-# backward, but chapter 12's step peaks only 0.3 of an activation lower
-# (Note 1): other moments hold almost as much.
+# `writable_gradient` says nobody else holds that array (`y`: ReLU's
+# output, kept from forward). That saves a layer-sized array inside
+# ReLU's backward, yet chapter 12's step peaks only 0.3 of an activation
+# lower (Note 1).
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 
 # %% [markdown]
-# `writable_gradient` checks three things: the gradients were handed over
-# (the loop makes a `HandedOver` tuple only for classes setting
-# `writes_into_gradient`, as ReLU), sparing a caller's arrays;
-# `sys.getrefcount` counts no other reference to the array (a name, a
-# `.grad`, a second gradient-table entry); the array is not a view. In
-# the trap, the inner ReLU's array is also `x.grad`: the count fails.
-# Three cases (more in `tests/test_writable_gradient.py`):
+# `writable_gradient` returns the array only if the engine handed it over
+# (as a `HandedOver` tuple, only to functions that ask, as ReLU does: a
+# caller's own arrays are never written), `sys.getrefcount` finds no other
+# reference to it (a name, a `.grad`, another entry in `grads`), and it is
+# not a view. In the trap, the inner ReLU's array is also `x.grad`: the
+# count fails. Three cases:
 
 # %%
 from minichain.function_node import HandedOver, writable_gradient
@@ -296,9 +286,9 @@ assert list(writes.values()) == [True, False, False]
 # ### 2. A cheap constructor for outputs
 #
 # The reference wraps each output in `Variable(...)`, which checks its
-# argument. The fast `apply` has checked what `forward` returned, so
-# `_make_output` sets the Variable's and node's fields directly. Timed per
-# forward op, the public constructor swapped in:
+# argument. The fast `apply` has already checked what `forward` returned,
+# so its private constructor `_make_output` just sets the fields. Timed,
+# the public constructor swapped in:
 
 # %%
 from minichain.variable import _make_output
@@ -346,9 +336,8 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# (`_data`, `_node`: a Variable's array and node.) The main four savings
-# of `apply` (docs/engine-paths.md lists the rest; chapter 07 prints the
-# reference):
+# (`_data`, `_node`: a Variable's array and node.) The main four
+# savings of `apply`; docs/engine-paths.md lists the rest:
 #
 # | the reference, on every call | `apply` instead |
 # |---|---|
@@ -357,9 +346,8 @@ print(overhead.source_diff(
 # | looks up the hooks to run around `forward` | calls `forward` directly unless a hook is set |
 # | `Variable(...)` for each output, then links its node | `_make_output` (shortcut 2) |
 #
-# Timed with each whole reference function swapped in (for `_walk`,
-# `backward_arrays` off in both runs, so only the loop differs), gradients
-# checked:
+# Each whole reference function swapped in, timed (for `_walk`, with
+# `backward_arrays` off in both runs), gradients checked:
 
 # %%
 def reference_apply():
@@ -395,14 +383,15 @@ for phase, label, switch, around in (
 #
 # The last two change what you can observe (whether `.grad` stays the
 # same object; rounding), so the reference does them too. Both save memory
-# in a training step of an MLP that accumulates a batch of 256 in two
-# halves, traced by `overhead.whole_step_peak` (bytes above the start):
+# in a training step of an MLP with two hidden layers of 512 that
+# accumulates a batch of 256 in two halves, traced by
+# `overhead.whole_step_peak`:
 
 # %%
 from minichain.functions.connection import linear as linear_module
 
 rng = np.random.default_rng(0)
-model = mc.links.MLP(n_units=512, n_out=10)  # 784 (found on first call)-512-512-10
+model = mc.links.MLP(n_units=512, n_out=10, n_layers=2)  # 784 (found on first call)-512-512-10
 mlp_x = rng.standard_normal((256, 784)).astype(np.float32)
 mlp_t = rng.integers(0, 10, 256).astype(np.int32)
 
@@ -436,19 +425,17 @@ savings = {}                               # shortcut -> peak without / with
 # ### 4. A Parameter's own gradient buffer
 #
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
-# Parameter *owns*: handed to nobody; assigning `.grad` yourself ends
-# the ownership. Backward adds into an owned buffer in
-# place, into anything else as a new array. In
-# `_add_to_leaf` (`old`: the gradient so far, a Variable; `run.arrays`:
-# this pass works on bare arrays):
+# Parameter *owns*: handed to nobody. Backward adds into an owned buffer in place, into anything
+# else as a new array. The lines of `_add_to_leaf` that choose: `old` is
+# the gradient so far, `_set_leaf` makes its argument the leaf's `.grad`,
+# and `run.arrays` says the pass works on bare arrays:
 
 # %%
 print("\n".join(overhead.excerpt(backprop._add_to_leaf, "if old is None", "old + gx")))
 
 # %% [markdown]
-# `cleargrads()` sets every `.grad` to `None`, as PyTorch's `zero_grad()`
-# does by default (`set_to_none=True`), so no buffer is owned. Shortcut 5
-# is off on both sides:
+# `cleargrads()` sets every `.grad` to `None`, so no buffer is owned.
+# Shortcut 5 is off on both sides:
 
 # %%
 (owned, g_owned), (not_owned, g_not) = (step_peak("zerograds", unfused),
@@ -466,20 +453,18 @@ assert 0.9 < extra < 1.1 and same and model.l1.W.grad is buffer
 savings["4. owned buffer (step)"] = not_owned / owned
 
 # %% [markdown]
-# Without an owned buffer the second half's backward makes each gradient
-# anew and keeps the old ones until it ends (to put each `.grad` back if
-# it fails): one extra copy of every parameter at the peak. That copy is
-# minichain's cost, not PyTorch's (which adds into `.grad` in place when it
-# can): use `zerograds()` when a step adds several backwards into the same
-# gradients, as here; with one backward per step `cleargrads()` loses nothing.
+# Without an owned buffer, the second half's backward makes each gradient
+# anew and keeps the old ones until it ends:
+# one extra copy of every parameter at the peak, a cost PyTorch does not
+# pay. Use `zerograds()` when a step adds several backwards into the same
+# gradients; with one backward per step `cleargrads()` loses nothing.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
-# Given an owned buffer, `Linear`'s `backward_accumulate` adds `gy.T @ x`
-# into it *fused*, in blocks of rows: each block's product lands in a
-# small scratch array, then is added, so the whole weight gradient never
-# exists (`xp`: NumPy or CuPy); with nothing to add into yet,
-# `Linear`'s `backward_arrays` runs:
+# Given an owned buffer, `Linear`'s `backward_accumulate`, a backward that
+# adds into it directly, adds `gy.T @ x` in blocks of rows through a small
+# scratch array, so the whole weight gradient never exists (`xp`: NumPy or
+# CuPy):
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
@@ -562,9 +547,8 @@ print(inspect.getsource(ch13.SquaredDifference))
 # per index in `target_input_indexes` (0 for `x`, 1 for `y`), and assign
 # the function itself to `answer_2`. The inputs' arrays are
 # `self.inputs[0].data` and `self.inputs[1].data` (chapter 07). Keep the
-# contract: write into neither `grad_outputs` nor the inputs, keep their
-# dtype, and return arrays (for 0-d inputs, `force_array`; the check tries
-# none).
+# contract: write into neither `grad_outputs` nor the inputs, and keep
+# their dtype.
 
 # %%
 # def backward_arrays(self, target_input_indexes, grad_outputs):
@@ -586,11 +570,12 @@ ch13.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: peaks under a hook.** A hook sees every function a backward
-# applies, so under one the fast loop runs `backward`, as the reference
-# does (`Sum` has no `backward_arrays`: its `backward` applies `Reshape`
-# and `BroadcastTo` on every path;
-# `mock.patch` records them). Then chapter 12's step with and without the hook:
+# **Note 1: peaks under a hook.** Chapters 10, 12 and 14 measure peaks
+# with `mc.memory.measure`, which watches through a hook. A hook sees every
+# function a backward applies, so under one the fast loop runs `backward`,
+# as the reference does, not `backward_arrays` (`Sum`'s `backward` applies
+# `Reshape` and `BroadcastTo` on every path). Then chapter 12's step with
+# and without the hook: the hook adds under a third of an activation.
 
 # %%
 def applied_by_backward(hooked=False, reference=False):

@@ -4,19 +4,17 @@
 # Optional, after chapter 10, whose uniform segments are PyTorch's
 # `torch.utils.checkpoint.checkpoint_sequential`; here the question turns
 # round: with `M` *slots* (room for `M` stored activations), which schedule
-# makes the fewest block calls? You
-# work small cases by hand, derive the recursion, and measure
-# `mc.checkpoint_revolve` on a real net.
+# makes the fewest block calls? You work small cases by hand, derive the
+# recursion, and measure `mc.checkpoint_revolve` on a real net.
 #
 # Two simplifications: **all blocks are equal**, and **time is counted in
 # block calls** (backward's work ignored): a rough model, not seconds.
 #
 # *The variant* is this chapter's game, fitted to how a define-by-run
-# engine holds memory, and optimal within its rules. It is what
-# `mc.checkpoint_revolve`, `checkpoint.revolve_cost` and `revolve_schedule`
-# (here `variant_cost` and `variant_schedule`) compute, though they are
-# named after *Revolve* (Griewank and Walther, ACM TOMS 26(1), 2000),
-# compared at the end.
+# engine holds memory. `mc.checkpoint_revolve`, `checkpoint.revolve_cost`
+# and `revolve_schedule` (here `variant_cost` and `variant_schedule`) play
+# it, though they are named after *Revolve* (Griewank and Walther, ACM
+# TOMS 26(1), 2000), compared at the end.
 
 # %%
 import functools
@@ -55,26 +53,11 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # | `("taped", i, j)`: run the blocks with their graph | `j - i` | `+(j - i)` |
 # | `("backward", i, j)` through the blocks just taped | 0 | `−(j - i)` |
 #
-# Two values take no slot: `x`, which the caller holds, and *the
-# value just reached* by the last run, which the next move stores, starts
-# from, or drops. A taped run ends at the highest block not yet reversed,
-# and backward follows it. It may tape several blocks from `x` or a
-# checkpoint, but only one from the value just reached (why, and what it
-# costs: "The one-block rule", after the first walk-through).
-#
-# ## By hand: four blocks, one slot
-#
-# Backward starts at the top:
-#
-# 1. advance blocks 1–3 from `x` (3 calls); tape block 4 from $h_3$ (1
-#    call): its output fills the slot, its graph keeps $h_3$ uncounted; go
-#    back: we hold the gradient at $h_3$, and $h_3$ is gone;
-# 2. block 3 needs $h_2$ again: advance blocks 1–2 from `x` (2 calls), tape
-#    block 3, go back: the gradient at $h_2$;
-# 3. advance block 1, tape block 2, go back;
-# 4. tape block 1 from `x`, go back.
-#
-# That is `4 + 3 + 2 + 1` calls; as moves:
+# Two values take no slot: `x`, and *the value just reached* by the last
+# run, which the next move stores, starts from, or drops. A taped run ends
+# at the highest block not yet reversed, and backward follows it. It may
+# tape several blocks from `x` or a checkpoint, but only one from the
+# value just reached ("The one-block rule", below).
 
 # %%
 one_slot_4 = [
@@ -163,12 +146,11 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # %% [markdown]
 # ### The one-block rule: a choice, and its price
 #
-# Not for memory. A tape keeps its start: the first block's graph holds
-# its input for backward (`linear` needs `h` for `W`'s gradient). From the
-# value just reached, which takes no slot, a tape of any length holds one
-# array more than its slots. Three blocks from `x`, the first ones run
-# with no graph, the rest taped; we keep a name for the top only and count
-# which of $h_1, h_2, h_3$ are still alive:
+# The rule is not there for memory. A tape keeps its start: the first block's graph holds
+# its input for backward (`linear` needs `h` for `W`'s gradient). Three
+# blocks from `x`, the first ones run with no graph, the rest taped; we
+# keep a name for the top only and count which of $h_1, h_2, h_3$ are
+# still alive:
 
 # %%
 def activations_held(first_taped):
@@ -190,19 +172,19 @@ print(held)
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 
 # %% [markdown]
-# Either tape holds one array beyond its slots: its start, until its
-# backward, however long the tape. So the rule is a choice, not a need:
-# with it, the game is the one the recursion below and `checkpoint_revolve`
-# solve, and Revolve, which tapes one block at a time, plays within it.
-# Dropping it saves calls for the same slots (3 blocks, 2 slots: 4 against 5, printed below); that game is
-# not implemented (docs/forget.md).
+# Either tape holds one array beyond its slots, its start, however long
+# the tape. The rule buys something else: a game that the recursion below
+# solves, and in which every Revolve schedule is legal, so the two compare
+# directly at the end. Its price is printed below (3 blocks, 2 slots: 4
+# calls without it, 5 with); the game without it is not implemented
+# (docs/forget.md).
 #
 # ## Two slots: the first checkpoint
 #
-# A second slot can hold a checkpoint, say $h_2$ (2 calls).
-# Above it, blocks 3–4 are reversed with the one slot left, as above but
-# from $h_2$: `2 + 1` calls. Then free $h_2$: blocks 1–2 fit in the two
-# slots, so tape both from `x` and go back: 2 calls.
+# A second slot can hold a checkpoint, say $h_2$ (2 calls). Above it,
+# blocks 3–4 are reversed with the one slot left, as above but from $h_2$:
+# `2 + 1` calls. Then free $h_2$: blocks 1–2 fit in the two slots, so tape
+# both from `x` and go back: 2 calls.
 
 # %%
 two_slots_4 = [
@@ -295,9 +277,8 @@ print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 1
 # `mc.checkpoint_revolve(blocks, x, budget)` (`x` second, unlike
 # `checkpoint_sequential`) runs the schedule with `M` slots inside one
 # FunctionNode: its forward performs the moves up to the first backward,
-# its backward the rest, with an executor like ours that also replays the
-# random state as `F.forget` does. On 16 blocks with 3 slots, beside our
-# executor:
+# its backward the rest, replaying the random state as `F.forget` does.
+# On 16 blocks with 3 slots, beside our executor:
 
 # %%
 def revolve_run(blocks, x):
@@ -318,11 +299,10 @@ print("our executor on the same schedule: the same", sum(calls), "calls, the sam
 # %% [markdown]
 # ## The picture
 #
-# Time runs right, one unit per block call and per block backward (which
-# the call counts ignore), the block index up. Grey lines advance, black
-# ones tape, red ones go back, a blue bar is a checkpoint held. Beside the
-# variant, chapter 10's uniform segments as moves (checkpoints held to the
-# end).
+# Time runs right, one unit per block call and per block backward, the
+# block index up. Grey lines advance, black ones tape, red ones go back, a
+# blue bar is a checkpoint held. Beside the variant, chapter 10's uniform
+# segments as moves (checkpoints held to the end).
 
 # %%
 def uniform_schedule(length, segments):
@@ -390,8 +370,8 @@ assert slots_held(uniform) > 2 * slots_held(variant) and schedule_calls(uniform)
 # ## Memory, measured
 #
 # 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in
-# chapter 10, `zerograd()` makes the `.grad`s beforehand (backward adds in
-# place), so the peaks leave them out.
+# chapter 10, `zerograd()` makes the `.grad`s beforehand, so the peaks
+# leave them out.
 
 # %%
 L, width, batch = 24, 128, 512
@@ -441,11 +421,12 @@ for _, run in ways.values():
 #
 # Chapter 10's two in flight are always there; the start makes a third
 # when, after the first backward, a one-block tape from the value just
-# reached fills the last free slot (here `M ≤ 4`; at `M = 6` and `8` no
-# such tape comes after the first backward, counted below).
-# Before the first backward, the gradient waiting is `F.sum`'s broadcast
-# view of one number: no memory. Each peak is slots plus arrays beyond
-# them, within a third of an activation (asserted; printed rounded):
+# reached fills the last free slot (here `M ≤ 4`, counted below). Before
+# the first backward, the gradient waiting is `F.sum`'s broadcast view of
+# one number: no memory. Each peak is slots plus arrays beyond them,
+# within a third of an activation (asserted; printed rounded). The
+# `unwatched` column is the peak with no hook watching (chapter 13, Note
+# 1): lower by under a third (asserted), the same once rounded:
 
 # %%
 def beyond_slots(schedule):
@@ -462,7 +443,7 @@ def beyond_slots(schedule):
 
 
 peaks = {}
-print(f"{'':22s} calls  slots + beyond slots = peak (activations, rounded)")
+print(f"{'':22s} calls  slots + beyond slots = peak  unwatched (activations; peak rounded)")
 for name, (schedule, run) in ways.items():
     net_calls[0] = 0
     gc.collect()
@@ -470,11 +451,13 @@ for name, (schedule, run) in ways.items():
         F.sum(run()).backward()
     peak = peaks[name] = m.peak / activation
     slots, extra = slots_held(schedule), beyond_slots(schedule)
-    assert net_calls[0] == schedule_calls(schedule)
+    n_calls = net_calls[0]
+    assert n_calls == schedule_calls(schedule)
     assert abs(peak - (slots + extra)) < 1 / 3, (name, peak)
-    print(f"{name:22s} {net_calls[0]:5d}  {slots:5d} + {extra:12d} = {round(peak):4d}")
     unwatched = overhead.whole_step_peak(lambda: F.sum(run()).backward()) / activation
     assert 0 <= peak - unwatched < 1 / 3, (name, peak, unwatched)  # no hook (chapter 13)
+    print(f"{name:22s} {n_calls:5d}  {slots:5d} + {extra:12d} = {round(peak):4d}"
+          f"  {round(unwatched):9d}")
 
 
 def late_tapes(schedule):
@@ -523,12 +506,8 @@ plt.show()
 # The variant's curve falls steeply, then flattens; no uniform point lies
 # below it (asserted). Each circle is a model point moved right to its
 # measured peak: the model understates memory by 2 or 3 activations,
-# which weighs most at small `M`.
-# Measured in bytes, the true trade-off is the circles, not the red line.
-# In the upper row of uniform points (7 segments or more, printed), a
-# segment more never saves slots or calls: it adds a checkpoint, the
-# longest barely shrinks, and a shorter last one leaves more to advance
-# (`2L` minus its length calls).
+# which weighs most at small `M`. In the upper row of uniform points (7
+# segments or more, printed), a segment more never saves slots or calls.
 
 # %% [markdown]
 # ## Revolve's model and the binomial bound
