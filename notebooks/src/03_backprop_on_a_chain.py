@@ -377,8 +377,8 @@ print("check_backward passed")
 # **So a default backward of `yv`'s chain runs `Exp.backward_arrays`
 # (printed second below) and `Sin.backward_arrays`, our hand formulas on
 # bare arrays, but `Square.backward`: `Square`, like chapter 02's `Twice`,
-# has no twin** (the cell counts the calls; `_retained_output_data` is the
-# retained output's array). `backward` is the same formula on Variables,
+# has no twin** (`_retained_output_data` is the retained output's array;
+# the cell counts the calls). `backward` is the same formula on Variables,
 # so it is recorded and a gradient can be differentiated again (chapter 11;
 # exercise 2).
 
