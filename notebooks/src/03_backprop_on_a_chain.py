@@ -93,9 +93,9 @@ assert abs(numeric - gx) < 1e-8
 # magnifies the rounding error of `f` like `1/h` (*round-off*). The cell
 # measures the median error over 91 points `x` in `[0.1, 1]`: it falls 100×
 # per step down to `h = 1e-4`, is smallest at `h = 1e-5` and, from
-# `h = 1e-6` on, grows about 10× per step. A finite difference is therefore a check, not a way to
-# train; backprop has no truncation error, and no `1/h` magnifies its
-# rounding.
+# `h = 1e-6` on, grows about 10× per step. A finite difference is
+# therefore a check, not a way to train; backprop has no truncation
+# error, and no `1/h` magnifies its rounding.
 
 # %%
 steps = 10.0 ** -np.arange(1, 13)                 # h = 1e-1 ... 1e-12
@@ -286,8 +286,9 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # instead of touching any `.grad`; `grad_outputs` are the seeds. A seed left
 # out is ones, **whatever the output's shape** (unlike `backward()` and
 # PyTorch's `torch.autograd.grad`, which needs `grad_outputs` for a
-# non-scalar output): on `yt_unseeded` it returns the column sums. A seed that is 1 at position `i`
-# and 0 elsewhere picks row `i` of `J`, so three calls rebuild `J`:
+# non-scalar output): on `yt_unseeded` it returns the column sums. A seed
+# that is 1 at position `i` and 0 elsewhere picks row `i` of `J`, so three
+# calls rebuild `J`:
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])

@@ -417,9 +417,9 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 # 13). The reference `_add_gradient_reference` runs whenever a function
 # hands back a gradient `gx` for a variable's node. `run` holds one
 # backward call's state; `run.grads` (our `grads` below) maps each node to
-# its gradient so far. The cell prints first the lines that matter: a node's first
-# gradient is stored (our first `x.grad = gx`), later ones are added with
-# `+`. Then the whole function.
+# its gradient so far. The cell prints first the lines that matter: a
+# node's first gradient is stored (our first `x.grad = gx`), later ones are
+# added with `+`. Then the whole function.
 
 # %%
 import minichain.backprop as backprop
