@@ -86,29 +86,35 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   gradients, so only `x` shows one.
 # - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
 #   float64) to compute `2x`.
-# - The unnamed `v1` and `v3` show only shape and dtype: nothing holds their
-#   arrays any more.
+# - Variables are numbered from the output, in the order backward meets
+#   them; a named one shows its name instead (`y` is v0, `x` v2: second
+#   text drawing below). The unnamed `v1` and `v3` show only shape and
+#   dtype: nothing holds their arrays any more.
 #
-# The same graph as text, by `visualize.draw`: each `<---` is a picture
-# arrow reversed, pointing back to what a node was computed from, the way
-# backward walks. Read each row right to left.
+# The same graph as text, by `visualize.draw`, read right to left: `<---`
+# reads "was computed from"; `x <-+` starts rows that both use `x`; `[1]`
+# tags a function drawn once and referred to again.
 
 # %%
 print(visualize.draw(y))
+x.name = y.name = None                  # unnamed: the ids under the names
+unnamed = visualize.draw(y)
+x.name, y.name = "x", "y"
+print(unnamed)
+assert "v2 <-+" in unnamed and unnamed.splitlines()[0].endswith("<--- v0")
 
 # %% [markdown]
-# Row 1: `y` was made by `_ + _` (drawn once, tagged `[1]`) from `x`.
-# Row 3: `[1]` also used `v1`, made by `_ * 2` from `v3`, made by `_ ** 2`
-# from `x`. `x <-+` opens both rows: `x` is used twice.
+# Row 1: `y` was made by `_ + _` from `x`. Row 3: `[1]` also used `v1`,
+# made by `_ * 2` from `v3`, made by `_ ** 2` from `x`.
 #
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a leaf has none. Each function knows its `inputs`,
-# held as the variables' small graph records, `x.node` (a `VariableNode`;
-# chapter 03 says why). Those two links are the whole graph. A function's
-# `label` is its name in the drawings; its `rank`, also in its box, orders
-# backward (chapter 05).
+# held as the variables' `x.node` (a `VariableNode`: a light record of the
+# Variable that holds its array only if a backward needs it; chapter 03).
+# Those two links are the whole graph. A function's `label` is its name in
+# the drawings; its `rank`, also in its box, orders backward (chapter 05).
 
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)
@@ -130,7 +136,7 @@ assert y.creator_node.inputs[1] is x.node   # x's VariableNode, not x
 # | `with torch.no_grad():` | `with mc.no_backprop_mode():` (chapter 07) |
 # | `x.grad = None` | `x.cleargrad()` |
 # | the graph is freed by `backward()` unless `retain_graph=True` | kept: `backward()` can run again |
-# | topological order, found by `backward()` | `rank`, set on each node when it is made (DeZero: generation) |
+# | topological order, found by `backward()` | `rank`, set on each node when it is made |
 # | `y.backward(gradient=g)` | `y.grad = g; y.backward()` |
 # | `h.retain_grad()`, tensor by tensor | `y.backward(retain_grad=True)`, for all (chapter 07) |
 #

@@ -157,7 +157,7 @@ assert "cannot be applied twice" in message
 # that made it; the rank lets it sort them (chapter 05). On a chain of two
 # identities, our hand-made `apply` and minichain's give the same ranks. In
 # the drawing, the unnamed variable between the two functions shows its
-# graph id, `v1` (the output is `v0`):
+# graph id, `v1` (numbered from the output, as in chapter 01):
 
 # %%
 leaf = HandVariable(np.zeros(3))
@@ -208,7 +208,8 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (here `(0,)`).
+# says which inputs want a gradient (here `(0,)`). It returns a tuple: one
+# gradient per input or one per target index, `None` for no gradient.
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, the gradient
 # of the loss with respect to `y`: `d sum(y)/dy` is ones, set by us. One call
@@ -262,7 +263,7 @@ assert np.array_equal(x.grad, x_hand.grad)
 # %% [markdown]
 # One difference shows in the prints: minichain hands `backward` the
 # incoming gradient as a Variable, not an array, so that computing a
-# gradient can itself be recorded (chapter 11 differentiates it again).
+# gradient can itself be recorded when asked to (chapter 11).
 # `2 * gy` works on both. `x.grad` still prints an array: it is the array
 # of the Variable `x.grad_var`.
 

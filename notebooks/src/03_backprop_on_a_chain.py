@@ -92,10 +92,10 @@ assert abs(numeric - gx) < 1e-8
 # then share nearly all their digits, and dividing their difference by `h`
 # magnifies the rounding error of `f` like `1/h` (*round-off*). The cell
 # measures the median error over 91 points `x` in `[0.1, 1]`: it falls 100×
-# per step down to `h = 1e-4`, is smallest at `h = 1e-5`, then grows about
-# 10× per step. A finite difference is therefore a check, not a way to
-# train; backprop has no truncation error, and no `1/h` magnifies its
-# rounding.
+# per step down to `h = 1e-4`, is smallest at `h = 1e-5` and, from
+# `h = 1e-6` on, grows about 10× per step. A finite difference is
+# therefore a check, not a way to train; backprop has no truncation
+# error, and no `1/h` magnifies its rounding.
 
 # %%
 steps = 10.0 ** -np.arange(1, 13)                 # h = 1e-1 ... 1e-12
@@ -110,6 +110,9 @@ print(f"smallest error at h = {best:.0e}; below, round-off makes it grow")
 assert np.all(errors[1:4] / errors[:3] < 0.02)    # ~h²: 100x per step
 assert np.isclose(best, 1e-5)
 assert np.all((errors[6:] / errors[5:-1] > 3) & (errors[6:] / errors[5:-1] < 30))
+growth = (errors[-1] / errors[5]) ** (1 / 6)     # mean factor per step
+print(f"from h = 1e-6 to 1e-12 it grows {growth:.0f}x per step on average")
+assert 9.5 < growth < 10.5
 
 fig, ax = plt.subplots(figsize=(5, 3))
 ax.loglog(steps, errors, "o-")
@@ -205,8 +208,8 @@ assert np.isclose(xh.grad, gx)
 # runs the loop. Only the leaf `x` is left with a gradient: those of `a` and
 # `b` were freed once used, or a deep network would hold one gradient per
 # layer. As with PyTorch's `retain_grad()`, `y.backward(retain_grad=True)`
-# keeps them (chapter 07). The package's `exp` and `sin`: *Under the hood*,
-# below.
+# keeps them (chapter 07). The package's `exp` and `sin` are printed under
+# *Under the hood*, below.
 
 # %%
 xv = mc.Variable(np.array(0.5), name="x")
@@ -281,10 +284,11 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # `mc.grad(outputs, inputs, grad_outputs)`, PyTorch's `torch.autograd.grad`,
 # runs the same backward but returns the inputs' gradients as Variables
 # instead of touching any `.grad`; `grad_outputs` are the seeds. A seed left
-# out is ones, **whatever the output's shape**: where `backward()` (and
-# `torch.autograd.grad`) refuses a non-scalar output, `mc.grad` on
-# `yt_unseeded` returns the column sums. A seed that is 1 at position `i`
-# and 0 elsewhere picks row `i` of `J`, so three calls rebuild `J`:
+# out is ones, **whatever the output's shape** (unlike `backward()` and
+# PyTorch's `torch.autograd.grad`, which needs `grad_outputs` for a
+# non-scalar output): on `yt_unseeded` it returns the column sums. A seed
+# that is 1 at position `i` and 0 elsewhere picks row `i` of `J`, so three
+# calls rebuild `J`:
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -371,17 +375,21 @@ print("check_backward passed")
 # | `backward_arrays` | arrays | in the default run, the fast path (chapter 13), when a function defines it |
 # | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and under `mc.reference_mode()` (chapter 05) |
 #
-# **So the default `yv.backward()` above ran `Exp.backward_arrays`
-# (printed second below) and `Sin.backward_arrays`** (not printed:
-# `gy * cos(x)` on arrays): our hand formulas on bare arrays
-# (`_retained_output_data` is the retained output's array). `backward` is
-# the same formula on Variables, so it is recorded and a gradient can be
-# differentiated again (chapter 11; exercise 2). A function without
-# `backward_arrays`, like chapter 02's `Twice`, always runs `backward`.
+# **So a default backward of `yv`'s chain runs `Exp.backward_arrays`
+# (printed second below) and `Sin.backward_arrays`, our hand formulas on
+# bare arrays, but `Square.backward`: `Square`, like chapter 02's `Twice`,
+# has no twin** (`_retained_output_data` is the retained output's array;
+# the cell counts the calls). `backward` is the same formula on Variables,
+# so it is recorded and a gradient can be differentiated again (chapter 11;
+# exercise 2).
 
 # %%
+import contextlib
+from unittest import mock
+
 import minichain.functions.math.exponential as exponential
 import minichain.functions.math.trigonometric as trigonometric
+from minichain.functions.math.square import Square
 
 for method in (exponential.Exp.forward, exponential.Exp.backward_arrays,
                exponential.Exp.backward,
@@ -389,7 +397,29 @@ for method in (exponential.Exp.forward, exponential.Exp.backward_arrays,
     print(f"# {method.__qualname__}")
     print(inspect.getsource(method))
 assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
-assert "backward_arrays" in vars(trigonometric.Sin)   # what the default ran
+
+
+def counted(cls, name, ran):
+    """``cls.name``, noting each call in ``ran``."""
+    original = getattr(cls, name)
+
+    def method(self, *args):
+        ran.append(f"{cls.__name__}.{name}")
+        return original(self, *args)
+    return method
+
+
+ran = []                            # which backward methods run, in order
+with contextlib.ExitStack() as patches:
+    patches.enter_context(mc.using_config("reference_mode", False))
+    for cls in (exponential.Exp, Square, trigonometric.Sin):
+        for name in ("backward_arrays", "backward"):
+            if getattr(cls, name) is not None:
+                patches.enter_context(
+                    mock.patch.object(cls, name, counted(cls, name, ran)))
+    F.exp(F.square(F.sin(mc.Variable(np.array(0.5))))).backward()
+print("a default backward of the chain ran:", ran)
+assert ran == ["Exp.backward_arrays", "Square.backward", "Sin.backward_arrays"]
 
 # %% [markdown]
 # ### What the graph links: VariableNodes

@@ -97,7 +97,8 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # every function behind the outputs, then visits them highest rank first.
 # Chapter 02's rule makes that safe: every user of an output ranks above
 # its maker, so it runs first (chapter 05 proves this order right).
-# `HandVariable` and `HandFunctionNode` are chapter 03's, unchanged. The one
+# New below: `hand_backward`, `HandMul`, `HandAdd`, `HandCos` and
+# `HandIdentity`'s backward; the rest is chapter 03's, unchanged. The one
 # line that matters here is marked: add, or overwrite.
 
 # %%
@@ -315,9 +316,9 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
 # hand engines. Overwriting keeps only the share of the branch visited
-# last, here `sin`'s (`cos a · eˣ`: `sorted` keeps equal ranks in the order
-# `hand_backward`'s stack met them, `cos` first), so the dashed "derivative"
-# is a different function, silently.
+# last: the stack pops `cos` before `sin` and Python's sort is stable, so
+# `sin` runs last and its share (`cos a · eˣ`) overwrites `cos`'s. The
+# dashed "derivative" is a different function, silently.
 
 # %%
 def hand_diamond(x_values, accumulate):
@@ -361,19 +362,17 @@ plt.show()
 # %% [markdown]
 # ## Leaves keep adding, across calls
 #
-# The sum does not stop at the end of one backward: a leaf **adds** each new
-# gradient to the one it already holds. That lets a training loop sum the
-# gradients of several mini-batches before one update, and it is why you
-# clear a leaf's gradient (`x.cleargrad()`, PyTorch's `x.grad = None`)
-# before the next backward, or the old one is counted again.
+# As chapters 01 and 03 showed, a leaf **adds** each backward's gradient to
+# the one it holds, so a training loop can sum several mini-batches'
+# gradients before one update; clear it (`x.cleargrad()`, PyTorch's
+# `x.grad = None`) before the next backward, or the old one counts again.
 
 # %%
 x = mc.Variable(np.array(2.0))
-for call in range(1, 4):
-    y = 3 * x
-    y.backward()
-    print("after call", call, "x.grad =", x.grad)
-assert x.grad == 9.0
+(3 * x).backward()
+(3 * x).backward()
+print("after two calls: x.grad =", x.grad)
+assert x.grad == 6.0
 
 x.cleargrad()
 (3 * x).backward()
@@ -416,11 +415,11 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 # minichain's backward has a *reference path*, the code the chapters
 # print (chapter 05), and a *fast path* with the same gradients (chapter
 # 13). The reference `_add_gradient_reference` runs whenever a function
-# hands back a gradient `gx` for a variable's node; `run.grads` (our
-# `grads` below) holds what each node has received so far in this
-# backward. The cell prints first the lines that matter: a node's first
-# gradient is stored (our first `x.grad = gx`), later ones are added with
-# `+`. Then the whole function.
+# hands back a gradient `gx` for a variable's node. `run` holds one
+# backward call's state; `run.grads` (our `grads` below) maps each node to
+# its gradient so far. The cell prints first the lines that matter: a
+# node's first gradient is stored (our first `x.grad = gx`), later ones are
+# added with `+`. Then the whole function.
 
 # %%
 import minichain.backprop as backprop
@@ -436,11 +435,11 @@ print(source)
 # A leaf adds to its own `.grad` instead (`_add_to_leaf`, chapter 13),
 # except under `mc.grad` (chapter 03; `run.into_leaves` False).
 #
-# Why `+` and never `+=`? `_ + _` hands one gradient Variable to both its
-# inputs. In the next cell's hand loop for `y = (x + x) + x`, the outer
-# `_ + _` makes the seed itself the gradient of `x` and of `x + x`, whose
-# `_ + _` hands it back to `x` twice. `x`'s `grads[node]` and `gx` are then the same
-# array, so `+=` changes both: each `+=` doubles it.
+# Why `+` and never `+=`? `_ + _` hands its incoming gradient, one
+# Variable, to both its inputs. In the next cell's hand loop for
+# `y = (x + x) + x`, the seed, the gradient of `x + x` and `x`'s are thus one
+# and the same Variable; the inner `_ + _` returns it twice, so each `+=`
+# adds it to itself: 2, then 4.
 
 # %%
 x = mc.Variable(np.array(1.0))
@@ -456,6 +455,7 @@ for out, f in ((y, y.creator_node), (s, s.creator_node)):   # rank order
             print("after +=, x's gradient:", grads[node].array)
         else:
             grads[node] = gx
+assert grads[x.node] is grads[s.node] is grads[y.node]   # one Variable
 y.backward()
 print("adding with +=:", grads[x.node].array, "  minichain:", x.grad)
 assert grads[x.node].array == 4.0 and x.grad == 3.0
