@@ -93,7 +93,8 @@ assert np.allclose(x.grad, 2 * x.array)
 # ## By hand: how an array backward fits into a graph of FunctionNodes
 #
 # minichain's engine only knows FunctionNodes, whose backward
-# takes and returns Variables. An old-style function needs an adapter: a
+# takes and returns Variables (built-in nodes also carry an array-only
+# shortcut, chapter 13; yours need not). An old-style function needs an adapter: a
 # FunctionNode that keeps every input with `retain_inputs` (chapter 03; the
 # old-style backward may read any of them), calls the function's `forward`,
 # and in backward unwraps the incoming gradients to arrays, calls the
@@ -127,12 +128,8 @@ print("through HandAdapter:", grad_hand)
 # ## `y.creator`: the Function you wrote
 #
 # minichain's own adapter is `FunctionAdapter`: the same unwrap, call and
-# wrap, and the gradient Variable carries a mark naming the function that
-# made it, which refuses a backward starting there: a narrower check
-# than PyTorch's error for a once-differentiable backward (section *It
-# cannot be differentiated twice*). Calling an
-# old-style Function applies a FunctionAdapter, kept as the Function's
-# `node`, a FunctionNode. A Variable has one more attribute, `creator`:
+# wrap. Calling an old-style Function `f` applies a FunctionAdapter, kept
+# as `f.node`. A Variable has one more attribute, `creator`:
 #
 # | `y` is the output of | `y.creator_node` (`grad_fn`) | `y.creator` |
 # | --- | --- | --- |
@@ -167,7 +164,8 @@ assert np.array_equal(x.grad, grad_hand)
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
 # So `mc.grad` reports `None` for `x`, not zero and no error, like
-# `torch.autograd.grad` with `allow_unused=True`:
+# `torch.autograd.grad` with `allow_unused=True` (unlike
+# `@once_differentiable`, which raises: below):
 
 # %%
 def first_and_second(square):
@@ -198,9 +196,11 @@ else:
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
 #
-# `FunctionAdapter` marks the gradient it returns, so only a backward
-# starting *from* `gx` is refused, as above. PyTorch's `@once_differentiable`
-# is broader: its error node sits in `gx`'s graph, so even `sum(gx)` raises.
+# `FunctionAdapter` marks the gradient it returns and refuses a backward
+# that starts *from* `gx` (or would fill `gx.grad`), as above. PyTorch's
+# `@once_differentiable` is broader: its error node sits in `gx`'s graph,
+# so even a backward from `sum(gx)` to `x` raises. The narrow mark still
+# catches the common mistake, calling backward on the gradient itself.
 # Chapter 11 shows how a backward written on Variables makes a second
 # derivative.
 
@@ -413,7 +413,7 @@ assert same
 # gradient check on CuPy; `docs/benchmarks.md` records its run on a GPU.
 #
 # Besides the module-function rule, one more keeps code device-neutral:
-# never mix devices in one call. In PyTorch a tensor carries its device, so
+# never mix devices in one call (all its arrays on one device). In PyTorch a tensor carries its device, so
 # code needs no `xp`. `mc.backend.to_gpu(array)` copies, as `x.to("cuda")`
 # does; `Variable.to_gpu()` moves the Variable's own array in place.
 #

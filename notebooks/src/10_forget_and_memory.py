@@ -77,13 +77,13 @@ def four_tanhs(h):
 
 x_array = np.random.default_rng(0).normal(size=(256, 1024)).astype(np.float32)
 
-gradients, kept = {}, {}
+gradients, bytes_kept = {}, {}
 for name, run in {"plain": four_tanhs,
                   "hand_forget": lambda x: hand_forget(four_tanhs, x)}.items():
     x = mc.Variable(x_array, name="x")
     with mc.memory.measure() as after_forward:
         y = run(x)
-    kept[name] = after_forward.final
+    bytes_kept[name] = after_forward.final
     F.sum(y).backward()
     gradients[name] = x.grad
     print(f"{name:12s} holds {after_forward.final / MiB:.1f} MiB after forward")
@@ -109,7 +109,7 @@ F.sum(y).backward()
 print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
 assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
-assert abs(after_forward.final - kept["hand_forget"]) < 64 * 1024
+assert abs(after_forward.final - bytes_kept["hand_forget"]) < 64 * 1024
 
 # %% [markdown]
 # In the graph a forgotten function is one node, `Forget`, whatever `func`
@@ -140,10 +140,14 @@ print(draw(y))
 #
 # $$ (s - 1) + \lceil L/s \rceil, $$
 #
-# smallest near `s = √L`.
+# smallest near `s = √L`. Its loop below: `_Segment(group)` runs a group's
+# blocks in order, `_forget` is `F.forget` on a tuple of inputs, and
+# `keep_graph` marks the last segment, not rebuilt.
 
 # %%
-print(inspect.getsource(mc.checkpoint_sequential))
+lines = inspect.getsource(mc.checkpoint_sequential).splitlines()
+start = next(i for i, line in enumerate(lines) if "split_into_segments(" in line)
+print("\n".join(lines[start:]))
 
 # %% [markdown]
 # Our net is small: `L = 16` blocks of width 256 on a batch of 1024, so one
@@ -263,7 +267,8 @@ plt.show()
 
 # %% [markdown]
 # Plain climbs through the forward, one activation per block, and stays
-# up until `loss` is dropped. With `forget` the forward keeps only the
+# up until `loss` is dropped (minichain keeps the graph after backward,
+# unlike PyTorch's default: chapter 07). With `forget` the forward keeps only the
 # checkpoints and the last segment's inner graph (the small teeth: an
 # output inside a graph-free segment lives until the next function has
 # used it). Backward walks the last segment, then rebuilds the others one
@@ -318,47 +323,43 @@ plt.show()
 # ## What it costs
 #
 # Every forgotten block runs its forward twice; a hook counting the
-# `linear` and `tanh` forwards shows it, reset between the forward and the
-# backward phase. Both forward phases count `2 L = 32`. Forget's backward
-# phase counts 24 more than plain's, pure recomputation: three segments of
-# 4 blocks run again, the last segment (graph kept) not. Plain's backward
-# counts some too: a hook watching switches `Linear` off the fast path, and
-# its backward on Variables calls `linear` (note 3).
+# `linear` and `tanh` forwards shows it: all of them in the forward phase,
+# and in the backward phase those run while `mc.config.in_recomputing` is
+# True (forget's rerun). Both forward phases count `2 L = 32`. Plain
+# recomputes nothing, forget 24: three segments of 4 blocks run again, the
+# last segment (graph kept) not.
 
 # %%
 class ForwardCounter(mc.FunctionHook):     # hooks: chapter 08
     name = "ForwardCounter"
-    count = 0       # a class default: `self.count += 1` makes each counter its own
+    count = recomputed = 0    # class defaults: `+= 1` makes each counter its own
 
     def forward_preprocess(self, function, in_data):
         if function.label in ("Linear", "Tanh"):
             self.count += 1
+            if mc.config.in_recomputing:         # True while forget reruns func
+                self.recomputed += 1
 
 
 def phase_counts(segments):
-    """Linear and tanh forwards in step's forward phase and in its backward."""
+    """Linear and tanh forwards in step's forward phase; recomputed ones in
+    its backward."""
     counter, in_forward = ForwardCounter(), []
-
-    def reset():
-        in_forward.append(counter.count)
-        counter.count = 0
-
     with counter:
-        step(segments, before_backward=reset)
+        step(segments, before_backward=lambda: in_forward.append(counter.count))
     zerograds()
-    return in_forward[0], counter.count
+    return in_forward[0], counter.recomputed
 
 
 counts = {segments: phase_counts(segments) for segments in (None, 4)}
 for segments, name in ((None, "plain"), (4, "forget")):
     print(f"{name:6s}: forward phase {counts[segments][0]},"
-          f" backward phase {counts[segments][1]}")
+          f" recomputed in backward {counts[segments][1]}")
 assert counts[None][0] == counts[4][0] == 2 * L
-assert counts[None][1] == L - 1      # Linear's backward calls linear: note 3
-recomputed = counts[4][1] - counts[None][1]
+recomputed = counts[4][1]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
       f" tanh) = {4 - 1} segments of {L // 4} blocks")
-assert recomputed == (4 - 1) * (L // 4) * 2
+assert counts[None][1] == 0 and recomputed == (4 - 1) * (L // 4) * 2
 
 # %% [markdown]
 # ## Dropout inside forget: replay the random numbers
@@ -409,7 +410,8 @@ assert np.array_equal(real_grad, plain_grad)
 # `Forget` received, then the recomputed functions. *kept for backward*
 # rises while that graph exists (the recomputed `tanh` output is kept
 # again) and falls back as backward walks it. *in gradients* gains 4 bytes
-# at step 4, the inner backward's 0-d seed, gone again at step 5.
+# at row 4, the inner backward's 0-d seed (that backward starts from a
+# seed, as every backward does), gone at row 5.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -434,7 +436,8 @@ player
 # %% [markdown]
 # ## Now build it: Task 11
 #
-# Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`: run
+# Write `Forget.forward` and `Forget.backward` in `mychain/forget.py` (the
+# assignment of chapter 01; guide: `docs/build-your-own-engine.md`): run
 # the function without a graph, keep only its inputs and the random state,
 # and run it again on new leaves in backward, with that state put back for
 # the replay. mychain has no `mc.random`, so code run under your
@@ -493,8 +496,8 @@ ch10.check_3(answer_3)
 # ## Notes (for the curious)
 #
 # **Note 1: the humps.** During a rebuild `Forget`'s incoming gradient
-# stays alive too; when it is a third array in flight, the last rebuilt
-# `tanh` output has been freed: still 9. The first hump, the last segment's
+# stays alive too. By the time it is a third array in flight, the last
+# rebuilt `tanh` output has been freed. So the peak stays 9. The first hump, the last segment's
 # inner graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast
 # view of one number that owns no bytes, and by the time a full-size
 # gradient waits, one `tanh` output has been freed.
@@ -513,18 +516,14 @@ assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
 # peak is at the start, 16 kept and the array being made. The plain graph
 # stays whole, so later a gradient waits as well.
 #
-# **Note 3: the count, and the peak unwatched.** minichain runs a
-# function's array-only backward (the fast path, chapter 13) only when no
-# graph is being recorded and no function hook watches it; otherwise it
-# runs `backward`, on Variables. So under the counting hook `Linear`'s
-# backward applies `linear` to `gy` and `Wᵀ` for its input's gradient, 15
-# times (block 1's input is a constant), in both runs: the difference of
-# 24 is unaffected. `mc.memory.measure` is a hook too, so this cell
+# **Note 3: the peak unwatched.** Built-in nodes also have an array-only
+# shortcut, never used while backward is recorded or a function hook
+# watches (chapter 13). `mc.memory.measure` is a hook, so this cell
 # measures `step(4)` with `tracemalloc` alone: the same peak.
 
 # %%
 gc.collect()
-tracemalloc.start()                       # no hook watching: the fast path
+tracemalloc.start()                       # no hook watching: the shortcut runs
 start = tracemalloc.get_traced_memory()[0]
 step(4)
 unwatched = in_activations(tracemalloc.get_traced_memory()[1] - start)

@@ -94,10 +94,9 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # ## The real thing: minichain's backwards are written on Variables
 #
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
-# same formula as `VariableCube`'s, on Variables. minichain runs a
-# function's array-only backward (the fast path, chapter 13) only when no
-# graph is being recorded and no function hook watches it: never for a
-# second derivative.
+# same formula as `VariableCube`'s, on Variables. Built-in nodes also have
+# an array-only shortcut, never used while backward is recorded or a
+# function hook watches (chapter 13): never for a second derivative.
 
 # %%
 from minichain.functions.math.basic_math import PowVarConst
@@ -125,12 +124,14 @@ assert np.isclose(ggx.item(), 6 * x0_value)
 # squared, times the incoming gradient (here the seed, value 1.0, drawn as
 # `v2`), times 3. Three functions, each of which can be differentiated
 # again. Read the text drawing leftwards from `gx`; the tag `[1]` marks
-# the function `_ * _`, whose other input ends in the same tag.
+# the function `_ * _`, and the line `x <--- _ ** 2 <--- v3 <--- [1]`
+# means `v3` is its other input.
 
 # %%
 gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
 gx.name = "gx"
 print(draw(gx))
+assert draw(gx).splitlines()[1] == "x <--- _ ** 2 <--- v3 <--- [1]"
 
 # %%
 to_digraph(gx, rankdir="LR")
@@ -344,8 +345,9 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
 # `mc.gradient_check.check_double_backward` (PyTorch's
-# `torch.autograd.gradgradcheck`) uses the same idea: it computes `H v` by
-# double backprop for a `v` you pass (`x_grad_grad`), checks it against a
+# `torch.autograd.gradgradcheck`) uses the same idea: it computes by
+# double backprop the derivative of the gradient of `y_grad · tanh(x)`
+# along a `v` you pass (`x_grad_grad`), checks it against a
 # finite difference of the backward, and raises if they disagree.
 
 # %%
@@ -407,8 +409,19 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # The idea: `F.forget` runs `func` again on `link = identity(x)`, so
 # `Identity` reconnects `x` and the gradient's graph reaches it. The next
 # cell counts `cube`'s calls and draws the graph of `gx`, with three
-# Variables named: `link`, made by `Identity` from `x`; `gy`, made from
-# the `seed` by `F.sum`'s backward.
+# Variables named: `link`, made by `Identity` from `x`; the `seed`; and
+# `gy`, made from it by `F.sum`'s backward.
+
+# %%
+def name_by_creator(output, names):
+    """Name each unnamed Variable behind ``output`` by the function that made it."""
+    todo = [output.node]
+    while todo:
+        node = todo.pop()
+        creator = node.creator_node
+        node.name = node.name or names.get(creator and creator.label)
+        todo.extend(creator.inputs if creator else ())
+
 
 # %%
 cube_calls = [0]
@@ -429,18 +442,6 @@ calls_after.append(cube_calls[0])
 print("cube's calls after the forward, the first mc.grad, the second:", calls_after)
 print("second derivative:", ggx.array, " (6x)")
 assert calls_after == [1, 2, 2] and np.allclose(ggx.array, 6 * x.array)
-
-
-def name_by_creator(output, names):
-    """Name each unnamed Variable behind ``output`` by the function that made it."""
-    todo = [output.node]
-    while todo:
-        node = todo.pop()
-        creator = node.creator_node
-        node.name = node.name or names.get(creator and creator.label)
-        todo.extend(creator.inputs if creator else ())
-
-
 gx.name = "gx"
 name_by_creator(gx, {"Identity": "link", "BroadcastTo": "gy", None: "seed"})
 assert {"link", "gy", "seed"} <= set(draw(gx).split())
