@@ -156,13 +156,12 @@ plt.show()
 # ## `broadcast_to` and `sum_to` are each other's backward
 #
 # As functions on Variables, `F.broadcast_to` and `F.sum_to` form a pair:
-# the backward of one is the other (mathematically, they are *adjoint*:
-# `<broadcast(u), v> = <u, sum_to(v)>`, `<a, b>` being the sum of
-# elementwise products, checked after the source; every backward is the
-# adjoint of its forward's Jacobian, PyTorch's vector-Jacobian product,
-# matmul's too). Written
-# on Variables, each backward can itself be differentiated (chapter 11). In
-# the source, `sum_to` and `broadcast_to` are `F.sum_to` and
+# the backward of one is the other. Mathematically they are *adjoint*,
+# `<broadcast(u), v> = <u, sum_to(v)>` with `<a, b>` the sum of elementwise
+# products (checked after the source); every backward is the adjoint of its
+# forward's Jacobian (PyTorch's vector-Jacobian product), matmul's too.
+# Written on Variables, each backward can itself be differentiated (chapter
+# 11). In the source, `sum_to` and `broadcast_to` are `F.sum_to` and
 # `F.broadcast_to`; `indexes` is our `target_input_indexes`.
 
 # %%
