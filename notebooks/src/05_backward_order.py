@@ -69,7 +69,7 @@ assert np.isclose(right, numeric)
 # its output when it ran.
 
 # %%
-class HandVariable:                                 # as in chapter 03
+class HandVariable:                                 # as in chapter 02
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
@@ -78,7 +78,7 @@ class HandVariable:                                 # as in chapter 03
         self.grad = None
 
 
-class HandFunctionNode:                             # as in chapter 03
+class HandFunctionNode:                             # as in chapter 02
     def apply(self, inputs):
         arrays = self.forward(tuple(x.array for x in inputs))
         self.inputs = inputs
@@ -234,8 +234,9 @@ assert x_hand.grad == right
 #   popped ranks never rise.
 # - (b) So whatever pops after `f` has a rank no larger than `f`'s, and
 #   every consumer of `f`'s output ranks higher: each consumer that
-#   backward runs has run before `f` pops (here `_ * _`, rank 1, before
-#   `_ * 2`, rank 0).
+#   backward runs has run before `f` pops (one popped after `f` would make
+#   the popped ranks rise, against (a)); here `_ * _`, rank 1, before
+#   `_ * 2`, rank 0.
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -302,9 +303,10 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # 1 pop the highest rank; 2 `backward` on the outputs' gradients `gys`,
 # giving the inputs' `gxs`; 3 add each in; 4 push each input's creator.
 # **Unmarked lines: skip on a first reading.** `run` holds one pass's
-# `heap`, `pushed` set and `grads`, a dict from each variable's node
-# (chapter 07) to the gradient it has so far. The cell then reruns our
-# example on this path: same gradient and order.
+# `heap`, `pushed` set and `grads`, a dict from each variable to its
+# gradient so far (keyed by its node, chapter 07; our hand engine kept them
+# all on `.grad`, minichain only a leaf's). The cell then reruns our example
+# on this path: same gradient and order.
 
 # %%
 import minichain.backprop as backprop
@@ -378,6 +380,8 @@ for step, label, rank, early in zip(steps, pre_order, pre_ranks, too_early):
     ax_pre.annotate(text, (step, rank),
                     textcoords="offset points", xytext=(6, 6), fontsize=8,
                     color="C3" if early else "black")
+for label in [*ax_heap.texts, *ax_pre.texts]:   # boxed: no line hides a "_"
+    label.set(bbox={"fc": "white", "ec": "0.8", "pad": 1.5}, zorder=3)
 ax_pre.set_xlabel("backward step")
 ax_pre.set_xticks(list(steps))
 ax_pre.margins(x=0.4, y=0.25)
@@ -418,13 +422,13 @@ visualize.to_digraph(y, order=record, rankdir="LR")
 # %% [markdown]
 # ## Any complete order works; why ranks?
 #
-# Three right orders so far: chapter 04's sort by rank, micrograd's
-# post-order sort, and the heap. Each is a reverse topological order, so
-# each gives the same gradients. minichain uses the heap: the rank is
-# computed in `apply` from the inputs alone, and the heap discovers the graph
-# as it goes, with no first pass over it (PyTorch counts each function's
-# consumers in a first pass).
-#
+# Chapter 04's sort by rank, micrograd's post-order sort and the heap are
+# all reverse topological orders: same gradients. minichain uses the heap:
+# the rank is computed in `apply` from the inputs alone, and the heap
+# discovers the graph as it goes, with no first pass over it (PyTorch counts
+# each function's consumers in a first pass).
+
+# %% [markdown]
 # ## No recursion, however deep
 #
 # The post-order sort above is recursive, as micrograd writes it, and a deep
@@ -474,10 +478,12 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 #
 # `visualize.animate_backward(y)` runs the backward and shows, before each
 # step, the function running (yellow), those done (grey), those waiting on
-# the heap (dashed, in the order they will pop), and each gradient as it
-# arrives and is freed. Step through the first example with *next* (under
-# each frame): at step 2, `_ * 2 -> h` waits while `_ * _ -> hh` runs, the
-# wait the pre-order walk skipped. Chapter 07 explains the byte counts.
+# the heap (dashed, in the order they will pop), each gradient (*arriving*:
+# the incoming gradient the running function consumes) and the bytes
+# (chapter 07): 8 in gradients (`_ + _` hands one array to both inputs)
+# and 8 kept, `h`'s array, which `_ * _` keeps as both inputs. Step through
+# the first example with *next* (under each frame): at step 2, `_ * 2 -> h`
+# waits while `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")

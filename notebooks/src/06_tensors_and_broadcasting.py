@@ -156,10 +156,12 @@ plt.show()
 # ## `broadcast_to` and `sum_to` are each other's backward
 #
 # As functions on Variables, `F.broadcast_to` and `F.sum_to` form a pair:
-# the backward of one is the other (mathematically, they are *adjoint*:
-# `<broadcast(u), v> = <u, sum_to(v)>`, checked after the source). Written
-# on Variables, each backward can itself be differentiated (chapter 11). In
-# the source, `sum_to` and `broadcast_to` are `F.sum_to` and
+# the backward of one is the other. Mathematically they are *adjoint*,
+# `<broadcast(u), v> = <u, sum_to(v)>` with `<a, b>` the sum of elementwise
+# products (checked after the source); every backward is the adjoint of its
+# forward's Jacobian (PyTorch's vector-Jacobian product), matmul's too.
+# Written on Variables, each backward can itself be differentiated (chapter
+# 11). In the source, `sum_to` and `broadcast_to` are `F.sum_to` and
 # `F.broadcast_to`; `indexes` is our `target_input_indexes`.
 
 # %%
@@ -239,9 +241,10 @@ assert np.array_equal(bv.grad, np.full(4, 3.0))
 #
 # For `y = x @ W` with `x: (N, D)` and `W: (D, H)`, the gradient `gy` has the
 # shape of `y`, `(N, H)`. The gradient of `W` must be `(D, H)` and built from
-# `x` and `gy`; the only product of those two with that shape is `x.T @ gy`.
-# Likewise `gx` must be `(N, D)`: `gy @ W.T`. (Writing out one element,
-# `dL/dW[d, h] = Σ_n x[n, d] gy[n, h]`, gives the same.)
+# `x` and `gy`; a mnemonic (it fails when two dimensions are equal): the
+# only product of those two with that shape is `x.T @ gy`. Likewise `gx`
+# must be `(N, D)`: `gy @ W.T`. The proof, one element:
+# `dL/dW[d, h] = Σ_n x[n, d] gy[n, h]`.
 
 # %%
 N, D, H = 5, 3, 2
@@ -288,14 +291,15 @@ assert np.allclose(xh.grad, xv.grad) and np.allclose(wh.grad, wv.grad)
 
 # %% [markdown]
 # minichain's `MatMul.backward`, printed below with `a` and `b` for our `x`
-# and `W` (`op(b)` in its comments: `b`, or `b.T` if `transb`), is longer
-# than ours because of three things our version leaves out.
-# `if 0 in indexes` computes only the gradients asked for. Flags `transa`
-# and `transb` multiply by a transposed matrix without building the
-# transpose. And matrix products broadcast like any NumPy operation: `x` of
-# shape `(B, N, D)` times `W` of shape `(D, H)` is `B` products with the
-# same `W`, so `W`'s gradient is the sum of the `B` products' gradients, and
-# each gradient ends with `sum_to` back to its operand's shape.
+# and `W`, is longer than ours because of three things ours leaves out:
+#
+# - `if 0 in indexes`: only the gradients asked for;
+# - flags `transa`, `transb` multiply by a transposed matrix without
+#   building it (`op(b)`: `b`, or `b.T` if `transb`); skip these branches on
+#   a first reading;
+# - matrix products broadcast: `x` `(B, N, D)` times `W` `(D, H)` is `B`
+#   products with the same `W`, so `W`'s gradient sums theirs (`sum_to`
+#   back to each operand's shape).
 
 # %%
 import minichain.functions.math.matmul as matmul_module
@@ -347,7 +351,10 @@ assert np.allclose(w_linear.grad, wv.grad.T) and np.allclose(x_linear.grad, xv.g
 #
 # A sum over an axis removes that axis; its backward copies the gradient
 # back along it (broadcasting, the mirror image of the bias). A mean also
-# divides by the number of elements it averaged.
+# divides by the number of elements it averaged. For `sum(axis=1)` the
+# `(2,)` gradient must get its axis back, `(2, 1)`, before broadcasting to
+# `(2, 3)`: on a square input, forgetting it silently gives the transpose
+# (end of the cell).
 
 # %%
 x = mc.Variable(np.arange(6.0).reshape(2, 3))
@@ -361,6 +368,14 @@ x.cleargrad()
 F.mean(x).backward()
 print(x.grad)
 assert np.allclose(x.grad, 1 / 6)
+
+gy3, x3 = np.array([1.0, 2.0, 3.0]), mc.Variable(np.ones((3, 3)))
+forgot = np.broadcast_to(gy3, (3, 3))             # each row is gy3
+axis_back = np.broadcast_to(gy3[:, None], (3, 3))  # (3, 1), then (3, 3)
+gx3, = mc.grad([F.sum(x3, axis=1)], [x3], [gy3])
+print("forgot the axis:\n", forgot, "\naxis back (the engine's):\n", gx3.array)
+assert not np.array_equal(forgot, axis_back)
+assert np.array_equal(gx3.array, axis_back) and np.array_equal(forgot.T, axis_back)
 
 # %% [markdown]
 # ## A layer, with every shape checked

@@ -8,6 +8,9 @@
 # keep (`retain_grad`) and which values need no gradient
 # (`requires_grad=False`), and to measure, in bytes, which arrays a graph
 # keeps and which it lets go.
+#
+# The title's *modes* are backprop switches, not train/eval (that is
+# `mc.config.train`, chapter 12).
 
 # %%
 import contextlib
@@ -47,7 +50,7 @@ def hand_using_config(name, value):
         hand_config[name] = old
 
 
-class HandVariable:                                 # as in chapter 03
+class HandVariable:                                 # as in chapter 02
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
@@ -256,7 +259,8 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 #    nodes: with no reference cycle, dropping the last Variable frees the
 #    graph at once (below).
 # 3. `node.data` holds an array only if the function called
-#    `retain_inputs` or `retain_outputs` (chapter 03); otherwise it is None.
+#    `retain_inputs` or `retain_outputs` (PyTorch's `ctx.save_for_backward`;
+#    chapter 03); otherwise it is None.
 # 4. So *retain* has three meanings: `retain_grad` keeps gradients,
 #    `retain_inputs`/`retain_outputs` keep arrays, and PyTorch's
 #    `retain_graph` keeps the graph after backward (below).
@@ -394,13 +398,15 @@ print(f"without:       final {without.final / MiB:.1f} MiB,"
       f" peak {without.peak / MiB:.1f} MiB")
 del y
 assert abs(with_graph.final - 4 * MiB) < 16 * 1024
+assert abs(with_graph.peak - with_graph.final) < 16 * 1024
 assert abs(without.final - 1 * MiB) < 16 * 1024
 
 # %% [markdown]
 # The measurement agrees with the count: the four outputs kept with the
-# graph (the last is also the result), one without; the peak without is
-# two successive `tanh` outputs alive together: 2 MiB (`x`, made before
-# the block, is not counted). Backward adds its gradients on top (Notes 1
+# graph (the last is also the result; none is freed along the way, so
+# peak = final), one without; the peak without is two successive `tanh`
+# outputs alive together: 2 MiB (`x`, made before the block, is not
+# counted). Backward adds its gradients on top (Notes 1
 # and 2, at the end).
 
 # %% [markdown]
@@ -461,10 +467,11 @@ ch07.check_3(answer_3)
 # ## Notes (for the curious)
 #
 # **Note 1: chapter 05's byte counts.** `player.gradients(step)` gives each
-# gradient's state: *arriving*, *held* or *freed*. At step 2, `h`'s and
-# `hh`'s gradients are one array, which `_ + _` handed to both: `8 bytes`,
-# one float. At step 3, `h 13.0` is a new array, and the used ones are
-# freed: the `8 bytes` are `h`'s alone.
+# gradient's state: *arriving* (the running function's incoming
+# gradient), *held* or *freed*. At step 2, `h`'s and `hh`'s gradients are
+# one array, which `_ + _` handed to both: `8 bytes`, one float. At step 3, `h 13.0` is a new array, and the used ones are
+# freed: the `8 bytes` are `h`'s alone. The 8 kept are `h`'s array:
+# `_ * _` keeps its inputs, both `h`.
 
 # %%
 def chapter_05_example():
@@ -486,12 +493,14 @@ for step in (2, 3):
     grads = player.gradients(step)             # {name: (text, state)}
     print(f"step {step}:", ", ".join(f"{name} {float(text):.1f} {state}"
                                    for name, (text, state) in grads.items()),
-          f"({player.frames[step - 1]['grad_bytes']} bytes in gradients)")
+          f"({player.frames[step - 1]['grad_bytes']} bytes in gradients,",
+          f"{player.frames[step - 1]['kept_bytes']} kept)")
 alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]
 assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
 assert player.gradients(3)["h"] == ("13.", "arriving")
 assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
+assert h_05.node.data is h_05.array          # kept by `_ * _`, its input
 
 # %% [markdown]
 # **Note 2: one whole step** (forward, backward, then `del loss`) on the

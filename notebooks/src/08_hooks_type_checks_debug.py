@@ -176,9 +176,10 @@ assert shown == ["function\t_ * 2", "- grad: mean=1.00000000, std=0.00000000"]
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated. They watch a two-layer network: 512 points of 32 features, 512
-# hidden units (an activation is 512 × 512 float32 values, 1 MiB), 4
-# classes. `F.linear(x, W)` is `x Wᵀ`; `F.softmax_cross_entropy` is
+# allocated; being hooks, they measure the hooked code path (above), not
+# the unhooked run. They watch a two-layer network: 512 points of 32
+# features, 512 hidden units (an activation is 512 × 512 float32 values,
+# 1 MiB), 4 classes. `F.linear(x, W)` is `x Wᵀ`; `F.softmax_cross_entropy` is
 # PyTorch's `F.cross_entropy`; `mc.Parameter` is a Variable that chapter
 # 12's optimizers update. First, one training step as `StepPrinter` shows
 # it:
@@ -236,18 +237,12 @@ print("sum of the rows > total_time():", rows > timer.total_time())
 assert rows > timer.total_time()
 
 # %% [markdown]
-# `MemoryHook` names a row by phase and label (`forward:_ * 0.001953125`).
-# Each row has two figures, in tenths of a MiB (`forward:ReLU`'s 1.0 MiB is
-# its output, one activation):
-#
-# - **allocated**: the bytes left alive when that step returned, *added
-#   up* over the row's calls (a nested step's bytes count twice, as its
-#   time did);
-# - **peak**: the most a step used above its starting level, the *largest*
-#   over the row's calls.
-#
-# Rows at 0.0 in both are counted, not printed; Note 1 accounts for every
-# row.
+# `MemoryHook` names a row by phase and label (`forward:ReLU`; its 1.0 MiB
+# is its output, one activation). In tenths of a MiB, **allocated** *adds
+# up* the bytes each call left alive (a nested step's count twice, as its
+# time did), **peak** is the *largest* any call used above its starting
+# level. Rows at 0.0 in both are counted, not printed; Note 1 adds every
+# row up.
 
 # %%
 table = memory.summary()
@@ -272,8 +267,8 @@ assert zero == [e for e in table if "Linear" not in e and "ReLU" not in e]
 # `with hook:` watches every function. `add_hook` on a function node,
 # `y.creator_node.add_hook(hook)`, watches that node. Added after the forward,
 # it sees that node's backward step and nothing else; a global hook beside it
-# sees every step. (A local hook with a global one's `name` replaces it for
-# that node, so ours get two names.)
+# sees every step. Hooks are keyed by `name`: a local hook named like a
+# global one replaces it on that node, so ours have different names.
 
 # %%
 class BackwardLabels(mc.FunctionHook):
@@ -485,7 +480,11 @@ assert debug > 2 * plain
 #   line that built each node and stops at a NaN (gradients only; debug
 #   mode checks forward outputs too);
 # - `TimerHook`, `MemoryHook` ≈ `torch.profiler` (`profile_memory=True`);
-# - a `with hook:` block watching every function has no direct counterpart.
+# - a `with hook:` block watching every function ≈
+#   `torch.overrides.TorchFunctionMode`, or
+#   `torch.utils._python_dispatch.TorchDispatchMode`, which also sees
+#   backward's operations;
+# - `Tensor.register_hook` (on a tensor's gradient): minichain has none.
 #
 # ## Now build it: no task
 #
