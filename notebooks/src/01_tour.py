@@ -91,9 +91,7 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   text drawing below). The unnamed `v1` and `v3` show only shape and
 #   dtype: nothing holds their arrays any more.
 #
-# The same graph as text, by `visualize.draw`, read right to left: `<---`
-# reads "was computed from"; `x <-+` starts rows that both use `x`; `[1]`
-# tags a function drawn once and referred to again.
+# The same graph as text, by `visualize.draw`:
 
 # %%
 print(visualize.draw(y))
@@ -104,17 +102,21 @@ print(unnamed)
 assert "v2 <-+" in unnamed and unnamed.splitlines()[0].endswith("<--- v0")
 
 # %% [markdown]
-# Row 1: `y` was made by `_ + _` from `x`. Row 3: `[1]` also used `v1`,
-# made by `_ * 2` from `v3`, made by `_ ** 2` from `x`.
+# The picture's arrows point forward; the text drawing's point back, the
+# way backward walks. Read right to left: `a <--- f <--- b` says `b` was
+# made by `f` from `a`; `x <-+` starts rows that both use `x`; `[1]` tags a
+# function drawn once and referred to again. Row 1: `y` was made by `_ + _`
+# from `x`. Row 3: `[1]` also used `v1`, made by `_ * 2` from `v3`, made by
+# `_ ** 2` from `x`.
 #
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a leaf has none. Each function knows its `inputs`,
-# held as the variables' `x.node` (a `VariableNode`: a light record of the
-# Variable that holds its array only if a backward needs it; chapter 03).
-# Those two links are the whole graph. A function's `label` is its name in
-# the drawings; its `rank`, also in its box, orders backward (chapter 05).
+# held as the variables' `x.node`, a `VariableNode`: a light record of the
+# Variable (chapter 03). Those two links are the whole graph. A function's
+# `label` is its name in the drawings; its `rank`, also in its box, orders
+# backward (defined in chapter 02, used in chapter 05).
 
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)

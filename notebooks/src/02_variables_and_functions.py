@@ -179,8 +179,8 @@ assert hand_ranks == real_ranks == (0, 0, 1, 2)
 # ## Operators record the graph too
 #
 # Arithmetic on Variables applies FunctionNodes behind the scenes, so a
-# formula records its graph with no `apply` in sight. As in chapter 01, a
-# function with two inputs is drawn once, tagged `[1]`; the row of its
+# formula records its graph with no `apply` in sight. As in chapter 01,
+# `[1]` tags a function drawn once and referred to again: the row of its
 # other input, `w`, ends at `[1]`. A Python number makes no node: `_ + 1`
 # has one input, the product.
 
@@ -201,19 +201,21 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # the chain rule. Backward computes the gradients of one number, the
 # *loss*; here the loss is `sum(y)`, the sum of the output `y`'s elements.
 #
-# Given the gradient of the loss with respect to the function's output, the *incoming gradient* `gy`, backward
-# returns the gradient of the loss with respect to its input, `gx`. For
-# `y = 2x`, `dy/dx = 2`, so `gx = 2 * gy`.
+# Given the *incoming gradient* `gy = dL/dy` (`L` the loss, `y` the
+# function's output), backward returns the input's gradient `gx = dL/dx`.
+# For `y = 2x`, `dy/dx = 2`, so `gx = 2 * gy`.
 #
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (here `(0,)`). It returns a tuple: one
-# gradient per input or one per target index, `None` for no gradient.
+# says which inputs want a gradient (here `(0,)`). It returns a tuple,
+# either one gradient per input (`None` for an input not asked for) or one
+# per entry of `target_input_indexes`, in that order; the engine accepts
+# either.
 #
-# By hand first. Backward starts from the *seed* in `y.grad`, the gradient
-# of the loss with respect to `y`: `d sum(y)/dy` is ones, set by us. One call
-# turns `y.grad` into `x.grad`:
+# By hand first. Backward starts from the *seed* in `y.grad`, `dL/dy`:
+# for `L = sum(y)` it is ones, set by us. One call turns `y.grad` into
+# `x.grad`:
 
 # %%
 class HandTwice(HandFunctionNode):
@@ -273,8 +275,8 @@ assert x.grad is x.grad_var.array
 
 # %% [markdown]
 # Every differentiable FunctionNode has a `backward` written this way; some
-# also have an array-only twin, `backward_arrays`, that the default run
-# uses for speed (chapter 03). Here is minichain's identity, printed from the
+# also have `backward_arrays`, an optional array-only twin of `backward`,
+# used for speed (chapter 03). Here is minichain's identity, printed from the
 # package: `IdentityNode`, and `identity`, which applies a new one and
 # returns its single output rather than a tuple. `indexes` is Chainer's
 # name for `target_input_indexes`.
@@ -310,7 +312,8 @@ from exercises import ch02
 # %% [markdown]
 # **1.** Write the arrow drawing of `F.identity(F.identity(x))` for a
 # variable named `x`, whose output is named `z`, as a string. The middle
-# variable is `v1`, as in the section on ranks.
+# variable is `v1`, as in the section on ranks; a function is drawn by its
+# `label`, as `IdentityNode` above sets it.
 
 # %%
 answer_1 = None

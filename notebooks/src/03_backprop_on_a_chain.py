@@ -373,15 +373,17 @@ print("check_backward passed")
 # | method | works on | runs |
 # |---|---|---|
 # | `backward_arrays` | arrays | in the default run, the fast path (chapter 13), when a function defines it |
-# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), and under `mc.reference_mode()` (chapter 05) |
+# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), under `mc.reference_mode()` (chapter 05), or when the function defines no `backward_arrays` |
 #
-# **So a default backward of `yv`'s chain runs `Exp.backward_arrays`
-# (printed second below) and `Sin.backward_arrays`, our hand formulas on
-# bare arrays, but `Square.backward`: `Square`, like chapter 02's `Twice`,
-# defines none** (`_retained_output_data` is the retained output's array;
-# the last line below shows which classes define `backward_arrays`).
-# `backward` is the same formula on Variables, so it is recorded and a
-# gradient can be differentiated again (chapter 11; exercise 2).
+# **So a default backward of `yv`'s chain runs the `backward_arrays` of
+# `Exp` and `Sin`, our hand formulas on bare arrays.** `Square`, like
+# chapter 02's `Twice`, defines none (see `defines backward_arrays`), so
+# `Square.backward` runs, recording nothing while double backprop is off
+# (the last line).
+# `backward` is the same formula on Variables, so with double backprop on, a gradient
+# can be differentiated again (chapter 11; exercise 2).
+# (`_retained_output_data` is the kept output arrays;
+# `get_retained_outputs()` gives them as Variables.)
 
 # %%
 import minichain.functions.math.exponential as exponential
@@ -390,7 +392,8 @@ from minichain.functions.math.square import Square
 
 for method in (exponential.Exp.forward, exponential.Exp.backward_arrays,
                exponential.Exp.backward,
-               trigonometric.Sin.forward, trigonometric.Sin.backward):
+               trigonometric.Sin.forward, trigonometric.Sin.backward,
+               Square.backward):
     print(f"# {method.__qualname__}")
     print(inspect.getsource(method))
 assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
@@ -399,6 +402,13 @@ twins = {cls.__name__: cls.backward_arrays is not None
          for cls in (exponential.Exp, Square, trigonometric.Sin)}
 print("defines backward_arrays:", twins)
 assert twins == {"Exp": True, "Square": False, "Sin": True}
+
+xq = mc.Variable(np.array(0.5))
+creators = [mc.grad([F.square(xq)], [xq], enable_double_backprop=double)[0]
+            .creator_node for double in (False, True)]
+print("creator of square's gradient, double backprop off / on:",
+      creators[0], "/", creators[1].label)
+assert creators[0] is None and creators[1] is not None
 
 # %% [markdown]
 # ### What the graph links: VariableNodes
@@ -453,7 +463,7 @@ ch03.check_1(answer_1)
 # assign the class to `answer_2`. As in the package's `Sin` above: forward
 # calls `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
 # (`from minichain.utils.array import force_array`, as above); backward
-# takes `x` from `self.get_retained_inputs()` and multiplies by the
+# takes `x` from `self.get_retained_inputs()` and multiplies `3 * x ** 2` by the
 # incoming gradient. The check also differentiates your gradient once more,
 # by `x` and by `gy` (`6x·gy` and `3x²`): that works only if backward
 # computed with Variables.
@@ -467,7 +477,9 @@ ch03.check_2(answer_2)
 # %% [markdown]
 # **3.** `exp` keeps its output for backward and `sin` keeps its input. What
 # does `x + 1` (the function labelled `_ + 1`) keep? Answer with one of
-# `"input"`, `"output"`, `"both"` or `"nothing"`.
+# `"input"`, `"output"`, `"both"` or `"nothing"`. Draw it with
+# `to_digraph` (chapter 01: a red outline marks a kept array), or reason
+# from its derivative.
 
 # %%
 answer_3 = None

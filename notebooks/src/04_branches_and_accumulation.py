@@ -315,10 +315,10 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
-# hand engines. Overwriting keeps only the share of the branch visited
-# last: the stack pops `cos` before `sin` and Python's sort is stable, so
-# `sin` runs last and its share (`cos a · eˣ`) overwrites `cos`'s. The
-# dashed "derivative" is a different function, silently.
+# hand engines. Overwriting keeps only the share of the branch that runs
+# last (here `sin`'s, `cos a · eˣ`, as the assert checks; the hand loop's
+# stack and stable sort put `sin` last). The dashed "derivative" is a
+# different function, silently.
 
 # %%
 def hand_diamond(x_values, accumulate):
@@ -436,10 +436,14 @@ print(source)
 # except under `mc.grad` (chapter 03; `run.into_leaves` False).
 #
 # Why `+` and never `+=`? `_ + _` hands its incoming gradient, one
-# Variable, to both its inputs. In the next cell's hand loop for
-# `y = (x + x) + x`, the seed, the gradient of `x + x` and `x`'s are thus one
-# and the same Variable; the inner `_ + _` returns it twice, so each `+=`
-# adds it to itself: 2, then 4.
+# Variable, to both its inputs. The next cell's hand loop for
+# `y = s + x`, `s = x + x`:
+#
+# 1. the outer `_ + _` hands the seed V to both `s` and `x`, so
+#    `grads[s.node]` and `grads[x.node]` are both V;
+# 2. the inner `_ + _` returns V twice for `x`, so each `+=` doubles V
+#    itself: 2 (right only by coincidence), then 4 where 3 is due, and the
+#    seed itself is corrupted.
 
 # %%
 x = mc.Variable(np.array(1.0))
@@ -457,8 +461,9 @@ for out, f in ((y, y.creator_node), (s, s.creator_node)):   # rank order
             grads[node] = gx
 assert grads[x.node] is grads[s.node] is grads[y.node]   # one Variable
 y.backward()
-print("adding with +=:", grads[x.node].array, "  minichain:", x.grad)
-assert grads[x.node].array == 4.0 and x.grad == 3.0
+print("adding with +=:", grads[x.node].array, "  the seed now:",
+      grads[y.node].array, "  minichain:", x.grad)
+assert grads[x.node].array == grads[y.node].array == 4.0 and x.grad == 3.0
 
 # %% [markdown]
 # ## Now build it: Tasks 5 and 6
