@@ -436,7 +436,7 @@ print(source)
 # except under `mc.grad` (chapter 03; `run.into_leaves` False).
 #
 # Why `+` and never `+=`? `_ + _` hands its incoming gradient, one
-# Variable, to both its inputs. The next cell's hand loop for
+# Variable, to both its inputs. In the next cell's hand loop for
 # `y = s + x`, `s = x + x`:
 #
 # 1. the outer `_ + _` hands the seed V to both `s` and `x`, so
