@@ -138,9 +138,10 @@ print([(name, param.shape) for name, param in model.namedparams()])
 # in `self.hyperparam`, shared with every rule (like PyTorch's
 # `param_groups`), and gives each parameter an *update rule*.
 # `optimizer.update()` skips parameters whose `.grad` is `None`, checks
-# that every other gradient has its parameter's shape and dtype (raising
-# before any parameter moves), then calls each rule's
-# `update_core(param)`, which writes into the parameter's array in place.
+# that every other gradient has its parameter's shape and dtype (finite
+# too, with `mc.config.debug`), raising before any parameter moves, then
+# calls each rule's `update_core(param)`, which writes into the
+# parameter's array in place.
 #
 # Our hand step as an update rule, and an optimizer whose
 # `create_update_rule` hands one to each parameter:

@@ -4,14 +4,15 @@
 # Optional, after chapter 10, whose uniform segments are PyTorch's
 # `torch.utils.checkpoint.checkpoint_sequential`; here the question turns
 # round: with `M` *slots* (room for `M` stored activations), which schedule
-# makes the fewest block calls (optimal within the game below)? You work
-# small cases by hand, derive the
+# makes the fewest block calls? You work small cases by hand, derive the
 # recursion, and measure `mc.checkpoint_revolve` on a real net.
 #
 # Two simplifications: **all blocks are equal**, and **time is counted in
-# block calls** (backward's work ignored): a rough model, not seconds.
+# block calls** (backward's work ignored, though the picture draws it): a
+# rough model, not seconds.
 #
-# *The variant* is this chapter's game, fitted to how a define-by-run
+# *The variant* is this chapter's game (its schedules are optimal within
+# the game), fitted to how a define-by-run
 # engine holds memory. `mc.checkpoint_revolve`, `checkpoint.revolve_cost`
 # and `revolve_schedule` (here `variant_cost` and `variant_schedule`) play
 # it, though they are named after *Revolve* (Griewank and Walther, ACM
