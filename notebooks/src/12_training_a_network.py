@@ -105,6 +105,7 @@ print(f"linear classifier: loss {linear_losses[0]:#.2g} -> {linear_losses[-1]:#.
 print(f"one hidden layer:  loss {hand_losses[0]:#.2g} -> {hand_losses[-1]:#.2g},"
       f" accuracy {hand_accuracy:.3f}")
 print(f"guessing:          accuracy {1 / 3:.3f}")
+print(f"steps per pass over the {len(x)} points: full batch 1, minibatches of 30: {len(x) // 30}")
 assert linear_accuracy < 0.6 < 0.9 < hand_accuracy
 assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 
@@ -136,8 +137,11 @@ print([(name, param.shape) for name, param in model.namedparams()])
 # An optimizer is *set up* on a link: it keeps the hyperparameters (`lr`)
 # in `self.hyperparam`, shared with every rule (like PyTorch's
 # `param_groups`), and gives each parameter an *update rule*.
-# `optimizer.update()` checks every gradient, then calls each rule's
-# `update_core(param)`, which writes into the parameter's array in place.
+# `optimizer.update()` skips parameters whose `.grad` is `None`, checks
+# that every other gradient has its parameter's shape and dtype (finite
+# too, with `mc.config.debug`), raising before any parameter moves, then
+# calls each rule's `update_core(param)`, which writes into the
+# parameter's array in place.
 #
 # Our hand step as an update rule, and an optimizer whose
 # `create_update_rule` hands one to each parameter:
@@ -208,7 +212,9 @@ assert same
 #
 # In the code, `update_core` writes `m += (1 - β₁)(g - m)` and, as in
 # Chainer, folds the correction into the rule's `lr` (printed first):
-# `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, with `self.t` the step `k`.
+# `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, with `self.t` the step `k`. Its `param.array -= …`
+# writes in place as SGD's does; Python then hands the same array to the
+# setter, a call SGD's `data` skips.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -265,14 +271,16 @@ print(f"final accuracy on the training points (evaluation mode, explained below)
       f" {result.accuracy:.3f}")
 print(f"loss: about {result.history['loss'][0]:.1g} in epoch 1,"
       f" about {result.history['loss'][-1]:.1g} in epoch 100")
+print(f"epoch 100's mean accuracy while training: {result.history['accuracy'][-1]:.3f}")
+assert result.history["accuracy"][-1] != result.accuracy
 assert result.accuracy >= 0.95
 assert result.history["loss"][-1] < result.history["loss"][0] / 10
 assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 
 # %% [markdown]
 # The history holds each epoch's mean loss and accuracy over its
-# minibatches, taken while the weights still moved, so the last differs
-# from `result.accuracy`, the trained model evaluated afterwards. Left,
+# minibatches, taken while the weights still moved, so the last (printed)
+# differs from `result.accuracy`, the trained model evaluated afterwards. Left,
 # this loss against our hand loop's (300 epochs to Adam's 100; other
 # initial weights). Adam and minibatches change together, so the plot
 # cannot say which one helped.
@@ -381,10 +389,9 @@ assert same_history
 # with `s = 4` segments, in *activations* (one hidden layer's output,
 # 6000 × 64 float32). Chapter 10's peak estimate: `s - 1` checkpoints +
 # `⌈L/s⌉` outputs of the segment being rebuilt + 2 in flight.
-# `mc.memory.measure` watches through a function hook, and under a hook
-# backward runs each function's Variable `backward` rather than its array
-# shortcut, so the peaks run up to a third of an activation above
-# unwatched ones (chapter 13).
+# `mc.memory.measure` watches through a function hook; measuring with a
+# hook itself raises the peak a little (under a third of an activation;
+# chapter 13, Note 1 shows why).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -401,10 +408,10 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
 # %% [markdown]
 # Plain, 14.5: the 12 ReLU outputs (the next `linear` keeps the same
 # array as its input) and 2 in flight, as in chapter 10. Checkpointed,
-# 9.5: one more than the estimate of 8. Each segment ends in a `linear`,
-# which keeps its input, not its output, so nothing is freed at the top
-# while the segment's incoming gradient waits: a third array in flight.
-# Small arrays make up the last 0.5 (Note 1 lists every array).
+# 9.5 = 9 whole activations (one more than chapter 10's estimate of 8:
+# the estimate leaves out the gradient arriving from the segment above,
+# held while the rebuilt segment runs backward) + 0.5 of small arrays
+# (Note 1 lists them all).
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.
@@ -463,7 +470,7 @@ ch12.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: the peaks, array by array.** The checkpointed column is the
+# **Note 1: the peaks, measured under the hook, array by array.** The checkpointed column is the
 # moment a rebuilt segment's top ReLU runs its backward. Beyond our table,
 # a peak holds the weights' gradients (`cleargrads` makes new ones each
 # step) and Python objects; the mask is a temporary of ReLU's backward.
@@ -491,7 +498,7 @@ print(f"{'our accounting, in activations':38s}{'plain':>7s}{'checkpointed':>14s}
 for name, (plain_count, checkpointed_count) in alive.items():
     print(f"{name:38s}{plain_count:7.2f}{checkpointed_count:14.2f}")
 print(f"{'total':38s}{totals[0]:7.2f}{totals[1]:14.2f}")
-print(f"{'measured peak':38s}{peaks[0]:7.1f}{peaks[1]:14.1f}")
+print(f"{'measured peak (under the hook)':38s}{peaks[0]:7.1f}{peaks[1]:14.1f}")
 REST = 0.2                 # the measured rest: weight gradients, objects
 print(f"{'measured peak - total':38s}{'< ' + str(REST):>7s}{'< ' + str(REST):>14s}")
 for total, peak in zip(totals, peaks):

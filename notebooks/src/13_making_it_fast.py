@@ -8,6 +8,12 @@
 # check that they change no result (all but shortcut 5, which may round
 # differently, within a stated float32 bound).
 #
+# 1. `backward_arrays`, a backward on bare arrays (1b: ReLU's, in place);
+# 2. a cheap constructor for outputs;
+# 3. `apply` and `_walk` as a whole;
+# 4. a Parameter's own gradient buffer;
+# 5. Linear's weight gradient, added in blocks.
+#
 # Times vary by machine; each claim's margin is wide (docs/meters.md).
 
 # %%
@@ -107,8 +113,7 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 
 # %% [markdown]
 # On ten numbers minichain's time is bookkeeping, and the reference does
-# more. In forward it takes the general path with every check; in
-# backward it keeps gradients as Variables, so each step *applies* a
+# more: in backward it keeps gradients as Variables, so each step *applies* a
 # function. From 10 to 10⁵ elements as lines, at 10⁶ as stars:
 
 # %%
@@ -156,12 +161,16 @@ assert flat and near_numpy
 #
 # ## The fast loop's core
 #
-# The fast loop, `_walk`, does chapter 05's three steps; below, the lines
-# that do them. `run` holds the
-# pass's state; `grads`, each variable node's gradient not yet passed on
-# (chapter 07), and `take` is its `grads.pop`; `inputs` are the function's input
-# nodes, `targets` the indexes of those needing a gradient, `outputs` weak
-# references to its outputs.
+# The fast loop, `_walk`, does chapter 05's four steps, its 3 (add) and
+# 4 (push) as one; below, its lines, in these names:
+#
+# | name | holds |
+# |---|---|
+# | `run` | the pass's state |
+# | `grads` (`take`: `grads.pop`) | each variable node's gradient not yet passed on |
+# | `inputs` | the function's input nodes |
+# | `targets` | indexes of those needing a gradient |
+# | `outputs` | weak references to its outputs |
 
 # %%
 def show(step, *lines):  # a step's title, then its lines, their comments dropped
@@ -185,7 +194,7 @@ show("3. add each gx into its input's gradient, push its creator once",
 # `_add_gradient`, which adds it to the stored one as a new array (the
 # reference applies `Add`). A leaf's gradient goes there too, then to
 # `_add_to_leaf`, which adds it into the leaf's `.grad` at once. `pushed`
-# lets each `creator` (the function that made `x`, PyTorch's `grad_fn`)
+# lets each `creator` (PyTorch's `grad_fn`)
 # be queued once per pass.
 #
 # ## Shortcuts on the fast path only
@@ -258,15 +267,15 @@ buys["1. backward_arrays (backward)"] = off / on
 # `writable_gradient` says nobody else holds that array (`y`: ReLU's
 # output, kept from forward). That saves a layer-sized array inside
 # ReLU's backward, yet chapter 12's step peaks only 0.3 of an activation
-# lower (Note 1).
+# lower (Note 1): the peak then sits elsewhere in the step.
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 
 # %% [markdown]
 # `writable_gradient` returns the array only if the engine handed it over
-# (as a `HandedOver` tuple, only to functions that ask, as ReLU does: a
-# caller's own arrays are never written), `sys.getrefcount` finds no other
+# (a `HandedOver` tuple, given only to functions that ask),
+# `sys.getrefcount` finds no other
 # reference to it (a name, a `.grad`, another entry in `grads`), and it is
 # not a view. In the trap, the inner ReLU's array is also `x.grad`: the
 # count fails. Three cases:
@@ -336,15 +345,20 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# (`_data`, `_node`: a Variable's array and node.) The main four
-# savings of `apply`; docs/engine-paths.md lists the rest:
+# (`_data`, `_node`: the slots behind `.array` and `.node`; a retained
+# input node keeps that array as `.data`, chapter 07.) The eight savings
+# of `apply`:
 #
 # | the reference, on every call | `apply` instead |
 # |---|---|
-# | makes each input a Variable, then lists their arrays | one Variable in: the diff above |
-# | looks up each setting for this thread | reads all the thread's settings at once |
-# | looks up the hooks to run around `forward` | calls `forward` directly unless a hook is set |
-# | `Variable(...)` for each output, then links its node | `_make_output` (shortcut 2) |
+# | checks its arguments | only to word an error |
+# | makes inputs Variables, lists their arrays | one Variable in: the diff above |
+# | rank, `requires_grad` from two lists | off that input's node |
+# | looks each setting up | reads the thread's settings at once |
+# | looks up hooks around `forward` | calls `forward` unless a hook is set |
+# | checks each output | checks the tuple |
+# | `Variable(...)` per output, links its node | `_make_output` (shortcut 2) |
+# | retains arrays | only if the function retains any |
 #
 # Each whole reference function swapped in, timed (for `_walk`, with
 # `backward_arrays` off in both runs), gradients checked:
@@ -367,7 +381,7 @@ def same_gradients(switch):
 
 
 for phase, label, switch, around in (
-        # all eight: the main four above and the rest in docs/engine-paths.md
+        # all eight rows of the table above; docs/engine-paths.md names them in code
         (0, "apply (forward, all eight)", reference_apply, contextlib.nullcontext),
         (1, "_walk (backward)", reference_loop, no_backward_arrays)):
     with around():
@@ -509,8 +523,8 @@ plt.show()
 # - The fast path is the reference's steps plus shortcuts; none writes
 #   into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
-# - Shortcuts 1–3 keep the reference's gradients bit for bit; 4 and 5
-#   save memory (5 rounds within a float32 bound).
+# - Shortcuts 1, 2, 3 and 4 keep the reference's gradients bit for bit;
+#   1b, 4 and 5 save memory (5 rounds within a float32 bound).
 # - Faster engines leave Python: PyTorch's backward loop is C++;
 #   `torch.compile` and `jax.jit` compile a traced graph.
 
@@ -624,4 +638,4 @@ with overhead.replaced(F.activation.relu, "writable_gradient", lambda gys: None)
     copying = unhooked_peak(None)                               # ReLU never in place
 lower = copying - unhooked_peak(None)
 print(f"plain, ReLU in place: peak {lower:.1f} activation lower than ReLU making a new array")
-assert 0 < lower < 1 / 3                                        # not the 1 it saves
+assert 0 < lower < 1 / 3              # the peak sits outside ReLU's backward
