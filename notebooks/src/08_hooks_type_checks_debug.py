@@ -176,12 +176,12 @@ assert shown == ["function\t_ * 2", "- grad: mean=1.00000000, std=0.00000000"]
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated (on the hooked path, above). They watch a two-layer network: 512 points of 32
-# features, 512 hidden units (an activation is 512 × 512 float32 values,
-# 1 MiB), 4 classes. `F.linear(x, W)` is `x Wᵀ`; `F.softmax_cross_entropy` is
-# PyTorch's `F.cross_entropy`; `mc.Parameter` is a Variable that chapter
-# 12's optimizers update. First, one training step as `StepPrinter` shows
-# it:
+# allocated (on the hooked path, above). They watch a two-layer network:
+# 512 points of 32 features, 512 hidden units (an activation is 512 × 512
+# float32 values, 1 MiB), 4 classes. `F.linear(x, W)` is `x Wᵀ`;
+# `F.softmax_cross_entropy` is PyTorch's `F.cross_entropy`; `mc.Parameter`
+# is a Variable that chapter 12's optimizers update. First, one training
+# step as `StepPrinter` shows it:
 
 # %%
 MiB = 2 ** 20
