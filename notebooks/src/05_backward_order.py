@@ -64,7 +64,7 @@ assert np.isclose(right, numeric)
 #
 # A first backward engine often walks the graph depth-first from the output
 # and runs each function the first time it reaches it (*pre-order*). We build
-# it on chapter 03's hand-made engine; `run_backward` is chapter 04's inner
+# it on chapter 02's hand-made classes; `run_backward` is chapter 04's inner
 # loop as a function, and it also notes the gradient each function found on
 # its output when it ran.
 
@@ -230,13 +230,11 @@ assert x_hand.grad == right
 # rank than the function itself**. Let backward always run the waiting
 # function of highest rank.
 #
-# - (a) A step pushes only its inputs' creators, of lower rank, so the
-#   popped ranks never rise.
-# - (b) So whatever pops after `f` has a rank no larger than `f`'s, and
-#   every consumer of `f`'s output ranks higher: each consumer that
-#   backward runs has run before `f` pops (one popped after `f` would make
-#   the popped ranks rise, against (a)); here `_ * _`, rank 1, before
-#   `_ * 2`, rank 0.
+# - (a) The heap (below) pops the largest waiting rank, and each step
+#   pushes only lower ranks (its inputs' creators), so ranks pop in
+#   non-increasing order.
+# - (b) Every consumer of `f`'s output has a higher rank than `f`, so it
+#   pops before `f`: here `_ * _`, rank 1, before `_ * 2`, rank 0.
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -300,13 +298,15 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # of it by default (chapter 13); inside `with mc.reference_mode():` it runs
 # the readable *reference path* printed next: the loop, its step and `_push`.
 # The margin marks the `loop`, its `step`, and `heap_backward`'s four steps:
-# 1 pop the highest rank; 2 `backward` on the outputs' gradients `gys`,
-# giving the inputs' `gxs`; 3 add each in; 4 push each input's creator.
-# **Unmarked lines: skip on a first reading.** `run` holds one pass's
-# `heap`, `pushed` set and `grads`, a dict from each variable to its
-# gradient so far (keyed by its node, chapter 07; our hand engine kept them
-# all on `.grad`, minichain only a leaf's). The cell then reruns our example
-# on this path: same gradient and order.
+#
+# - 1 pop: the highest rank;
+# - 2 gys/gxs: `backward` on the outputs' gradients `gys` gives the
+#   inputs' `gxs`;
+# - 3 add: each `gx` added in;
+# - 4 push: each input's creator.
+#
+# `run`: the heap, the set of pushed functions, and `grads`, a dict of
+# gradients so far. **Unmarked lines: skip on a first reading.**
 
 # %%
 import minichain.backprop as backprop
@@ -336,15 +336,20 @@ assert x.grad == right
 assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 
 # %% [markdown]
-# The marked names, mapped onto ours:
+# The cell reran our example on this path: same gradient and order. Our
+# hand engine kept every gradient on `.grad`; minichain keeps only a leaf's
+# there, the others in `run.grads` (keyed by node, chapter 07). The marked
+# names, mapped onto ours:
 #
 # - `run.grads.pop(ref(), None)`: an output's gradient, freed once used
-#   (`ref()` fetches the output's node);
+#   (`func.outputs` holds weak references to the output nodes, chapter 07;
+#   `ref()` follows one);
 # - `_targets(...)`: the inputs that need a gradient (ours takes all);
 # - `_backward_on_variables(...)`: `func.backward(targets, gys)`;
 # - `_add_gradient_reference(...)`: our `add_grad`;
 # - `_push`: our `push`, keyed `(-rank, len(run.pushed), func)`, pushing only
-#   once a gradient waits for `node`.
+#   once a gradient waits for `node` (an input that got `None`, chapter 04,
+#   has nothing to pass on).
 
 # %% [markdown]
 # ## The two orders, drawn
@@ -479,9 +484,9 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # `visualize.animate_backward(y)` runs the backward and shows, before each
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
-# the incoming gradient the running function consumes) and the bytes
-# (chapter 07): 8 in gradients (`_ + _` hands one array to both inputs)
-# and 8 kept, `h`'s array, which `_ * _` keeps as both inputs. Step through
+# the incoming gradient the running function consumes) and a bytes line
+# (ignore it until chapter 07, Note 1; still kept after backward: unlike
+# PyTorch, minichain keeps the graph, chapter 07). Step through
 # the first example with *next* (under each frame): at step 2, `_ * 2 -> h`
 # waits while `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 

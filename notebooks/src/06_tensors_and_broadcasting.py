@@ -111,7 +111,9 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
 # printed here, works on plain arrays, like our `hand_sum_to` (PyTorch's
 # `Tensor.sum_to_size`); `F.sum_to`, two sections down, is its twin on
-# Variables. The array version agrees with ours on every case above:
+# Variables. In it, `reshape` drops the leading axes `keepdims` kept, and
+# `force_array` returns an array, never a NumPy scalar. It agrees with ours
+# on every case above:
 
 # %%
 from minichain.utils import array as array_utils
@@ -244,7 +246,8 @@ assert np.array_equal(bv.grad, np.full(4, 3.0))
 # `x` and `gy`; a mnemonic (it fails when two dimensions are equal): the
 # only product of those two with that shape is `x.T @ gy`. Likewise `gx`
 # must be `(N, D)`: `gy @ W.T`. The proof, one element:
-# `dL/dW[d, h] = Σ_n x[n, d] gy[n, h]`.
+# `y[n, h] = Σ_d x[n, d] W[d, h]`, so `∂y[n, h]/∂W[d, h] = x[n, d]`; sum
+# over `n`: `dL/dW[d, h] = Σ_n x[n, d] gy[n, h]`.
 
 # %%
 N, D, H = 5, 3, 2

@@ -100,16 +100,17 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # - `grad?`: `requires_grad`, whether the outputs need a gradient
 #   ("Constants: `requires_grad=False`", below);
 # - `if`: `if config.enable_backprop:`, our `if`;
-# - `graph`: `self.rank`, `self.inputs`, `self.outputs`, our three lines, on
-#   VariableNodes (`x.node`) and weak references ("What the graph keeps",
-#   below);
+# - `graph`: `self.rank`, `self.inputs`, `self.outputs`, our three lines,
+#   on VariableNodes: `x.node` is a small record of `x` (name, shape,
+#   rank, creator), and the outputs' nodes are held weakly (a `weakref`
+#   does not keep its object alive; "What the graph keeps", below);
 # - `link`: our `y.creator = self` and `y.rank`;
 # - `keep`: `_retain_data`, new: keeps what backward needs.
 #
 # Unmarked lines: checks and bookkeeping, skip them.
 #
 # `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`,
-# whose end, printed last, is our `hand_using_config`.
+# printed last: our `hand_using_config` (`_MISSING`: no old value).
 
 # %%
 MARKS = {"self._forward_with_hooks(": "fwd", "requires_grad = any(": "grad?",
@@ -128,11 +129,7 @@ for line in source.splitlines():
 assert sorted(m for m in marked if m) == sorted(MARKS.values())
 print()
 print(inspect.getsource(mc.no_backprop_mode))
-lines = inspect.getsource(mc.using_config).splitlines()
-first = next(i for i, line in enumerate(lines)
-             if line.strip() == "setattr(config, name, value)")
-print("    ...  # using_config: the old value is found, then")
-print("\n".join(lines[first:]))
+print(inspect.getsource(mc.using_config))
 
 # %% [markdown]
 # The same three calls with the real thing (`creator_node` is our
@@ -252,12 +249,11 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 # so every array of the graph lives as long as the graph. The real graph
 # is made of small records instead:
 #
-# 1. `x.node`, a **VariableNode**, one per Variable: its name, shape,
-#    dtype, rank and `creator_node`. A function's `inputs` are these nodes.
-# 2. A node points to its Variable only *weakly* (a `weakref` does not
-#    keep its object alive), and so do a function's `outputs` to their
-#    nodes: with no reference cycle, dropping the last Variable frees the
-#    graph at once (below).
+# 1. `x.node`, a **VariableNode**, one per Variable (above). A function's
+#    `inputs` are these nodes.
+# 2. A node points to its Variable only *weakly*, and so do a function's
+#    `outputs` to their nodes: with no reference cycle, dropping the last
+#    Variable frees the graph at once (below).
 # 3. `node.data` holds an array only if the function called
 #    `retain_inputs` or `retain_outputs` (PyTorch's `ctx.save_for_backward`;
 #    chapter 03); otherwise it is None.

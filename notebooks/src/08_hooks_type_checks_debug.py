@@ -113,7 +113,8 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # **A registered hook changes backward's code path**: backward then always
 # applies these functions, and their forwards run *inside* the backward step
 # that applied them; without hooks, minichain may compute on bare arrays
-# (chapter 13), with the same gradients. A hook that prints an indented line per step
+# (chapter 13). Gradients are identical; timings and memory under a hook
+# describe the hooked path. A hook that prints an indented line per step
 # shows the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its
 # own, and `_ * 2`'s backward applies `_ * 2` to the incoming gradient.
 
@@ -156,8 +157,8 @@ with StepPrinter():
 # `PrintHook` prints what goes into each step: the function's label, a
 # block per input and, in backward, one per incoming gradient `gy`. We send
 # it to a string (its `file` argument) and print two lines of the backward
-# step of `x * 2`, the function and `gy`'s statistics (all ones); the filter
-# drops the rest, which holds a memory address that changes each run:
+# step of `x * 2`, the function and `gy`'s statistics (all ones); the
+# other lines hold shapes, dtypes and a memory address that changes each run:
 
 # %%
 import io
@@ -168,21 +169,19 @@ y.grad = np.ones((2, 2), dtype=np.float32)
 log = io.StringIO()
 with PrintHook(file=log):
     y.backward()
-block = log.getvalue().split("function\t")[1]   # the first: the backward step
-shown = [line for line in ("function\t" + block).splitlines()
-         if line.startswith(("function", "- grad:"))]
+lines = log.getvalue().splitlines()      # first block: backward of x * 2
+shown = [lines[0], next(line for line in lines if line.startswith("- grad:"))]
 print("\n".join(shown))
 assert shown == ["function\t_ * 2", "- grad: mean=1.00000000, std=0.00000000"]
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
-# allocated; being hooks, they measure the hooked code path (above), not
-# the unhooked run. They watch a two-layer network: 512 points of 32
-# features, 512 hidden units (an activation is 512 × 512 float32 values,
-# 1 MiB), 4 classes. `F.linear(x, W)` is `x Wᵀ`; `F.softmax_cross_entropy` is
-# PyTorch's `F.cross_entropy`; `mc.Parameter` is a Variable that chapter
-# 12's optimizers update. First, one training step as `StepPrinter` shows
-# it:
+# allocated (on the hooked path, above). They watch a two-layer network:
+# 512 points of 32 features, 512 hidden units (an activation is 512 × 512
+# float32 values, 1 MiB), 4 classes. `F.linear(x, W)` is `x Wᵀ`;
+# `F.softmax_cross_entropy` is PyTorch's `F.cross_entropy`; `mc.Parameter`
+# is a Variable that chapter 12's optimizers update. First, one training
+# step as `StepPrinter` shows it:
 
 # %%
 MiB = 2 ** 20
@@ -237,29 +236,29 @@ print("sum of the rows > total_time():", rows > timer.total_time())
 assert rows > timer.total_time()
 
 # %% [markdown]
-# `MemoryHook` names a row by phase and label (`forward:ReLU`; its 1.0 MiB
-# is its output, one activation). In tenths of a MiB, **allocated** *adds
-# up* the bytes each call left alive (a nested step's count twice, as its
-# time did), **peak** is the *largest* any call used above its starting
-# level. Rows at 0.0 in both are counted, not printed; Note 1 adds every
-# row up.
+# `MemoryHook` names a row by phase and label; `forward:` means any forward
+# call, including those inside a backward (the 2 + 3 `Linear`s above).
+# **allocated** *adds up* the bytes each call left alive, **peak** is the
+# *largest* any call used above its starting level. Two rows:
+# `forward:ReLU`'s 1.0 MiB is its output, one activation; `ReLUGrad` runs
+# inside ReLU's backward. Note 1 prints and explains every row.
 
 # %%
 table = memory.summary()
-figures = {event: [f"{record[key] / MiB:5.1f}" for key in
-                   ("allocated_bytes", "peak_bytes")]
-           for event, record in table.items()}
-zero = [event for event, pair in figures.items() if pair == ["  0.0"] * 2]
-print(f"{'step':30s} {'allocated':>9s} {'peak':>9s}  calls")
-for event, (allocated, peak) in figures.items():
-    if event not in zero:
-        print(f"{event:30s} {allocated} MiB {peak} MiB"
-              f"  {table[event]['occurrence']}")
-print(f"the other {len(zero)} rows: 0.0 MiB in both figures")
+HEADER = f"{'step':30s} {'allocated':>9s} {'peak':>9s}  calls"
+
+
+def memory_row(event):
+    """One row of MemoryHook's summary, in MiB to a tenth."""
+    record = table[event]
+    return (f"{event:30s} {record['allocated_bytes'] / MiB:5.1f} MiB "
+            f"{record['peak_bytes'] / MiB:5.1f} MiB  {record['occurrence']}")
+
+
+print(HEADER)
+for event in ("forward:ReLU", "forward:ReLUGrad"):
+    print(memory_row(event))
 assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
-assert all(r["peak_bytes"] < MiB / 16 for e, r in table.items()  # 0.0 rows
-           if "Linear" not in e and "ReLU" not in e)
-assert zero == [e for e in table if "Linear" not in e and "ReLU" not in e]
 
 # %% [markdown]
 # ## A hook on one function only
@@ -535,23 +534,30 @@ ch08.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: MemoryHook's table, row by row** (Python objects add a few
-# hundred bytes per step):
+# **Note 1: MemoryHook's table, row by row.** A nested step's bytes count
+# twice, in its row and its caller's, as its time did; rows at 0.0 in both
+# are counted, not printed.
 #
-# - a `forward:X` row also counts functions applied inside a backward (the
-#   row prefix is the method called): `ReLUGrad`, and three of the five
-#   `Linear`s;
-# - `forward:Linear`, 2.1 MiB: its five float32 outputs, split on the first
-#   line below; its peak, 1.0, the largest call's, is below that sum;
+# - `forward:Linear`, 2.1 MiB: its five float32 outputs, split below; its
+#   peak, 1.0, the largest call's, is below that sum;
 # - `backward:Linear`, 1.1 MiB: the three gradients its nested `Linear`s
-#   made, counted again (the second line);
+#   made, counted again;
 # - `backward:ReLU`: its `ReLUGrad`, counted again;
 # - the 0.0 rows: views (`Transpose`) or the loss's KiB-sized arrays;
 # - `forward:ReLUGrad`'s peak, 1.3, exceeds what it leaves, 1.0, by its
-#   temporaries (the third line): the mask `y > 0`, 256 KiB, and NumPy's
+#   temporaries: the mask `y > 0`, 256 KiB, and NumPy's
 #   buffer casting that mask to float32, 32 KiB.
 
 # %%
+zero = [event for event, record in table.items()      # 0.0 in both
+        if max(abs(record["allocated_bytes"]), record["peak_bytes"]) < MiB / 20]
+print(HEADER)
+for event in table:
+    if event not in zero:
+        print(memory_row(event))
+print(f"the other {len(zero)} rows: 0.0 MiB in both figures\n")
+assert zero == [e for e in table if "Linear" not in e and "ReLU" not in e]
+
 KiB = 2 ** 10
 outputs = {"x W1ᵀ": (512, 512), "h W2ᵀ": (512, 4),             # 2 forwards
            "h's gradient": (512, 512), "W2's gradient": W2.shape,
