@@ -333,8 +333,8 @@ plt.show()
 # `linear` and `tanh` forwards shows it: all of them in the forward phase,
 # and in the backward phase those run while `mc.config.in_recomputing` is
 # True (forget's rerun). Both forward phases count `2 L = 32`. Plain
-# recomputes nothing, forget 24 (75% more forward work): three segments of 4 blocks run again, the
-# last segment (graph kept) not.
+# recomputes nothing, forget 24 (75% more forward work): three segments
+# of 4 blocks run again, the last segment (graph kept) not.
 
 # %%
 class ForwardCounter(mc.FunctionHook):     # hooks: chapter 08
@@ -515,8 +515,8 @@ ch10.check_3(answer_3)
 # - `forward:_GradientSeed`, 8: that `linear` output freed;
 # - `forward:TanhGrad`, 9: the inner backward's first new gradient.
 #
-# The first hump, the last segment's inner graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast
-# view of one number that owns no bytes, and by the time a full-size
+# The first hump, the last segment's inner graph, stops at 8: its
+# incoming gradient is `F.sum`'s, a broadcast view of one number that owns no bytes, and by the time a full-size
 # gradient waits, one `tanh` output has been freed.
 
 # %%
