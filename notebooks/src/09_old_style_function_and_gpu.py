@@ -93,8 +93,7 @@ assert np.allclose(x.grad, 2 * x.array)
 # ## By hand: how an array backward fits into a graph of FunctionNodes
 #
 # minichain's engine only knows FunctionNodes, whose backward
-# takes and returns Variables (built-in nodes also carry an array-only
-# shortcut, chapter 13; yours need not). An old-style function needs an adapter: a
+# takes and returns Variables. An old-style function needs an adapter: a
 # FunctionNode that keeps every input with `retain_inputs` (chapter 03; the
 # old-style backward may read any of them), calls the function's `forward`,
 # and in backward unwraps the incoming gradients to arrays, calls the
@@ -163,9 +162,10 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
-# So `mc.grad` reports `None` for `x`, not zero and no error, like
-# `torch.autograd.grad` with `allow_unused=True` (unlike
-# `@once_differentiable`, which raises: below):
+# So `mc.grad` reports `None` for `x`, like `torch.autograd.grad` with
+# `allow_unused=True`: no error from `mc.grad`; a backward started from
+# `gx` itself, or one that would fill `gx.grad`, does raise (last lines
+# below):
 
 # %%
 def first_and_second(square):
@@ -184,21 +184,22 @@ for name, square in [("F.square", F.square), ("Square()", lambda x: Square()(x))
     print(f"{name:9}first {gx.array}  second {second}")
 print("Square()'s graph of F.sum(gx):", graph)
 assert second is None and graph == "gx <--- Sum <--- sum_gx"   # no x in it
-try:
-    gx.backward()                        # a backward starting from gx itself
-except RuntimeError as error:
-    print("gx.backward(): RuntimeError:", error)
-    assert '"Square"' in str(error)
-else:
-    raise AssertionError("gx.backward() was not refused")
+for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
+    try:
+        start.backward()
+    except RuntimeError as error:
+        print(f"{text}.backward(): RuntimeError:", error)
+        assert '"Square"' in str(error)
+    else:
+        raise AssertionError(f"{text}.backward() was not refused")
 
 # %% [markdown]
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
 #
 # `FunctionAdapter` marks the gradient it returns and refuses a backward
-# that starts *from* `gx` (or would fill `gx.grad`), as above. PyTorch's
-# `@once_differentiable` is broader: its error node sits in `gx`'s graph,
+# that starts *from* `gx` or would fill `gx.grad`, as above. PyTorch's
+# `@once_differentiable` raises more broadly: its error node sits in `gx`'s graph,
 # so even a backward from `sum(gx)` to `x` raises. The narrow mark still
 # catches the common mistake, calling backward on the gradient itself.
 # Chapter 11 shows how a backward written on Variables makes a second
@@ -333,7 +334,7 @@ print(inspect.getsource(mc.backend.get_array_module))
 # A *module function* applied to data (`exp`, `zeros_like`) comes from
 # `xp = backend.get_array_module(x)`; operators (`x ** 3`, `a @ b`), array
 # methods and dtypes (`numpy.float32`, shared by CuPy) need none. Which
-# methods ask `xp` for module functions:
+# methods may need `xp` (module functions):
 #
 # | | `forward` | `backward` |
 # | --- | --- | --- |

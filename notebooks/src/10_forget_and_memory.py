@@ -77,14 +77,16 @@ def four_tanhs(h):
 
 x_array = np.random.default_rng(0).normal(size=(256, 1024)).astype(np.float32)
 
-gradients, bytes_kept = {}, {}
+gradients, bytes_kept, backward_peaks = {}, {}, {}
 for name, run in {"plain": four_tanhs,
                   "hand_forget": lambda x: hand_forget(four_tanhs, x)}.items():
     x = mc.Variable(x_array, name="x")
     with mc.memory.measure() as after_forward:
         y = run(x)
     bytes_kept[name] = after_forward.final
-    F.sum(y).backward()
+    with mc.memory.measure() as during_backward:
+        F.sum(y).backward()
+    backward_peaks[name] = during_backward.peak
     gradients[name] = x.grad
     print(f"{name:12s} holds {after_forward.final / MiB:.1f} MiB after forward")
     del y      # this run's graph goes now, not inside the next measured block
@@ -97,16 +99,21 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # `F.forget` is the same idea (PyTorch's is
 # `torch.utils.checkpoint.checkpoint(func, x)`), with three differences: it
 # takes any number of inputs and outputs; it saves the random state for the
-# recomputation (the dropout section below shows why); and it frees what
+# recomputation (see dropout below); and it frees what
 # each function of its inner graph keeps as the inner backward walks down
-# it. It agrees with our hand-made one on the gradient and the memory:
+# it (a lower backward peak). It agrees with our hand-made one on the
+# gradient and the memory after forward:
 
 # %%
 x = mc.Variable(x_array, name="x")
 with mc.memory.measure() as after_forward:
     y = F.forget(four_tanhs, x)
-F.sum(y).backward()
+with mc.memory.measure() as during_backward:
+    F.sum(y).backward()
 print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
+print(f"backward peak: {backward_peaks['hand_forget'] / MiB:.0f} MiB (HandForget),"
+      f" {during_backward.peak / MiB:.0f} MiB (F.forget)")
+assert round((backward_peaks["hand_forget"] - during_backward.peak) / MiB) == 1
 assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 assert abs(after_forward.final - bytes_kept["hand_forget"]) < 64 * 1024
@@ -146,7 +153,7 @@ print(draw(y))
 
 # %%
 lines = inspect.getsource(mc.checkpoint_sequential).splitlines()
-start = next(i for i, line in enumerate(lines) if "split_into_segments(" in line)
+start = next(i for i, line in enumerate(lines) if line.strip().startswith("h = x"))
 print("\n".join(lines[start:]))
 
 # %% [markdown]
@@ -231,7 +238,7 @@ def measure(segments):
 
 
 def kept_count(L, s):
-    """(s - 1) checkpoints + ⌈L/s⌉ rebuilt activations."""
+    """(s - 1) checkpoints + ⌈L/s⌉ activations of one segment."""
     return s - 1 + math.ceil(L / s)
 
 
@@ -250,7 +257,7 @@ print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
 checkpoints, rebuilt = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
 print(f"peak estimate at s = 4: (s - 1) = {checkpoints} checkpoints"
-      f" + ⌈L/s⌉ = {rebuilt} rebuilt tanh outputs + {IN_FLIGHT} in flight"
+      f" + ⌈L/s⌉ = {rebuilt} activations of one segment + {IN_FLIGHT} in flight"
       f" = {checkpoints + rebuilt + IN_FLIGHT}")
 assert checkpoints + rebuilt == kept_count(L, 4)
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
@@ -326,8 +333,8 @@ plt.show()
 # `linear` and `tanh` forwards shows it: all of them in the forward phase,
 # and in the backward phase those run while `mc.config.in_recomputing` is
 # True (forget's rerun). Both forward phases count `2 L = 32`. Plain
-# recomputes nothing, forget 24: three segments of 4 blocks run again, the
-# last segment (graph kept) not.
+# recomputes nothing, forget 24 (75% more forward work): three segments
+# of 4 blocks run again, the last segment (graph kept) not.
 
 # %%
 class ForwardCounter(mc.FunctionHook):     # hooks: chapter 08
@@ -358,7 +365,8 @@ for segments, name in ((None, "plain"), (4, "forget")):
 assert counts[None][0] == counts[4][0] == 2 * L
 recomputed = counts[4][1]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
-      f" tanh) = {4 - 1} segments of {L // 4} blocks")
+      f" tanh) = {4 - 1} segments of {L // 4} blocks,"
+      f" {recomputed / counts[4][0]:.0%} more forward work")
 assert counts[None][1] == 0 and recomputed == (4 - 1) * (L // 4) * 2
 
 # %% [markdown]
@@ -405,13 +413,15 @@ assert np.array_equal(real_grad, plain_grad)
 #
 # `mc.visualize.animate_backward` records, before each backward step, what
 # the engine holds. At the `Forget` node the player switches to the graph
-# `func` builds again inside `Forget`'s backward, and walks it: first the
-# seed (`_GradientSeed`), which hands each recomputed output the gradient
-# `Forget` received, then the recomputed functions. *kept for backward*
-# rises while that graph exists (the recomputed `tanh` output is kept
-# again) and falls back as backward walks it. *in gradients* gains 4 bytes
-# at row 4, the inner backward's 0-d seed (that backward starts from a
-# seed, as every backward does), gone at row 5.
+# `func` builds again inside `Forget`'s backward, and walks it.
+# `Forget.backward` runs `backward()` (so Parameters inside `func` get
+# `.grad`), which starts from one Variable: so a small node,
+# `_GradientSeed`, joins the recomputed outputs into one 0-d value; a
+# backward from it, seeded with 1.0 (the 4 bytes *in gradients* at row 4),
+# hands each recomputed output the gradient `Forget` received, as
+# `grad_outputs=` did in `HandForget`. *kept for backward* (row 1: `x`,
+# kept by `Forget`, and `z`, kept by `z * z`) rises while that graph
+# exists and falls back as backward walks it.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -428,6 +438,8 @@ first_inner = next(i for i, frame in enumerate(player.frames) if frame["level"] 
 seed_bytes = (player.frames[first_inner]["grad_bytes"]
               - player.frames[first_inner - 1]["grad_bytes"])
 assert seed_bytes == np.dtype(np.float32).itemsize      # the inner seed, 0-d
+assert player.frames[first_inner]["grads"] == {"v0": ["1.", "arriving"]}  # 1.0
+assert kept_bytes[0] == x.array.nbytes + z.array.nbytes  # x (Forget), z (z * z)
 assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
 assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
                    * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
@@ -495,11 +507,16 @@ ch10.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: the humps.** During a rebuild `Forget`'s incoming gradient
-# stays alive too. By the time it is a third array in flight, the last
-# rebuilt `tanh` output has been freed. So the peak stays 9. The first hump, the last segment's
-# inner graph, stops at 8: its incoming gradient is `F.sum`'s, a broadcast
-# view of one number that owns no bytes, and by the time a full-size
+# **Note 1: the humps.** A rebuild around its peak (printed below), in
+# activations:
+# - `forward:Linear`, 8: 3 checkpoints, 3 rebuilt `tanh` outputs, the new
+#   `linear` output, and `Forget`'s incoming gradient;
+# - `forward:Tanh`, 9: the fourth `tanh` output;
+# - `forward:_GradientSeed`, 8: that `linear` output freed;
+# - `forward:TanhGrad`, 9: the inner backward's first new gradient.
+#
+# The first hump, the last segment's inner graph, stops at 8: its
+# incoming gradient is `F.sum`'s, a broadcast view of one number that owns no bytes, and by the time a full-size
 # gradient waits, one `tanh` output has been freed.
 
 # %%
@@ -509,6 +526,14 @@ humps = [in_activations(max(level for _, level in forgetful.timeline[lo:hi]))
          for lo, hi in zip(bounds, bounds[1:])]
 print(f"highest in backward: {humps[0]} in the last segment, {humps[1]} in the rebuilds")
 assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
+rebuild = [(event, in_activations(level))
+           for event, level in forgetful.timeline[bounds[1]:bounds[2]]]
+top = next(i for i, (_, count) in enumerate(rebuild) if count == humps[1])
+for event, count in rebuild[top - 1:top + 4]:
+    print(f"  {event:22s} {count}")
+assert rebuild[top - 1:top + 4] == [
+    ("forward:Linear", 8), ("forward:Tanh", 9), ("forward:_GradientSeed", 8),
+    ("backward:_GradientSeed", 8), ("forward:TanhGrad", 9)]
 
 # %% [markdown]
 # **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the

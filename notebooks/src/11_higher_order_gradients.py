@@ -94,7 +94,8 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # ## The real thing: minichain's backwards are written on Variables
 #
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
-# same formula as `VariableCube`'s, on Variables. Built-in nodes also have
+# same formula as `VariableCube`'s, on Variables (`indexes` is
+# `target_input_indexes`). Built-in nodes also have
 # an array-only shortcut, never used while backward is recorded or a
 # function hook watches (chapter 13): never for a second derivative.
 
@@ -102,6 +103,8 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 from minichain.functions.math.basic_math import PowVarConst
 
 print(inspect.getsource(PowVarConst.backward))
+assert list(inspect.signature(PowVarConst.backward).parameters) == [
+    "self", "indexes", "grad_outputs"]
 
 # %% [markdown]
 # So `x ** 3` with the real operator gives its first and second
@@ -132,6 +135,9 @@ gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
 gx.name = "gx"
 print(draw(gx))
 assert draw(gx).splitlines()[1] == "x <--- _ ** 2 <--- v3 <--- [1]"
+v2 = gx.creator_node.inputs[0].creator_node.inputs[0].get_variable()
+print("v2, the seed:", v2.array)
+assert v2.array == 1.0
 
 # %%
 to_digraph(gx, rankdir="LR")
@@ -344,11 +350,11 @@ assert np.allclose(hessian_by_hvp, hessian)
 assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
-# `mc.gradient_check.check_double_backward` (PyTorch's
-# `torch.autograd.gradgradcheck`) uses the same idea: it computes by
-# double backprop the derivative of the gradient of `y_grad · tanh(x)`
-# along a `v` you pass (`x_grad_grad`), checks it against a
-# finite difference of the backward, and raises if they disagree.
+# `mc.gradient_check.check_double_backward`, like PyTorch's
+# `torch.autograd.gradgradcheck`, checks `H·v` of `sum(y_grad · tanh(x))`,
+# computed by double backprop with the `v` you pass (`x_grad_grad`),
+# against finite differences of the backward, and raises if they
+# disagree.
 
 # %%
 mc.gradient_check.check_double_backward(
@@ -409,8 +415,11 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # The idea: `F.forget` runs `func` again on `link = identity(x)`, so
 # `Identity` reconnects `x` and the gradient's graph reaches it. The next
 # cell counts `cube`'s calls and draws the graph of `gx`, with three
-# Variables named: `link`, made by `Identity` from `x`; the `seed`; and
-# `gy`, made from it by `F.sum`'s backward.
+# Variables named: `link`, made by `Identity` from `x`; `seed`, the seed
+# of the first `mc.grad` (dy/dy = 1); and `gy`, made from it by `F.sum`'s
+# backward. This path runs only when the outer backward records
+# (`enable_double_backprop=True`); otherwise chapter 10's new-leaf path
+# runs.
 
 # %%
 def name_by_creator(output, names):
@@ -454,11 +463,8 @@ to_digraph(gx, rankdir="LR")
 # `x`. So `gx` keeps it alive: under double backprop `forget` saves no
 # memory. As `link` holds `x`'s values, that graph computes `3x²·gy`, so
 # its derivative is `6x·gy`, as without `forget`.
-#
-# This path (steps in the note at the end) runs only when the outer
-# backward records (`enable_double_backprop=True`); otherwise chapter 10's
-# new-leaf path runs. PyTorch's `checkpoint` does the same with
-# `use_reentrant=False` (its recommended mode).
+# PyTorch's `checkpoint` allows this only with `use_reentrant=False`
+# (its recommended mode); steps in the note at the end.
 
 # %% [markdown]
 # ## Your engine, differentiated twice
