@@ -95,7 +95,7 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 
 # %%
 print(visualize.draw(y))
-x.name = y.name = None                  # unnamed: the ids under the names
+x.name = y.name = None                  # print the ids the names hide
 unnamed = visualize.draw(y)
 x.name, y.name = "x", "y"
 print(unnamed)
@@ -104,28 +104,27 @@ assert "v2 <-+" in unnamed and unnamed.splitlines()[0].endswith("<--- v0")
 # %% [markdown]
 # The picture's arrows point forward; the text drawing's point back, the
 # way backward walks. Read right to left: `a <--- f <--- b` says `b` was
-# made by `f` from `a`; `x <-+` starts rows that both use `x`; `[1]` tags a
-# function drawn once and referred to again. Row 1: `y` was made by `_ + _`
-# from `x`. Row 3: `[1]` also used `v1`, made by `_ * 2` from `v3`, made by
+# made by `f` from `a`; `x <-+` joins the rows that both use `x`; `[1]` tags
+# a function drawn once and referred to again. Row 1: `y` was made by
+# `_ + _` from `x` and (row 3) `v1`, made by `_ * 2` from `v3`, made by
 # `_ ** 2` from `x`.
 #
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
-# (PyTorch's `grad_fn`); a leaf has none. Each function knows its `inputs`,
-# held as the variables' `x.node`, a `VariableNode`: a light record of the
-# Variable (chapter 03). Those two links are the whole graph. A function's
-# `label` is its name in the drawings; its `rank`, also in its box, orders
-# backward (defined in chapter 02, used in chapter 05).
+# (PyTorch's `grad_fn`); a leaf has none. Each function knows its `inputs`.
+# Those two links are the whole graph. A function's `label` is its name in
+# the drawings; its `rank`, also in its box, orders backward (defined in
+# chapter 02, used in chapter 05).
 
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)
 print("x was made by:", x.creator_node)
-print("its inputs:", [type(node).__name__ for node in y.creator_node.inputs])
+print("its inputs' names:", [node.name for node in y.creator_node.inputs])
 print("y.grad:", y.grad)
 assert y.creator_node.label == "_ + _" and x.creator_node is None
 assert y.creator_node.rank == 2 and y.grad is None
-assert y.creator_node.inputs[1] is x.node   # x's VariableNode, not x
+assert [node.name for node in y.creator_node.inputs] == [None, "x"]
 
 # %% [markdown]
 # ## If you know PyTorch

@@ -208,10 +208,8 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (here `(0,)`). It returns a tuple,
-# either one gradient per input (`None` for an input not asked for) or one
-# per entry of `target_input_indexes`, in that order; the engine accepts
-# either.
+# says which inputs want a gradient (here `(0,)`). It returns a tuple
+# with one gradient per input (`None` where none is wanted).
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, `dL/dy`:
 # for `L = sum(y)` it is ones, set by us. One call turns `y.grad` into
@@ -241,7 +239,9 @@ assert np.array_equal(x_hand.grad, [2.0, 2.0, 2.0])
 # name): `HandFunctionNode` becomes `mc.FunctionNode`; `forward` and
 # `backward` stay line for line. With the same seed in `y.grad`,
 # `y.backward()` walks the graph and, on this one-function graph, makes
-# exactly one call to `Twice.backward`:
+# exactly one call to `Twice.backward`. That is one function's step;
+# `y.backward()` is the engine that calls every step (PyTorch:
+# `Function.backward` vs `Tensor.backward()`):
 
 # %%
 class Twice(mc.FunctionNode):
@@ -274,12 +274,11 @@ print("x.grad_var:", x.grad_var)
 assert x.grad is x.grad_var.array
 
 # %% [markdown]
-# Every differentiable FunctionNode has a `backward` written this way; some
-# also have `backward_arrays`, an optional array-only twin of `backward`,
-# used for speed (chapter 03). Here is minichain's identity, printed from the
-# package: `IdentityNode`, and `identity`, which applies a new one and
-# returns its single output rather than a tuple. `indexes` is Chainer's
-# name for `target_input_indexes`.
+# Every differentiable FunctionNode has a `backward` written this way.
+# Here is minichain's identity, printed from the package: `IdentityNode`,
+# and `identity`, which applies a new one and returns its single output
+# rather than a tuple. `indexes` is Chainer's name for
+# `target_input_indexes`.
 
 # %%
 import minichain.functions.array.identity as identity_module

@@ -373,15 +373,17 @@ print("check_backward passed")
 # | method | works on | runs |
 # |---|---|---|
 # | `backward_arrays` | arrays | in the default run, the fast path (chapter 13), when a function defines it |
-# | `backward` | Variables | when double backprop is on (`y.backward(enable_double_backprop=True)`), under `mc.reference_mode()` (chapter 05), or when the function defines no `backward_arrays` |
+# | `backward` | Variables | when double backprop (gradients that can be differentiated again, chapter 11) is on (`y.backward(enable_double_backprop=True)`), under `mc.reference_mode()` (chapter 05), or when the function defines no `backward_arrays` |
 #
 # **So a default backward of `yv`'s chain runs the `backward_arrays` of
-# `Exp` and `Sin`, our hand formulas on bare arrays.** `Square`, like
+# `Exp` and `Sin`, our hand formulas on bare arrays** (Sin's follows the
+# same pattern as Exp's). `Square`, like
 # chapter 02's `Twice`, defines none (see `defines backward_arrays`), so
 # `Square.backward` runs, recording nothing while double backprop is off
 # (the last line).
-# `backward` is the same formula on Variables, so with double backprop on, a gradient
-# can be differentiated again (chapter 11; exercise 2).
+# `backward` is the same formula on Variables (in `Sin.backward`, `cos` is
+# minichain's `F.cos`), so with double backprop on, a gradient can be
+# differentiated again (exercise 2).
 # (`_retained_output_data` is the kept output arrays;
 # `get_retained_outputs()` gives them as Variables.)
 
@@ -397,6 +399,7 @@ for method in (exponential.Exp.forward, exponential.Exp.backward_arrays,
     print(f"# {method.__qualname__}")
     print(inspect.getsource(method))
 assert "indexes" in inspect.signature(exponential.Exp.backward).parameters
+assert trigonometric.cos is F.cos          # Sin.backward's cos, on Variables
 
 twins = {cls.__name__: cls.backward_arrays is not None
          for cls in (exponential.Exp, Square, trigonometric.Sin)}

@@ -97,7 +97,9 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # every function behind the outputs, then visits them highest rank first.
 # Chapter 02's rule makes that safe: every user of an output ranks above
 # its maker, so it runs first (chapter 05 proves this order right).
-# New below: `hand_backward`, `HandMul`, `HandAdd`, `HandCos` and
+# New below: `hand_backward`, `HandMul`, `HandAdd` (one gradient per
+# input; minichain also accepts one per entry of `target_input_indexes`),
+# `HandCos` and
 # `HandIdentity`'s backward; the rest is chapter 03's, unchanged. The one
 # line that matters here is marked: add, or overwrite.
 
@@ -316,9 +318,8 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
 # hand engines. Overwriting keeps only the share of the branch that runs
-# last (here `sin`'s, `cos a · eˣ`, as the assert checks; the hand loop's
-# stack and stable sort put `sin` last). The dashed "derivative" is a
-# different function, silently.
+# last (here `sin`'s, `cos a · eˣ`, as the assert checks). The dashed
+# "derivative" is a different function, silently.
 
 # %%
 def hand_diamond(x_values, accumulate):
@@ -441,9 +442,9 @@ print(source)
 #
 # 1. the outer `_ + _` hands the seed V to both `s` and `x`, so
 #    `grads[s.node]` and `grads[x.node]` are both V;
-# 2. the inner `_ + _` returns V twice for `x`, so each `+=` doubles V
-#    itself: 2 (right only by coincidence), then 4 where 3 is due, and the
-#    seed itself is corrupted.
+# 2. the inner `_ + _` returns V twice for `x`; `gx` *is* V, so this is
+#    `V += V`, twice: 2, which happens to equal the true sum so far
+#    (1 + 1), then 4 where 3 is due, and the seed itself is corrupted.
 
 # %%
 x = mc.Variable(np.array(1.0))
@@ -455,6 +456,7 @@ for out, f in ((y, y.creator_node), (s, s.creator_node)):   # rank order
     gxs = f.backward((0, 1), (grads[out.node],))
     for node, gx in zip(f.inputs, gxs):
         if node in grads:
+            assert gx is grads[node]             # gx is V: V += V
             grads[node].array += gx.array        # += : the bug
             print("after +=, x's gradient:", grads[node].array)
         else:
