@@ -86,36 +86,32 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   gradients, so only `x` shows one.
 # - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
 #   float64) to compute `2x`.
-# - Variables are numbered from the output, in the order backward meets
-#   them; a named one shows its name instead (`y` is v0, `x` v2: second
-#   text drawing below). The unnamed `v1` and `v3` show only shape and
-#   dtype: nothing holds their arrays any more.
+# - The unnamed `v1` and `v3` (numbered from the output; a named Variable
+#   shows its name) show only shape and dtype: nothing holds their arrays
+#   any more, since the graph links light records of the variables, not
+#   their arrays (chapter 03).
 #
 # The same graph as text, by `visualize.draw`:
 
 # %%
 print(visualize.draw(y))
-x.name = y.name = None                  # print the ids the names hide
-unnamed = visualize.draw(y)
-x.name, y.name = "x", "y"
-print(unnamed)
-assert "v2 <-+" in unnamed and unnamed.splitlines()[0].endswith("<--- v0")
 
 # %% [markdown]
-# The picture's arrows point forward; the text drawing's point back, the
-# way backward walks. Read right to left: `a <--- f <--- b` says `b` was
-# made by `f` from `a`; `x <-+` joins the rows that both use `x`; `[1]` tags
-# a function drawn once and referred to again. Row 1: `y` was made by
-# `_ + _` from `x` and (row 3) `v1`, made by `_ * 2` from `v3`, made by
-# `_ ** 2` from `x`.
+# The picture's arrows point forward; the text's point back, the way
+# backward walks. Read each row right to left, `<---` as "made by ... from":
+# - row 1: `y` was made by `_ + _` (tagged `[1]`) from `x`;
+# - row 3: the same `[1]` also used `v1`, made by `_ * 2` from `v3`, made
+#   by `_ ** 2` from `x`;
+# - `x <-+` joins the two rows: both start from `x`.
 #
 # ## Who made what: `creator_node`
 #
 # Each variable knows the function that made it, its `creator_node`
 # (PyTorch's `grad_fn`); a leaf has none. Each function knows its `inputs`.
 # Those two links are the whole graph. A function's `label` is its name in
-# the drawings; its `rank`, also in its box, orders backward (defined in
-# chapter 02, used in chapter 05).
+# the drawings; its `rank`, also in its box, counts the functions before
+# it on the longest path from a leaf: backward runs high ranks first
+# (chapters 02 and 05).
 
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)

@@ -236,10 +236,11 @@ assert np.isclose(xv.grad, gx) and av.grad is None and bv.grad is None
 #
 # $$g^\top J \;=\; \nabla_x \textstyle\sum_i g_i\, y_i ,$$
 #
-# the gradient of one number, the seed-weighted sum of the outputs. A seed
-# of ones gives the column sums of `J`. They equal each element's own
-# derivative, the diagonal, only for an elementwise function; here each
-# `yᵢ` depends on every `xⱼ`:
+# the gradient of one number, the seed-weighted sum of the outputs (a
+# vector-Jacobian product, VJP). A seed of ones gives the column sums of
+# `J`. They equal each element's own derivative, the diagonal, only for an
+# elementwise function; here each `yᵢ` depends on every `xⱼ` (`x` is used
+# twice: chapter 04 shows how the two paths add):
 
 # %%
 def times_sum(x):
@@ -248,7 +249,7 @@ def times_sum(x):
 
 x0 = np.array([1.0, 2.0, 3.0])
 jacobian = np.stack([(times_sum(x0 + h * e) - times_sum(x0 - h * e))
-                     / (2 * h) for e in np.eye(3)], axis=1)
+                     / (2 * h) for e in np.eye(3)], axis=1)   # h = 1e-4
 print("J =\n", jacobian)
 print("diagonal of J (each yᵢ by its own xᵢ):", np.diag(jacobian))
 print("onesᵀ J (column sums):              ", np.ones(3) @ jacobian)
@@ -284,9 +285,9 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # `mc.grad(outputs, inputs, grad_outputs)`, PyTorch's `torch.autograd.grad`,
 # runs the same backward but returns the inputs' gradients as Variables
 # instead of touching any `.grad`; `grad_outputs` are the seeds. A seed left
-# out is ones, **whatever the output's shape** (unlike `backward()` and
-# PyTorch's `torch.autograd.grad`, which needs `grad_outputs` for a
-# non-scalar output): on `yt_unseeded` it returns the column sums. A seed
+# out is ones, **whatever the output's shape** (unlike `backward()`, which
+# refuses, and PyTorch's `torch.autograd.grad`, which needs `grad_outputs`
+# for a non-scalar output): on `yt_unseeded` it returns the column sums. A seed
 # that is 1 at position `i` and 0 elsewhere picks row `i` of `J`, so three
 # calls rebuild `J`:
 
@@ -362,30 +363,24 @@ print("check_backward passed")
 # ### `exp` and `sin` in the package
 #
 # They have our `HandExp`'s and `HandSin`'s `forward(inputs)`, and two
-# backward methods (`target_input_indexes` shortened to `indexes`). New here:
+# backward methods (`indexes` is `target_input_indexes`):
 #
-# - `self.retain_outputs((0,))` and `self.retain_inputs((0,))`: forward
-#   says which arrays its backward will need, and only those are kept;
-#   `get_retained_outputs()` and `get_retained_inputs()` hand them over.
-# - `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps a
-#   0-d result an array, where NumPy would return a scalar.
+# - `backward_arrays`, on bare arrays: our hand formula. A default backward
+#   uses it wherever a function defines one (the fast path, chapter 13):
+#   here for `Exp` (printed) and `Sin` (the same pattern).
+# - `backward`, the same formula on Variables (in `Sin.backward`, `cos` is
+#   minichain's `F.cos`). It runs for a function without `backward_arrays`
+#   (`Square` here, chapter 02's `Twice`), under `mc.reference_mode()`
+#   (chapter 05), and with double backprop on: then it is recorded, so a
+#   gradient can be differentiated again (chapter 11; exercise 2). With it
+#   off, it records nothing (the last line below).
 #
-# | method | works on | runs |
-# |---|---|---|
-# | `backward_arrays` | arrays | in the default run, the fast path (chapter 13), when a function defines it |
-# | `backward` | Variables | when double backprop (gradients that can be differentiated again, chapter 11) is on (`y.backward(enable_double_backprop=True)`), under `mc.reference_mode()` (chapter 05), or when the function defines no `backward_arrays` |
-#
-# **So a default backward of `yv`'s chain runs the `backward_arrays` of
-# `Exp` and `Sin`, our hand formulas on bare arrays** (Sin's follows the
-# same pattern as Exp's). `Square`, like
-# chapter 02's `Twice`, defines none (see `defines backward_arrays`), so
-# `Square.backward` runs, recording nothing while double backprop is off
-# (the last line).
-# `backward` is the same formula on Variables (in `Sin.backward`, `cos` is
-# minichain's `F.cos`), so with double backprop on, a gradient can be
-# differentiated again (exercise 2).
-# (`_retained_output_data` is the kept output arrays;
-# `get_retained_outputs()` gives them as Variables.)
+# New in the code: forward's `self.retain_outputs((0,))` and
+# `retain_inputs((0,))` say which arrays backward needs, and only those are
+# kept; `get_retained_outputs()` hands them over as Variables
+# (`_retained_output_data` is the same kept arrays, bare). `xp` is NumPy, or
+# CuPy on a GPU (chapter 09); `force_array` keeps a 0-d result an array,
+# where NumPy would return a scalar.
 
 # %%
 import minichain.functions.math.exponential as exponential

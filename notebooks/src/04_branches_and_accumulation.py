@@ -98,10 +98,9 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # Chapter 02's rule makes that safe: every user of an output ranks above
 # its maker, so it runs first (chapter 05 proves this order right).
 # New below: `hand_backward`, `HandMul`, `HandAdd` (one gradient per
-# input; minichain also accepts one per entry of `target_input_indexes`),
-# `HandCos` and
-# `HandIdentity`'s backward; the rest is chapter 03's, unchanged. The one
-# line that matters here is marked: add, or overwrite.
+# input), `HandCos` and `HandIdentity`'s backward; the rest is chapter
+# 03's, unchanged. The one line that matters here is marked: add, or
+# overwrite.
 
 # %%
 class HandVariable:                                 # as in chapter 03
@@ -415,8 +414,8 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 #
 # minichain's backward has a *reference path*, the code the chapters
 # print (chapter 05), and a *fast path* with the same gradients (chapter
-# 13). The reference `_add_gradient_reference` runs whenever a function
-# hands back a gradient `gx` for a variable's node. `run` holds one
+# 13). On the reference path, `_add_gradient_reference` runs whenever a
+# function hands back a gradient `gx` for a variable's node. `run` holds one
 # backward call's state; `run.grads` (our `grads` below) maps each node to
 # its gradient so far. The cell prints first the lines that matter: a
 # node's first gradient is stored (our first `x.grad = gx`), later ones are
@@ -442,9 +441,10 @@ print(source)
 #
 # 1. the outer `_ + _` hands the seed V to both `s` and `x`, so
 #    `grads[s.node]` and `grads[x.node]` are both V;
-# 2. the inner `_ + _` returns V twice for `x`; `gx` *is* V, so this is
-#    `V += V`, twice: 2, which happens to equal the true sum so far
-#    (1 + 1), then 4 where 3 is due, and the seed itself is corrupted.
+# 2. the inner `_ + _` returns V twice for `x`, and `gx` *is* V, so
+#    `V += V` runs twice: the first gives 2 (by luck the true sum so far,
+#    1 + 1), the second 4 where 3 is due. Since V is the seed, the seed is
+#    now 4 too.
 
 # %%
 x = mc.Variable(np.array(1.0))
