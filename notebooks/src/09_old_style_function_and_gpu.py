@@ -167,8 +167,8 @@ assert np.array_equal(x.grad, grad_hand)
 # new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
 # So, below:
 #
-# - `mc.grad` returns `None` for `x`, with no error (it fills only the
-#   inputs you name), like `torch.autograd.grad` with `allow_unused=True`;
+# - `mc.grad` returns `None` for `x`, with no error (it answers only for
+#   the inputs you name), like `torch.autograd.grad` with `allow_unused=True`;
 # - `gx.backward()` raises;
 # - `F.sum(gx).backward()` raises: `backward()` fills `.grad` on every leaf
 #   it reaches, and `gx` is now a leaf.
@@ -348,8 +348,8 @@ print(inspect.getsource(mc.backend.get_array_module))
 # | old-style Function | yes: arrays | yes: arrays |
 #
 # So `Exp` above asks in `forward` (its backward uses only `*`);
-# `Softplus` below is a FunctionNode, so only its forward needs `xp`. A
-# softplus `log(1 + exp(x))` for either device:
+# `Softplus` below is a FunctionNode, so only its forward needs `xp` (the
+# table above). A softplus `log(1 + exp(x))` for either device:
 
 # %%
 class Softplus(mc.FunctionNode):
@@ -385,8 +385,8 @@ print("check_backward passed")
 #
 # The next cell moves the data to the GPU if `mc.backend.available`, runs
 # forward and backward, brings the gradient back with `to_cpu` and
-# compares it with a run on NumPy. It prints which path ran; the rest
-# prints the same on either machine:
+# compares it with a run on NumPy. Its first two lines show which path
+# ran; the rest prints the same on either machine:
 #
 # - **Without a GPU** (`GPU used: False`, `x.xp: numpy` below):
 #   `to_device` is `np.asarray`, every `xp` is NumPy: the cell shows only
