@@ -57,7 +57,10 @@ print("F.Identity()(x) applies", type(f).__name__,
 node = y_new.creator_node
 print("F.identity(x)   applies", type(node).__name__,
       " a FunctionNode:", isinstance(node, mc.FunctionNode))
+print("both give x back:", np.array_equal(y.array, x.array)
+      and np.array_equal(y_new.array, x.array))
 assert isinstance(f, mc.Function) and not isinstance(f, mc.FunctionNode)
+assert np.array_equal(y.array, x.array) and np.array_equal(y_new.array, x.array)
 assert isinstance(node, mc.FunctionNode)
 
 # %% [markdown]
@@ -162,10 +165,13 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
-# So `mc.grad` reports `None` for `x`, like `torch.autograd.grad` with
-# `allow_unused=True`: no error from `mc.grad`; a backward started from
-# `gx` itself, or one that would fill `gx.grad`, does raise (last lines
-# below):
+# So, below:
+#
+# - `mc.grad` returns `None` for `x`, with no error (it answers only for
+#   the inputs you name), like `torch.autograd.grad` with `allow_unused=True`;
+# - `gx.backward()` raises;
+# - `F.sum(gx).backward()` raises: `backward()` fills `.grad` on every leaf
+#   it reaches, and `gx` is now a leaf.
 
 # %%
 def first_and_second(square):
@@ -341,8 +347,9 @@ print(inspect.getsource(mc.backend.get_array_module))
 # | FunctionNode | yes: arrays | no: Variables |
 # | old-style Function | yes: arrays | yes: arrays |
 #
-# So `Exp` above asks in `forward` (its backward uses only `*`), and so
-# does `Softplus` below. A softplus `log(1 + exp(x))` for either device:
+# So `Exp` above asks in `forward` (its backward uses only `*`);
+# `Softplus` below is a FunctionNode, so only its forward needs `xp` (the
+# table above). A softplus `log(1 + exp(x))` for either device:
 
 # %%
 class Softplus(mc.FunctionNode):
@@ -378,10 +385,10 @@ print("check_backward passed")
 #
 # The next cell moves the data to the GPU if `mc.backend.available`, runs
 # forward and backward, brings the gradient back with `to_cpu` and
-# compares it with a run on NumPy. It prints which path ran; the rest
-# prints the same on either machine:
+# compares it with a run on NumPy. Its first two lines show which path
+# ran; the rest prints the same on either machine:
 #
-# - **Without a GPU** (`GPU used: False` below):
+# - **Without a GPU** (`GPU used: False`, `x.xp: numpy` below):
 #   `to_device` is `np.asarray`, every `xp` is NumPy: the cell shows only
 #   that the code runs.
 # - **On a GPU**: `to_gpu` copies the array into GPU memory (`x.array` is a
@@ -397,7 +404,7 @@ x_cpu = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
 
 x = mc.Variable(to_device(x_cpu))
 F.sum(softplus(x) * F.tanh(x)).backward()
-# x.xp: the array module (numpy or cupy) of x.array
+print("x.xp:", x.xp.__name__)     # the array module (numpy or cupy) of x.array
 assert x.xp is (mc.backend.cupy if mc.backend.available else np)
 grad_on_device = mc.backend.to_cpu(x.grad)
 

@@ -63,10 +63,10 @@ def hand_forget(func, x):
 
 # %% [markdown]
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
-# graph keeps the four `tanh` outputs; forgotten, the block holds only the
-# output `y`. `mc.memory.measure()` (chapter 07) gives what its block left
-# allocated, `.final`, the most it held, `.peak`, and the level over
-# time, `.timeline`.
+# graph keeps the four `tanh` outputs (`* 1.5` keeps nothing, chapter 07);
+# forgotten, the block holds only the output `y`. `mc.memory.measure()`
+# (chapter 07) gives what its block left allocated, `.final`, the most it
+# held, `.peak`, and the level over time, `.timeline`.
 
 # %%
 def four_tanhs(h):
@@ -97,12 +97,15 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # ## The real `F.forget`
 #
 # `F.forget` is the same idea (PyTorch's is
-# `torch.utils.checkpoint.checkpoint(func, x)`), with three differences: it
+# `torch.utils.checkpoint.checkpoint(func, x)`), with four differences: it
 # takes any number of inputs and outputs; it saves the random state for the
-# recomputation (see dropout below); and it frees what
+# recomputation (see dropout below); it frees what
 # each function of its inner graph keeps as the inner backward walks down
-# it (a lower backward peak). It agrees with our hand-made one on the
-# gradient and the memory after forward:
+# it, where `HandForget` keeps that whole graph until its backward returns
+# (a lower backward peak); and a Parameter used inside `func` gets its
+# `.grad` (`HandForget`'s `mc.grad([y], [x])` returns only `x`'s). It
+# agrees with our hand-made one on the gradient and the memory after
+# forward:
 
 # %%
 x = mc.Variable(x_array, name="x")
@@ -140,8 +143,8 @@ print(draw(y))
 # holds.
 #
 # As in PyTorch's `checkpoint_sequential`, the *last* segment is not
-# rebuilt: forward keeps its inner graph, as its backward runs first.
-# Backward rebuilds the others one at a time from their checkpoints, and
+# recomputed: forward keeps its inner graph, as its backward runs first.
+# Backward recomputes the others one at a time from their checkpoints, and
 # frees each inner graph as it walks it. So the activations kept at once,
 # the **kept count**, are about
 #
@@ -149,7 +152,7 @@ print(draw(y))
 #
 # smallest near `s = √L`. Its loop below: `_Segment(group)` runs a group's
 # blocks in order, `_forget` is `F.forget` on a tuple of inputs, and
-# `keep_graph` marks the last segment, not rebuilt.
+# `keep_graph` marks the last segment, not recomputed.
 
 # %%
 lines = inspect.getsource(mc.checkpoint_sequential).splitlines()
@@ -158,8 +161,9 @@ print("\n".join(lines[start:]))
 
 # %% [markdown]
 # Our net is small: `L = 16` blocks of width 256 on a batch of 1024, so one
-# activation is 1 MiB. Each weight gets a zero-filled `.grad` before we
-# measure (`zerograd()`, chapter 08), which backward adds into in place, so
+# activation is 1 MiB. Each weight is an `mc.Parameter` (chapter 08);
+# `zerograd()` fills its `.grad` with zeros, keeping the buffer, which
+# backward adds into in place, so
 # the measured peak is what the step itself adds. The input is a constant
 # (`requires_grad=False`, chapter 07).
 
@@ -224,9 +228,12 @@ zerograds()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
-# for `L = 16`). The dashed line is the peak estimate, explained below the
-# plot. A peak also holds small Python objects, so we print it in whole
-# activations.
+# for `L = 16`). At its worst moment backward holds, besides the kept
+# count, two arrays **in flight**: the gradient waiting at the block being
+# walked back, and the array being made (a block's output, or a new
+# gradient). So the **peak estimate**, the dashed line, is
+# `(s - 1) + ⌈L/s⌉ + 2` activations: an estimate, not a bound. A peak
+# also holds small Python objects, so we print it in whole activations.
 
 # %%
 def measure(segments):
@@ -255,11 +262,11 @@ def in_activations(nbytes):
 plain, forgetful = measure(None), measure(4)
 print(f"peak plain:    {in_activations(plain.peak):2d} activations")
 print(f"peak forget:   {in_activations(forgetful.peak):2d} activations")
-checkpoints, rebuilt = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
+checkpoints, in_segment = 4 - 1, math.ceil(L / 4)     # s - 1 and ⌈L/s⌉, s = 4
 print(f"peak estimate at s = 4: (s - 1) = {checkpoints} checkpoints"
-      f" + ⌈L/s⌉ = {rebuilt} activations of one segment + {IN_FLIGHT} in flight"
-      f" = {checkpoints + rebuilt + IN_FLIGHT}")
-assert checkpoints + rebuilt == kept_count(L, 4)
+      f" + ⌈L/s⌉ = {in_segment} activations of one segment + {IN_FLIGHT} in flight"
+      f" = {checkpoints + in_segment + IN_FLIGHT}")
+assert checkpoints + in_segment == kept_count(L, 4)
 assert in_activations(forgetful.peak) == kept_count(L, 4) + IN_FLIGHT
 ax = mc.visualize.plot_memory(
     {"plain": plain.timeline, "forget, 4 segments": forgetful.timeline},
@@ -278,15 +285,9 @@ plt.show()
 # unlike PyTorch's default: chapter 07). With `forget` the forward keeps only the
 # checkpoints and the last segment's inner graph (the small teeth: an
 # output inside a graph-free segment lives until the next function has
-# used it). Backward walks the last segment, then rebuilds the others one
-# at a time: the humps.
-#
-# The peak is 2 above the kept count. At its worst moment backward also
-# holds two arrays **in flight**: the gradient waiting at the block being
-# walked back, and the array being made (a block's output, or a new
-# gradient). So the **peak estimate** is `(s - 1) + ⌈L/s⌉ + 2` activations:
-# an estimate, not a bound. The rebuild humps reach it, 9; the first
-# stops one lower (note 1).
+# used it). Backward walks the last segment, then recomputes the others one
+# at a time: the humps, which reach the peak estimate, 9. The walk of the
+# last segment, before the humps, stops one lower, 8 (Note 1).
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` the only
 # segment is the last, whose inner graph is kept: nothing is recomputed.
@@ -332,7 +333,7 @@ plt.show()
 # Every forgotten block runs its forward twice; a hook counting the
 # `linear` and `tanh` forwards shows it: all of them in the forward phase,
 # and in the backward phase those run while `mc.config.in_recomputing` is
-# True (forget's rerun). Both forward phases count `2 L = 32`. Plain
+# True. Both forward phases count `2 L = 32`. Plain
 # recomputes nothing, forget 24 (75% more forward work): three segments
 # of 4 blocks run again, the last segment (graph kept) not.
 
@@ -344,7 +345,7 @@ class ForwardCounter(mc.FunctionHook):     # hooks: chapter 08
     def forward_preprocess(self, function, in_data):
         if function.label in ("Linear", "Tanh"):
             self.count += 1
-            if mc.config.in_recomputing:         # True while forget reruns func
+            if mc.config.in_recomputing:         # True while forget recomputes func
                 self.recomputed += 1
 
 
@@ -414,12 +415,16 @@ assert np.array_equal(real_grad, plain_grad)
 # `mc.visualize.animate_backward` records, before each backward step, what
 # the engine holds. At the `Forget` node the player switches to the graph
 # `func` builds again inside `Forget`'s backward, and walks it.
-# `Forget.backward` runs `backward()` (so Parameters inside `func` get
-# `.grad`), which starts from one Variable: so a small node,
-# `_GradientSeed`, joins the recomputed outputs into one 0-d value; a
-# backward from it, seeded with 1.0 (the 4 bytes *in gradients* at row 4),
-# hands each recomputed output the gradient `Forget` received, as
-# `grad_outputs=` did in `HandForget`. *kept for backward* (row 1: `x`,
+#
+# `Forget.backward` calls `backward()`, so that Parameters inside `func`
+# get `.grad` (difference 4 above); but `backward()` starts from one
+# Variable. So a node, `_GradientSeed`, joins the recomputed outputs yᵢ
+# into one 0-d zero; its backward hands each yᵢ the gradient gyᵢ that
+# `Forget` received: the gradient of Σᵢ sum(yᵢ·gyᵢ), the gyᵢ held
+# constant. At row 4, *in gradients* rises from 16 to 20 bytes: its 4-byte
+# seed, 1.0.
+#
+# *kept for backward* (row 1: `x`,
 # kept by `Forget`, and `z`, kept by `z * z`) rises while that graph
 # exists and falls back as backward walks it.
 
@@ -438,6 +443,7 @@ first_inner = next(i for i, frame in enumerate(player.frames) if frame["level"] 
 seed_bytes = (player.frames[first_inner]["grad_bytes"]
               - player.frames[first_inner - 1]["grad_bytes"])
 assert seed_bytes == np.dtype(np.float32).itemsize      # the inner seed, 0-d
+assert first_inner == 3 and player.frames[first_inner]["grad_bytes"] == 20  # row 4
 assert player.frames[first_inner]["grads"] == {"v0": ["1.", "arriving"]}  # 1.0
 assert kept_bytes[0] == x.array.nbytes + z.array.nbytes  # x (Forget), z (z * z)
 assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
@@ -507,37 +513,38 @@ ch10.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: the humps.** A rebuild around its peak (printed below), in
-# activations:
-# - `forward:Linear`, 8: 3 checkpoints, 3 rebuilt `tanh` outputs, the new
+# **Note 1: the humps.** A recomputed segment around its peak (printed
+# below), in activations:
+# - `forward:Linear`, 8: 3 checkpoints, 3 recomputed `tanh` outputs, the new
 #   `linear` output, and `Forget`'s incoming gradient;
 # - `forward:Tanh`, 9: the fourth `tanh` output;
 # - `forward:_GradientSeed`, 8: that `linear` output freed;
 # - `forward:TanhGrad`, 9: the inner backward's first new gradient.
 #
-# The first hump, the last segment's inner graph, stops at 8: its
+# The walk of the last segment stops at 8: its
 # incoming gradient is `F.sum`'s, a broadcast view of one number that owns no bytes, and by the time a full-size
 # gradient waits, one `tanh` output has been freed.
 
 # %%
-events = [event for event, _ in forgetful.timeline]  # bounds: the last segment, the rebuilds
+events = [event for event, _ in forgetful.timeline]  # bounds: last segment, recomputed ones
 bounds = (events.index("backward:Sum"), events.index("backward:Forget"), len(events))
 humps = [in_activations(max(level for _, level in forgetful.timeline[lo:hi]))
          for lo, hi in zip(bounds, bounds[1:])]
-print(f"highest in backward: {humps[0]} in the last segment, {humps[1]} in the rebuilds")
+print(f"highest in backward: {humps[0]} in the last segment,"
+      f" {humps[1]} in the recomputed ones")
 assert humps == [kept_count(L, 4) + 1, kept_count(L, 4) + IN_FLIGHT]
-rebuild = [(event, in_activations(level))
-           for event, level in forgetful.timeline[bounds[1]:bounds[2]]]
-top = next(i for i, (_, count) in enumerate(rebuild) if count == humps[1])
-for event, count in rebuild[top - 1:top + 4]:
+walk = [(event, in_activations(level))
+        for event, level in forgetful.timeline[bounds[1]:bounds[2]]]
+top = next(i for i, (_, count) in enumerate(walk) if count == humps[1])
+for event, count in walk[top - 1:top + 4]:
     print(f"  {event:22s} {count}")
-assert rebuild[top - 1:top + 4] == [
+assert walk[top - 1:top + 4] == [
     ("forward:Linear", 8), ("forward:Tanh", 9), ("forward:_GradientSeed", 8),
     ("backward:_GradientSeed", 8), ("forward:TanhGrad", 9)]
 
 # %% [markdown]
 # **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the
-# first hump's: the inner graph is freed as backward walks it, so the
+# last segment's walk: the inner graph is freed as backward walks it, so the
 # peak is at the start, 16 kept and the array being made. The plain graph
 # stays whole, so later a gradient waits as well.
 #

@@ -95,9 +95,7 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 #
 # minichain's `x ** c` is the FunctionNode `PowVarConst`. Its backward is the
 # same formula as `VariableCube`'s, on Variables (`indexes` is
-# `target_input_indexes`). Built-in nodes also have
-# an array-only shortcut, never used while backward is recorded or a
-# function hook watches (chapter 13): never for a second derivative.
+# `target_input_indexes`).
 
 # %%
 from minichain.functions.math.basic_math import PowVarConst
@@ -135,6 +133,7 @@ gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
 gx.name = "gx"
 print(draw(gx))
 assert draw(gx).splitlines()[1] == "x <--- _ ** 2 <--- v3 <--- [1]"
+# `inputs` are VariableNodes; `get_variable()` returns the Variable
 v2 = gx.creator_node.inputs[0].creator_node.inputs[0].get_variable()
 print("v2, the seed:", v2.array)
 assert v2.array == 1.0
@@ -351,10 +350,9 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
 # `mc.gradient_check.check_double_backward`, like PyTorch's
-# `torch.autograd.gradgradcheck`, checks `H·v` of `sum(y_grad · tanh(x))`,
-# computed by double backprop with the `v` you pass (`x_grad_grad`),
-# against finite differences of the backward, and raises if they
-# disagree.
+# `torch.autograd.gradgradcheck`, finite-differences the first backward,
+# `(x, y_grad) → gx`, with `gx` weighted by `x_grad_grad` (the `v` of
+# `H v`), compares that with double backprop, and raises if they disagree.
 
 # %%
 mc.gradient_check.check_double_backward(
@@ -422,6 +420,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # runs.
 
 # %%
+# only names nodes, for the picture
 def name_by_creator(output, names):
     """Name each unnamed Variable behind ``output`` by the function that made it."""
     todo = [output.node]
@@ -460,11 +459,12 @@ to_digraph(gx, rankdir="LR")
 # The second `mc.grad` recomputes nothing (`cube`'s calls stay at 2): the
 # recomputed activation (`link * link`, `v8` in the picture) is part of
 # `gx`'s graph, which it walks down to `link`, then through `Identity` to
-# `x`. So `gx` keeps it alive: under double backprop `forget` saves no
-# memory. As `link` holds `x`'s values, that graph computes `3x²·gy`, so
-# its derivative is `6x·gy`, as without `forget`.
+# `x`. So `gx` keeps it alive: under double backprop the saving is lost
+# once `gx` exists, for as long as it lives. As `link` holds `x`'s values,
+# that graph computes `3x²·gy`, so its derivative is `6x·gy`, as without
+# `forget`.
 # PyTorch's `checkpoint` allows this only with `use_reentrant=False`
-# (its recommended mode); steps in the note at the end.
+# (its recommended mode); minichain's steps: the note at the end.
 
 # %% [markdown]
 # ## Your engine, differentiated twice
