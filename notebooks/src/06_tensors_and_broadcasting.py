@@ -160,13 +160,13 @@ plt.show()
 # As functions on Variables, `F.broadcast_to` and `F.sum_to` form a pair:
 # the backward of one is the other. Mathematically they are *adjoint*,
 # `<broadcast(u), v> = <u, sum_to(v)>` with `<a, b>` the sum of elementwise
-# products (checked after the source). In the source, `sum_to` and
-# `broadcast_to` are `F.sum_to` and `F.broadcast_to`; `indexes` is our
-# `target_input_indexes`.
+# products (checked after the source).
 #
 # Every backward is the adjoint of its forward's Jacobian (PyTorch's
 # vector-Jacobian product), matmul's too. Written on Variables, each backward
-# can itself be differentiated (chapter 11).
+# can itself be differentiated (chapter 11). In the source, `sum_to` and
+# `broadcast_to` are `F.sum_to` and `F.broadcast_to`; `indexes` is our
+# `target_input_indexes`.
 
 # %%
 import minichain.functions.array.broadcast as broadcast_module
