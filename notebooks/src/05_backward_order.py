@@ -14,7 +14,6 @@
 
 # %%
 import heapq
-import inspect
 import itertools
 import sys
 
@@ -233,8 +232,10 @@ assert x_hand.grad == right
 # - (a) The heap (below) pops the largest waiting rank, and each step
 #   pushes only lower ranks (its inputs' creators), so ranks pop in
 #   non-increasing order.
-# - (b) Every consumer of `f`'s output has a higher rank than `f`, so it
-#   pops before `f`: here `_ * _`, rank 1, before `_ * 2`, rank 0.
+# - (b) Every consumer of `f`'s output has a higher rank than `f` and was
+#   pushed by its own consumers, which outrank it (by induction down from
+#   the output), so it pops before `f`: here `_ * _`, rank 1, before
+#   `_ * 2`, rank 0.
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -248,7 +249,8 @@ for f in functions:                  # each consumer outranks each producer
         assert v.creator is None or v.creator.rank < f.rank
 
 # %% [markdown]
-# Sorting needs every function collected first. A **heap** (Python's
+# Chapter 04's hand engine sorted all functions by rank, which needs every
+# function collected first. A **heap** (Python's
 # `heapq`) finds the highest rank as functions are discovered: it pops the
 # smallest key, so the key is `-rank`. A running counter breaks ties in push
 # order, and a set makes sure each function is pushed once.
@@ -311,21 +313,16 @@ assert [s.name.split(" ->")[0] for s in record.steps] == heap_backward(
 # %%
 import minichain.backprop as backprop
 
+from minichain.utils.source import print_marked
+
 STEPS = {"def _walk": "loop", "while run.heap": "loop", "heappop(": "1 pop",
          "def _step": "step", "_step_reference(run, func)": "step",
          "run.grads.pop(": "2 gys", "_targets(": "2 gxs",
          "_backward_on": "2 gxs", "zip(targets": "3 add", "_add_grad": "3 add",
          "_push(run, func": "4 push", "def _push": "4 push",
          "func = node": "4 push", "run.pushed": "4 push"}
-marked = set()
-for function in (backprop._walk_reference, backprop._step_reference,
-                 backprop._push):
-    for line in inspect.getsource(function).splitlines():
-        mark = next((m for text, m in STEPS.items() if text in line), "")
-        marked.update(text for text in STEPS if text in line)
-        print(f"{mark:6} | {line}")
-    print()
-assert marked == set(STEPS)
+print_marked([backprop._walk_reference, backprop._step_reference,
+              backprop._push], STEPS)
 
 x.cleargrad()
 with mc.reference_mode():
@@ -336,10 +333,10 @@ assert x.grad == right
 assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 
 # %% [markdown]
-# The cell reran our example on this path: same gradient and order. Our
-# hand engine kept every gradient on `.grad`; minichain keeps only a leaf's
-# there, the others in `run.grads` (keyed by node, chapter 07). The marked
-# names, mapped onto ours:
+# Same gradient and order on the reference path. Our hand engine kept
+# every gradient on `.grad`; minichain keeps only a leaf's there, the others
+# in `run.grads`, keyed by `node` (the Variable's graph record, chapter 03).
+# The marked names, mapped onto ours:
 #
 # - `run.grads.pop(ref(), None)`: an output's gradient, freed once used
 #   (`func.outputs` holds weak references to the output nodes, chapter 07;
@@ -398,10 +395,10 @@ plt.show()
 # %% [markdown]
 # ## A bigger graph, with the heap at work
 #
-# Two branches of different lengths meet at the end: `a` goes through `exp`
-# and `sin` on one side and through `_ * 3` on the other. The picture writes
-# the step on each function; of `_ * 3` and `exp`, equal in rank, the one
-# pushed first runs first.
+# Two branches of different lengths meet at the end: `a` goes through `exp` and
+# `sin` on one side and through `_ * 3` on the other. The picture writes the
+# step on each function (bytes: chapter 07); of `_ * 3` and `exp`, equal in
+# rank, the one pushed first runs first.
 
 # %%
 x = mc.Variable(np.array(0.5), name="x")
@@ -485,8 +482,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
 # the incoming gradient the running function consumes) and a bytes line
-# (ignore it until chapter 07, Note 1; still kept after backward: unlike
-# PyTorch, minichain keeps the graph, chapter 07). Step through
+# (chapter 07, Note 1 explains it; `_ + _` hands the same array to both
+# inputs, so `h` and `hh` share 8 bytes). Step through
 # the first example with *next* (under each frame): at step 2, `_ * 2 -> h`
 # waits while `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 

@@ -160,11 +160,13 @@ plt.show()
 # As functions on Variables, `F.broadcast_to` and `F.sum_to` form a pair:
 # the backward of one is the other. Mathematically they are *adjoint*,
 # `<broadcast(u), v> = <u, sum_to(v)>` with `<a, b>` the sum of elementwise
-# products (checked after the source); every backward is the adjoint of its
-# forward's Jacobian (PyTorch's vector-Jacobian product), matmul's too.
-# Written on Variables, each backward can itself be differentiated (chapter
-# 11). In the source, `sum_to` and `broadcast_to` are `F.sum_to` and
-# `F.broadcast_to`; `indexes` is our `target_input_indexes`.
+# products (checked after the source).
+#
+# Every backward is the adjoint of its forward's Jacobian (PyTorch's
+# vector-Jacobian product), matmul's too. Written on Variables, each backward
+# can itself be differentiated (chapter 11). In the source, `sum_to` and
+# `broadcast_to` are `F.sum_to` and `F.broadcast_to`; `indexes` is our
+# `target_input_indexes`.
 
 # %%
 import minichain.functions.array.broadcast as broadcast_module
@@ -243,11 +245,11 @@ assert np.array_equal(bv.grad, np.full(4, 3.0))
 #
 # For `y = x @ W` with `x: (N, D)` and `W: (D, H)`, the gradient `gy` has the
 # shape of `y`, `(N, H)`. The gradient of `W` must be `(D, H)` and built from
-# `x` and `gy`; a mnemonic (it fails when two dimensions are equal): the
-# only product of those two with that shape is `x.T @ gy`. Likewise `gx`
-# must be `(N, D)`: `gy @ W.T`. The proof, one element:
-# `y[n, h] = Σ_d x[n, d] W[d, h]`, so `∂y[n, h]/∂W[d, h] = x[n, d]`; sum
-# over `n`: `dL/dW[d, h] = Σ_n x[n, d] gy[n, h]`.
+# `x` and `gy`: by shape, `x.T @ gy` (when N = D, `x @ gy` has that shape
+# too). Likewise `gx` must be `(N, D)`: `gy @ W.T`. The chain step, one
+# element, from `y[n, h] = Σ_d x[n, d] W[d, h]`:
+# `dL/dW[d, h] = Σ_n gy[n, h]·∂y[n, h]/∂W[d, h] = Σ_n gy[n, h]·x[n, d]
+# = (xᵀgy)[d, h]`.
 
 # %%
 N, D, H = 5, 3, 2

@@ -23,6 +23,7 @@ import numpy as np
 import minichain as mc
 import minichain.functions as F
 from minichain import visualize
+from minichain.utils.source import print_marked
 from minichain.visualize import draw, to_digraph
 
 np.set_printoptions(precision=4, suppress=True)
@@ -92,7 +93,9 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # %% [markdown]
 # ## The real modes
 #
-# minichain's switch is `mc.config.enable_backprop`. The cell prints the
+# minichain's switch is `mc.config.enable_backprop`. Each Variable `x` has
+# `x.node`, a **VariableNode**: a small record of `x` (name, shape, rank,
+# creator) that the graph links instead of `x`. The cell prints the
 # readable `apply`, `FunctionNode._apply_reference`, whose hand-made twin
 # chapter 02 built (fast copy: chapter 13), with a margin:
 #
@@ -101,16 +104,14 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 #   ("Constants: `requires_grad=False`", below);
 # - `if`: `if config.enable_backprop:`, our `if`;
 # - `graph`: `self.rank`, `self.inputs`, `self.outputs`, our three lines,
-#   on VariableNodes: `x.node` is a small record of `x` (name, shape,
-#   rank, creator), and the outputs' nodes are held weakly (a `weakref`
-#   does not keep its object alive; "What the graph keeps", below);
+#   on VariableNodes;
 # - `link`: our `y.creator = self` and `y.rank`;
 # - `keep`: `_retain_data`, new: keeps what backward needs.
 #
 # Unmarked lines: checks and bookkeeping, skip them.
 #
-# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`,
-# printed last: our `hand_using_config` (`_MISSING`: no old value).
+# `mc.no_backprop_mode()` is `using_config("enable_backprop", False)`, which
+# does what our `hand_using_config` does, per thread.
 
 # %%
 MARKS = {"self._forward_with_hooks(": "fwd", "requires_grad = any(": "grad?",
@@ -118,18 +119,9 @@ MARKS = {"self._forward_with_hooks(": "fwd", "requires_grad = any(": "grad?",
          "if config.enable_backprop": "if", "self.rank =": "graph",
          "self.inputs =": "graph", "self.outputs =": "graph",
          "set_creator_node(": "link", "self._retain_data(": "keep"}
-source = inspect.getsource(mc.FunctionNode._apply_reference)
-marked = []
-for line in source.splitlines():
-    if "lazy_grad_sum" in line:   # left out: 2 lines on a Chainer-only flag
-        continue
-    mark = "".join(m for text, m in MARKS.items() if text in line)
-    marked.append(mark)
-    print(f"{mark:6} | {line}")
-assert sorted(m for m in marked if m) == sorted(MARKS.values())
-print()
+print_marked([mc.FunctionNode._apply_reference], MARKS,
+             skip=["lazy_grad_sum"])   # 2 lines on a Chainer-only flag
 print(inspect.getsource(mc.no_backprop_mode))
-print(inspect.getsource(mc.using_config))
 
 # %% [markdown]
 # The same three calls with the real thing (`creator_node` is our
@@ -249,15 +241,13 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 # so every array of the graph lives as long as the graph. The real graph
 # is made of small records instead:
 #
-# 1. `x.node`, a **VariableNode**, one per Variable (above). A function's
-#    `inputs` are these nodes.
-# 2. A node points to its Variable only *weakly*, and so do a function's
-#    `outputs` to their nodes: with no reference cycle, dropping the last
-#    Variable frees the graph at once (below).
-# 3. `node.data` holds an array only if the function called
+# 1. `x.node`, a VariableNode, one per Variable (above); from here *node*
+#    alone means a VariableNode (the function is a FunctionNode). A
+#    function's `inputs` are these nodes.
+# 2. `node.data` holds an array only if the function called
 #    `retain_inputs` or `retain_outputs` (PyTorch's `ctx.save_for_backward`;
 #    chapter 03); otherwise it is None.
-# 4. So *retain* has three meanings: `retain_grad` keeps gradients,
+# 3. So *retain* has three meanings: `retain_grad` keeps gradients,
 #    `retain_inputs`/`retain_outputs` keep arrays, and PyTorch's
 #    `retain_graph` keeps the graph after backward (below).
 
@@ -281,9 +271,12 @@ print("sin of a constant keeps that constant's array:",
 assert h.creator_node.inputs[0].data is not None
 
 # %% [markdown]
-# So an array no node keeps goes as soon as you drop its Variable. `tanh`
-# keeps its output (`d tanh(x)/dx = 1 - y²`); `x * 2` and `sum` keep
-# nothing. Weak references show which arrays survive:
+# A node points to its Variable only *weakly* (a `weakref` does not keep its
+# object alive), and so do a function's `outputs` to their nodes. So an
+# array no node keeps goes as soon as you drop its Variable, and dropping
+# the last Variable frees the whole graph (below). `tanh` keeps its output
+# (`d tanh(x)/dx = 1 - y²`); `x * 2` and `sum` keep nothing. Weak
+# references show which arrays survive:
 
 # %%
 x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
@@ -365,10 +358,10 @@ print("kept by the graph of y:", kept_bytes(y), "bytes = 2 ×", x.array.nbytes,
 assert kept_bytes(y) == 2 * x.array.nbytes
 
 # %% [markdown]
-# `mc.memory.measure()` measures instead, with Python's `tracemalloc`:
-# `final` is what the block left alive, `peak` the most in use at once (to
-# a tenth of a MiB). A chain of `tanh`s on a 1 MiB input, with and without
-# a graph:
+# `mc.memory.measure()` measures instead, with Python's
+# `tracemalloc`: `final` is what the block left alive, `peak` the most in use
+# at once (printed to a tenth of a MiB). A chain of `tanh`s on a 1 MiB input,
+# with and without a graph:
 
 # %%
 x = mc.Variable(np.ones((256, 1024), dtype=np.float32), name="x")  # 1 MiB
@@ -465,8 +458,9 @@ ch07.check_3(answer_3)
 # **Note 1: chapter 05's byte counts.** `player.gradients(step)` gives each
 # gradient's state: *arriving* (the running function's incoming
 # gradient), *held* or *freed*. At step 2, `h`'s and `hh`'s gradients are
-# one array, which `_ + _` handed to both: `8 bytes`, one float. At step 3, `h 13.0` is a new array, and the used ones are
-# freed: the `8 bytes` are `h`'s alone. The 8 kept are `h`'s array:
+# one array, which `_ + _` handed to both: `8 bytes`, one float. At step
+# 3, `h 13.0` is a new array, and the used ones are freed: the `8 bytes` are
+# `h`'s alone; in the last frame, `x.grad`'s. The 8 kept are `h`'s array:
 # `_ * _` keeps its inputs, both `h`.
 
 # %%
@@ -494,6 +488,7 @@ for step in (2, 3):
 alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]
 assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
 assert player.gradients(3)["h"] == ("13.", "arriving")
+assert player.gradients(4)["x"] == ("26.", "held")  # x.grad, the last frame
 assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 assert h_05.node.data is h_05.array          # kept by `_ * _`, its input

@@ -83,9 +83,11 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # In minichain a `with hook:` block registers the hook for its duration.
 # `FunctionNode.apply` calls the registered hooks around `forward`, as
 # `hand_apply` did, and chapter 05's loop does the same around each backward
-# step. The base class, printed below, provides registration (`__enter__`,
-# `__exit__`) and six methods that do nothing until a subclass overrides
-# them.
+# step. Functions are unchanged; while a hook is registered, backward takes
+# its path on Variables (below): gradients are the same, timings and memory
+# describe that path. The base class, printed below, provides registration
+# (`__enter__`, `__exit__`) and six methods that do nothing until a subclass
+# overrides them.
 
 # %%
 print(inspect.getsource(mc.FunctionHook))
@@ -110,13 +112,12 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 # ## Hooks see backward too, and it nests
 #
 # A function's `backward` is written with minichain functions on Variables.
-# **A registered hook changes backward's code path**: backward then always
-# applies these functions, and their forwards run *inside* the backward step
-# that applied them; without hooks, minichain may compute on bare arrays
-# (chapter 13). Gradients are identical; timings and memory under a hook
-# describe the hooked path. A hook that prints an indented line per step
-# shows the nesting: `Tanh`'s backward applies `TanhGrad`, a function of its
-# own, and `_ * 2`'s backward applies `_ * 2` to the incoming gradient.
+# While a hook is registered, backward always applies these functions, and
+# their forwards run *inside* the backward step that applied them; without
+# hooks, minichain may compute on bare arrays (chapter 13). A hook that
+# prints an indented line per step shows the nesting: `Tanh`'s backward
+# applies `TanhGrad`, a function of its own, and `_ * 2`'s backward applies
+# `_ * 2` to the incoming gradient.
 
 # %%
 class StepPrinter(mc.FunctionHook):
@@ -206,6 +207,13 @@ with StepPrinter():
 print("1 / 512 =", 1 / 512)
 
 # %% [markdown]
+# The backward of `SoftmaxCrossEntropy` applies `_ * 0.001953125` (`gy/512`:
+# the loss is a mean over 512 points), `LogSoftmax` and `exp` (softmax as
+# `exp(log_softmax(x))`), `_ * _` (by the mask that zeroes ignored labels),
+# `_ - _` (the one-hot labels) and `_ * _` (by that `gy/512`). A weight's
+# gradient is `linear(gyᵀ, xᵀ)`, hence two `Transpose`s; `h`'s is
+# `linear(gy, Wᵀ)`, one.
+#
 # Times vary, so the table prints only the calls per class:
 
 # %%
@@ -218,30 +226,15 @@ for name, record in timer.summary().items():
 # `TimerHook` groups by function class, forwards and backwards together. So the
 # step calls `linear` twice, yet `Linear` counts seven calls: 2 forwards, the 2
 # backward steps, and 3 `Linear`s applied inside those backwards, for the
-# gradients of `h`, `W2` and `W1` (`x` is an array: it needs none). The
-# backwards apply `Transpose` once for `h`'s gradient and twice for each
-# weight's: 1 + 2 + 2 = 5. The backward of `SoftmaxCrossEntropy` applies
-# `_ * 0.001953125` (`1/512`: the loss is a mean over 512 points), `LogSoftmax`
-# and `exp` (softmax as `exp(log_softmax(x))`), `_ * _`, `_ - _` and `_ * _`.
-
-# %% [markdown]
-# A nested call runs *inside* the backward step that applied it, so its
-# time counts twice: in its own row and in the row of the step around it.
-# The rows add up to more than `total_time()`, which counts only the
-# outermost steps:
-
-# %%
-rows = sum(record["elapsed_time"] for record in timer.summary().values())
-print("sum of the rows > total_time():", rows > timer.total_time())
-assert rows > timer.total_time()
-
-# %% [markdown]
-# `MemoryHook` names a row by phase and label; `forward:` means any forward
-# call, including those inside a backward (the 2 + 3 `Linear`s above).
-# **allocated** *adds up* the bytes each call left alive, **peak** is the
-# *largest* any call used above its starting level. Two rows:
-# `forward:ReLU`'s 1.0 MiB is its output, one activation; `ReLUGrad` runs
-# inside ReLU's backward. Note 1 prints and explains every row.
+# gradients of `h`, `W2` and `W1` (`x` is an array: it needs none).
+# `Transpose`: 1 + 2 + 2 = 5.
+#
+# `MemoryHook` names a row `phase:label` instead (class `MulConstant` is
+# `forward:_ * 0.001953125`; `forward:` is any forward call, those inside a
+# backward too): **allocated** *adds up* the bytes each call left alive,
+# **peak** is the *largest* any call used above its starting level.
+# `forward:ReLU`'s 1.0 MiB is its output, one activation. Note 1 prints and
+# explains every row.
 
 # %%
 table = memory.summary()
@@ -256,8 +249,8 @@ def memory_row(event):
 
 
 print(HEADER)
-for event in ("forward:ReLU", "forward:ReLUGrad"):
-    print(memory_row(event))
+print(memory_row("forward:ReLU"))
+assert "forward:_ * 0.001953125" in table and "MulConstant" in timer.summary()
 assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
 
 # %% [markdown]
@@ -399,7 +392,8 @@ print("y =", y.array)
 assert np.isnan(y.array)
 
 # %% [markdown]
-# With debug mode on, every forward output is checked, and the first NaN
+# With debug mode on, every forward output, and every gradient in backward,
+# is checked, and the first NaN
 # stops the computation, naming the function that made it
 # (`np.errstate` silences NumPy's warning, seen above):
 
@@ -484,12 +478,14 @@ assert debug > 2 * plain
 #   `torch.utils._python_dispatch.TorchDispatchMode`, which also sees
 #   backward's operations;
 # - `Tensor.register_hook` (on a tensor's gradient): minichain has none.
-#
+
+# %% [markdown]
 # ## Now build it: no task
 #
 # Hooks, type checks and debug mode are not part of `mychain`; the next
 # task, Task 11, follows chapter 10.
-#
+
+# %% [markdown]
 # ## Exercises
 #
 # Replace `None` with your answer and run the cell: the check prints `right`,
@@ -534,9 +530,18 @@ ch08.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: MemoryHook's table, row by row.** A nested step's bytes count
-# twice, in its row and its caller's, as its time did; rows at 0.0 in both
-# are counted, not printed.
+# **Note 1: nested calls; MemoryHook's table, row by row.** A nested call
+# runs inside the backward step that applied it, so its time and bytes
+# count twice: in its own row and in its caller's. `TimerHook`'s rows add
+# up to more than `total_time()`, which counts only the outermost steps:
+
+# %%
+rows = sum(record["elapsed_time"] for record in timer.summary().values())
+print("sum of the rows > total_time():", rows > timer.total_time())
+assert rows > timer.total_time()
+
+# %% [markdown]
+# `MemoryHook`'s rows at 0.0 in both are counted, not printed; the others:
 #
 # - `forward:Linear`, 2.1 MiB: its five float32 outputs, split below; its
 #   peak, 1.0, the largest call's, is below that sum;
