@@ -134,14 +134,14 @@ model(x[:1])                        # the first call sizes the weights
 print([(name, param.shape) for name, param in model.namedparams()])
 
 # %% [markdown]
-# An optimizer is *set up* on a link: it keeps the hyperparameters (`lr`)
-# in `self.hyperparam`, shared with every rule (like PyTorch's
-# `param_groups`), and gives each parameter an *update rule*.
-# `optimizer.update()` skips parameters whose `.grad` is `None`, checks
-# that every other gradient has its parameter's shape and dtype (finite
-# too, with `mc.config.debug`), raising before any parameter moves, then
-# calls each rule's `update_core(param)`, which writes into the
-# parameter's array in place.
+# An optimizer is *set up* on a link:
+#
+# - it keeps the hyperparameters (`lr`) in `self.hyperparam`, shared with
+#   every rule (like PyTorch's `param_groups`);
+# - it gives each parameter an *update rule*;
+# - `optimizer.update()` skips parameters whose `.grad` is `None`, checks
+#   each gradient's shape and dtype first, then calls each rule's
+#   `update_core(param)`, which writes into the parameter's array in place.
 #
 # Our hand step as an update rule, and an optimizer whose
 # `create_update_rule` hands one to each parameter:
@@ -174,8 +174,9 @@ print(inspect.getsource(SGDRule.update_core))
 # %% [markdown]
 # Three MLPs made from the same seed, stepped by `hand_sgd_step`, our
 # `HandSGD` and `mc.optimizers.SGD`, must end equal. Before each backward,
-# `model.cleargrads()` sets every parameter's `.grad` to `None`
-# (`zerograds()`, which fills zeros instead, is weighed in chapter 13).
+# `model.cleargrads()` sets every `.grad` to `None` (PyTorch's
+# `zero_grad()`); `zerograds()` fills zeros (`zero_grad(set_to_none=False)`,
+# weighed in chapter 13).
 
 # %%
 def new_model():
@@ -213,8 +214,7 @@ assert same
 # In the code, `update_core` writes `m += (1 - β₁)(g - m)` and, as in
 # Chainer, folds the correction into the rule's `lr` (printed first):
 # `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, with `self.t` the step `k`. Its `param.array -= …`
-# writes in place as SGD's does; Python then hands the same array to the
-# setter, a call SGD's `data` skips.
+# writes in place as SGD's does.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -242,8 +242,8 @@ print("first step:", [f"{step:.3g}" for step in one.w.array])
 assert np.allclose(one.w.array, -0.01 * np.sign(one.w.grad), rtol=1e-3)
 
 # %% [markdown]
-# `spiral.train`'s defaults (its `alpha` is Adam's `α`), then the lines
-# that do the work:
+# `spiral.train`'s defaults (its `alpha` is Adam's `α`, PyTorch's `lr`),
+# then the lines that do the work:
 
 # %%
 print("spiral.train" + str(inspect.signature(spiral.train)), end="\n\n")
@@ -391,7 +391,7 @@ assert same_history
 # `⌈L/s⌉` outputs of the segment being rebuilt + 2 in flight.
 # `mc.memory.measure` watches through a function hook; measuring with a
 # hook itself raises the peak a little (under a third of an activation;
-# chapter 13, Note 1 shows why).
+# chapter 13's Note 1 shows why).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -406,12 +406,13 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
       f" chapter 10's peak estimate: {estimate}")
 
 # %% [markdown]
-# Plain, 14.5: the 12 ReLU outputs (the next `linear` keeps the same
-# array as its input) and 2 in flight, as in chapter 10. Checkpointed,
-# 9.5 = 9 whole activations (one more than chapter 10's estimate of 8:
-# the estimate leaves out the gradient arriving from the segment above,
-# held while the rebuilt segment runs backward) + 0.5 of small arrays
-# (Note 1 lists them all).
+# Both peaks are measured under the hook (without it: 14.2 and 9.5,
+# chapter 13's Note 1). Plain, 14.5 = the 12 ReLU outputs (the next
+# `linear` keeps the same array as its input) + 2 in flight, as in chapter
+# 10, + 0.5 of small arrays. Checkpointed, 9.5 = 9 whole activations (one
+# more than chapter 10's estimate of 8: the estimate leaves out the
+# gradient arriving from the segment above, held while the rebuilt segment
+# runs backward) + the same 0.5 (Note 1 below lists them all).
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.
@@ -474,6 +475,8 @@ ch12.check_3(answer_3)
 # moment a rebuilt segment's top ReLU runs its backward. Beyond our table,
 # a peak holds the weights' gradients (`cleargrads` makes new ones each
 # step) and Python objects; the mask is a temporary of ReLU's backward.
+# `gy` and its `gx` are two arrays only under the hook: the default path
+# writes `gx` into `gy` (chapter 13, shortcut 1b), and peaks elsewhere.
 
 # %%
 steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
@@ -499,8 +502,8 @@ for name, (plain_count, checkpointed_count) in alive.items():
     print(f"{name:38s}{plain_count:7.2f}{checkpointed_count:14.2f}")
 print(f"{'total':38s}{totals[0]:7.2f}{totals[1]:14.2f}")
 print(f"{'measured peak (under the hook)':38s}{peaks[0]:7.1f}{peaks[1]:14.1f}")
-REST = 0.2                 # the measured rest: weight gradients, objects
-print(f"{'measured peak - total':38s}{'< ' + str(REST):>7s}{'< ' + str(REST):>14s}")
+REST = 0.2                 # a bound on the rest: weight gradients, objects
+print(f"{'measured peak - total (bound)':38s}{'< ' + str(REST):>7s}{'< ' + str(REST):>14s}")
 for total, peak in zip(totals, peaks):
     assert total < peak < total + REST, (total, peak)
 whole = [total - mask - loss_arrays for total in totals]

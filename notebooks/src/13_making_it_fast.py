@@ -95,7 +95,7 @@ assert x.grad.tolist() == gradient_of_x(x.array, y.array, False).tolist() == [3.
 # ## The two paths, timed
 #
 # The timed program: 200 ops on 10 float32 numbers, then one backward;
-# hand-written NumPy is the floor. The two chains:
+# hand-written NumPy is the floor:
 
 # %%
 print(inspect.getsource(overhead.numpy_chain))
@@ -161,8 +161,9 @@ assert flat and near_numpy
 #
 # ## The fast loop's core
 #
-# The fast loop, `_walk`, does chapter 05's four steps, its 3 (add) and
-# 4 (push) as one; below, its lines, in these names:
+# The fast loop, `_walk`, does chapter 05's four steps (1 pop the highest
+# rank; 2 backward on the outputs' gradients; 3 add each `gx` in; 4 push
+# the inputs' creators), 3 and 4 as one; its lines, in these names:
 #
 # | name | holds |
 # |---|---|
@@ -240,8 +241,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches;
-# - the class does not override `backward_accumulate` (shortcut 5), or
-#   has nothing to add into yet.
+# - the class does not override `backward_accumulate` (Linear, shortcut 5,
+#   adds into an owned `.grad` instead), or has nothing to add into yet.
 #
 # Switched off:
 
@@ -267,14 +268,15 @@ buys["1. backward_arrays (backward)"] = off / on
 # `writable_gradient` says nobody else holds that array (`y`: ReLU's
 # output, kept from forward). That saves a layer-sized array inside
 # ReLU's backward, yet chapter 12's step peaks only 0.3 of an activation
-# lower (Note 1): the peak then sits elsewhere in the step.
+# lower, with the same gradients (Note 1): the peak sits elsewhere.
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 
 # %% [markdown]
 # `writable_gradient` returns the array only if the engine handed it over
-# (a `HandedOver` tuple, given only to functions that ask),
+# (a `HandedOver` tuple, given only to classes that set
+# `writes_into_gradient = True`, as ReLU does),
 # `sys.getrefcount` finds no other
 # reference to it (a name, a `.grad`, another entry in `grads`), and it is
 # not a view. In the trap, the inner ReLU's array is also `x.grad`: the
@@ -469,9 +471,10 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # %% [markdown]
 # Without an owned buffer, the second half's backward makes each gradient
 # anew and keeps the old ones until it ends:
-# one extra copy of every parameter at the peak, a cost PyTorch does not
-# pay. Use `zerograds()` when a step adds several backwards into the same
-# gradients; with one backward per step `cleargrads()` loses nothing.
+# one extra copy of every parameter at the peak (PyTorch avoids it when
+# nothing else holds the gradient). Prefer `zerograds()` when a step adds
+# several backwards into the same gradients, as here; with one per step
+# `cleargrads()` loses nothing.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
@@ -502,8 +505,8 @@ savings["5. fused Linear (step)"] = not_fused / fused
 #
 # ### What each one buys
 #
-# Each bar is a ratio asserted above (bar 3, `apply`, includes bar 2's
-# saving):
+# Each bar is a ratio measured above, each gain asserted (bar 3, `apply`,
+# includes bar 2's saving):
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 2.6))
@@ -520,8 +523,8 @@ plt.show()
 # %% [markdown]
 # ## Summary
 #
-# - The fast path is the reference's steps plus shortcuts; none writes
-#   into an array another holds.
+# - The fast path is the reference's steps plus shortcuts 1-3; 4 and 5
+#   run on both paths. None writes into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
 # - Shortcuts 1, 2, 3 and 4 keep the reference's gradients bit for bit;
 #   1b, 4 and 5 save memory (5 rounds within a float32 bound).
@@ -636,6 +639,9 @@ for segments, name in ((None, "plain"), (4, "4 segments")):
     assert 0 <= hooked - unhooked < 1 / 3
 with overhead.replaced(F.activation.relu, "writable_gradient", lambda gys: None):
     copying = unhooked_peak(None)                               # ReLU never in place
+    copied = [p.grad.copy() for p in deep.params()]
 lower = copying - unhooked_peak(None)
-print(f"plain, ReLU in place: peak {lower:.1f} activation lower than ReLU making a new array")
-assert 0 < lower < 1 / 3              # the peak sits outside ReLU's backward
+same = all(np.array_equal(a, p.grad) for a, p in zip(copied, deep.params()))
+print(f"plain, ReLU in place: peak {lower:.1f} activation lower than ReLU making a new array;"
+      f" same gradients, bit for bit: {same}")
+assert 0 < lower < 1 / 3 and same     # the peak sits outside ReLU's backward

@@ -11,8 +11,7 @@
 # block calls** (backward's work ignored, though the picture draws it): a
 # rough model, not seconds.
 #
-# *The variant* is this chapter's game (its schedules are optimal within
-# the game), fitted to how a define-by-run
+# *The variant* is this chapter's game, fitted to how a define-by-run
 # engine holds memory. `mc.checkpoint_revolve`, `checkpoint.revolve_cost`
 # and `revolve_schedule` (here `variant_cost` and `variant_schedule`) play
 # it, though they are named after *Revolve* (Griewank and Walther, ACM
@@ -56,11 +55,12 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # | `("backward", i, j)` through the blocks just taped | 0 | `−(j - i)` |
 #
 # Two values take no slot: `x`, and *the value just reached* by the last
-# run, which the next move stores, starts from, or drops. A taped run ends
+# run, which the next move stores, starts from, or drops (in `one_slot_4`
+# below, `("advance", 0, 3)` reaches $h_3$; `("taped", 3, 4)` starts from
+# it). A taped run ends
 # at the highest block not yet reversed, and backward follows it. It may
 # tape several blocks from `x` or a checkpoint, but only one from the
-# value just reached: *the one-block rule*, which keeps the game solvable
-# by the recursion below and makes every Revolve schedule legal.
+# value just reached: *the one-block rule*.
 
 # %%
 one_slot_4 = [
@@ -104,7 +104,7 @@ def run_schedule(schedule, blocks, x):
 
 # %% [markdown]
 # Blocks `tanh(linear(h, W_i))` that count their calls, and a check
-# against plain backprop's gradients:
+# against plain backprop's gradients (equal to 1e-12):
 
 # %%
 def make_chain(length):
@@ -149,7 +149,9 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # %% [markdown]
 # ### The one-block rule: a choice, and its price
 #
-# The rule is not there for memory (its reasons are above). A tape keeps its start: the first block's graph holds
+# Both tapes below hold exactly one array beyond their slots, so the rule
+# saves no memory; it costs calls (4 vs 5) and buys the
+# recursion below, on which the library's schedules are built. A tape keeps its start: the first block's graph holds
 # its input for backward (`linear` needs `h` for `W`'s gradient). Three
 # blocks from `x`, the first ones run with no graph, the rest taped; we
 # keep a name for the top only and count which of $h_1, h_2, h_3$ are
@@ -175,10 +177,8 @@ print(held)
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 
 # %% [markdown]
-# Either tape holds one array beyond its slots, its start, however long
-# the tape. Its price is printed below (3 blocks, 2 slots: 4
-# calls without it, 5 with); the game without it is not implemented
-# (docs/forget.md).
+# `R` below is optimal only under the rule; the optimum without it is not
+# computed here (docs/forget.md).
 #
 # ## Two slots: the first checkpoint
 #
@@ -217,7 +217,7 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 #   checkpoint until the blocks above it are reversed (runs there start
 #   from it more cheaply than from `x`), and those below need only `x`.
 #   An argument, not a proof: `tests/test_revolve.py` checks it by
-#   searching every state for `n ≤ 12`:
+#   searching every state for `n ≤ 12` (not shown here):
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
 #
@@ -359,6 +359,10 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 for ax, schedule, name in zip(axes, (variant, uniform), ("variant", "uniform, 4 segments")):
     print(f"{name:20s} {slots_held(schedule)} slots, {schedule_calls(schedule)} calls")
     draw_schedule(schedule, 16, ax, f"{name}, L = 16")
+key = [plt.Line2D([], [], color=color, lw=width, label=kind) for kind, (color, width) in LINE.items()]
+axes[1].legend(handles=key + [plt.Line2D([], [], color="tab:blue", lw=5, alpha=0.35,
+                                         label="checkpoint held")], fontsize=7, ncol=2,
+               loc="upper right")
 plt.tight_layout()
 plt.show()
 assert slots_held(variant) == 3 and schedule_calls(variant) == variant_cost(16, 3)
@@ -371,7 +375,8 @@ assert slots_held(uniform) > 2 * slots_held(variant) and schedule_calls(uniform)
 # ## Memory, measured
 #
 # 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in
-# chapter 10, `zerograd()` makes the `.grad`s beforehand, so the peaks
+# chapter 10, `zerograd()` (one Parameter's; a Link's `zerograds()` does
+# all) makes the `.grad`s beforehand, so the peaks
 # leave them out.
 
 # %%
@@ -421,9 +426,10 @@ for _, run in ways.values():
 # - in flight: the gradient waiting and the array being made.
 #
 # Chapter 10's two in flight are always there; the start makes a third
-# when, after the first backward, a one-block tape from the value just
-# reached fills the last free slot (here `M ≤ 4`: below, `M = 4` has such
-# tapes, 6 and 8 do not). Before
+# at a move such as `M = 4`'s `("taped", 22, 23)` (printed below):
+# checkpoints $h_{12}, h_{19}, h_{21}$ and the tape's $h_{23}$ fill the 4
+# slots, its start $h_{22}$ is kept, and block 24's gradient waits. `M = 6`
+# and 8 have no such move. Before
 # the first backward, the gradient waiting is `F.sum`'s broadcast view of
 # one number: no memory. Each peak is slots plus arrays beyond them,
 # within a third of an activation (asserted; printed rounded); with no
@@ -471,6 +477,8 @@ def late_tapes(schedule):
 
 
 late = {f"M = {M}": late_tapes(variant_schedule(L, M)) for M in (4, 6, 8)}
+print("M = 4, up to its first such move:", variant_schedule(L, 4)[:11])
+assert variant_schedule(L, 4)[10] == ("taped", 22, 23) and beyond_slots(variant_schedule(L, 4)) == 3
 print("one-block tapes from the value just reached, after the first backward:", late)
 assert late["M = 4"] > 0 == late["M = 6"] == late["M = 8"]
 
@@ -489,6 +497,9 @@ assert all(variant_cost(L, slots_held(u)) <= schedule_calls(u) for u in uniforms
 row = [(slots_held(u), schedule_calls(u)) for u in uniforms[6:]]    # 7 segments or more
 assert max(schedule_calls(u) for u in uniforms[:6]) < row[0][1]     # the upper row
 assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(row, row[1:]))
+assert all(slots_held(u) == s - 1 + math.ceil(L / s)                   # the why, below
+           and schedule_calls(u) == 2 * L - len(split_into_segments(list(range(L)), s)[-1])
+           for s, u in enumerate(uniforms, start=1))
 print(f"uniform, 7 to {L} segments: {row[0][0]} to {row[-1][0]} slots,"
       f" {row[0][1]} to {row[-1][1]} calls, neither ever falling")
 ax.plot(all_slots, [variant_cost(L, M) / L for M in all_slots], "-",
@@ -510,7 +521,9 @@ plt.show()
 # below it (asserted). Each circle is a model point moved right to its
 # measured peak: the model understates memory by 2 or 3 activations,
 # which weighs most at small `M`. In the upper row of uniform points (7
-# segments or more, printed), a segment more never saves slots or calls.
+# segments or more, printed), a segment more never saves slots or calls:
+# slots are `(s − 1) + ⌈L/s⌉`, least near `√L`; calls, `2L` minus the
+# last segment.
 
 # %% [markdown]
 # ## Revolve's model and the binomial bound
@@ -582,8 +595,10 @@ for M in range(1, 5):
 print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
       f" T = {revolve_closed_form(1024, 12)} (Revolve)")
 uniform_5 = ways[f"uniform, {segments} segments"][0]   # "Memory, measured"
-fewest = min(slots_held(uniform_schedule(1024, s)) for s in range(1, 1025))
-print(f"L = 1024: uniform segments hold at least {fewest} slots (2√L = {2 * math.sqrt(1024):g})")
+fewest, s_best = min((slots_held(uniform_schedule(1024, s)), s) for s in range(1, 1025))
+print(f"L = 1024: uniform segments hold at least {fewest} slots (2√L = {2 * math.sqrt(1024):g}),"
+      f" {schedule_calls(uniform_schedule(1024, s_best)) / 1024:.1f} calls per block;"
+      f" the variant, 12 slots: {variant_cost(1024, 12) / 1024:.1f}")
 print(f"L = {L}, {slots_held(uniform_5)} slots: R = {variant_cost(L, slots_held(uniform_5))}"
       f" (the variant), {schedule_calls(uniform_5)} calls (uniform, {segments} segments)")
 
@@ -596,7 +611,8 @@ print(f"L = {L}, {slots_held(uniform_5)} slots: R = {variant_cost(L, slots_held(
 # of this kind (not tried here). At 9 slots uniform segments already cost
 # about as few calls as the variant (44 against 41, printed above): for
 # L = 24 the variant pays off only below that. Long chains differ: at L =
-# 1024 uniform segments need 63 slots or more, the variant 12 (printed).
+# 1024 uniform segments need 63 slots or more (2.0 calls per block), the
+# variant 12 (3.7 calls per block; printed).
 #
 # ## Exercises
 #
