@@ -388,7 +388,7 @@ assert same_history
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments, in *activations* (one hidden layer's output,
 # 6000 × 64 float32). Chapter 10's peak estimate: `s - 1` checkpoints +
-# `⌈L/s⌉` outputs of the segment being rebuilt + 2 in flight.
+# `⌈L/s⌉` outputs of the segment being recomputed + 2 in flight.
 # `mc.memory.measure` watches through a function hook; measuring with a
 # hook itself raises the peak a little (under a third of an activation;
 # chapter 13's Note 1 shows why).
@@ -401,7 +401,7 @@ memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
 peaks = [memory[name] / activation for name in ("plain", "checkpointed")]
-estimate = (s - 1) + math.ceil(L / s) + 2  # ch. 10: checkpoints, rebuilt, in flight
+estimate = (s - 1) + math.ceil(L / s) + 2  # ch. 10: checkpoints, recomputed, in flight
 print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};"
       f" chapter 10's peak estimate: {estimate}")
 
@@ -411,7 +411,7 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
 # `linear` keeps the same array as its input) + 2 in flight, as in chapter
 # 10, + 0.5 of small arrays. Checkpointed, 9.5 = 9 whole activations (one
 # more than chapter 10's estimate of 8: the estimate leaves out the
-# gradient arriving from the segment above, held while the rebuilt segment
+# gradient arriving from the segment above, held while the recomputed segment
 # runs backward) + the same 0.5 (Note 1 below lists them all).
 
 # %% [markdown]
@@ -472,7 +472,7 @@ ch12.check_3(answer_3)
 # ## Notes (for the curious)
 #
 # **Note 1: the peaks, measured under the hook, array by array.** The checkpointed column is the
-# moment a rebuilt segment's top ReLU runs its backward. Beyond our table,
+# moment a recomputed segment's top ReLU runs its backward. Beyond our table,
 # a peak holds the weights' gradients (`cleargrads` makes new ones each
 # step) and Python objects; the mask is a temporary of ReLU's backward.
 # `gy` and its `gx` are two arrays only under the hook: the default path
