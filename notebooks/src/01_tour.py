@@ -86,10 +86,10 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   gradients, so only `x` shows one.
 # - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
 #   float64) to compute `2x`.
-# - The unnamed `v1` and `v3` (numbered from the output; a named Variable
-#   shows its name) show only shape and dtype: nothing holds their arrays
-#   any more, since the graph links light records of the variables, not
-#   their arrays (chapter 03).
+# - The unnamed `v1` and `v3` (the numbering counts every variable from
+#   the output, `y` and `x` too, which show their names) show only shape
+#   and dtype: nothing holds their arrays any more, since the graph links
+#   light records of the variables, not their arrays (chapter 03).
 #
 # The same graph as text, by `visualize.draw`:
 
@@ -98,7 +98,8 @@ print(visualize.draw(y))
 
 # %% [markdown]
 # The picture's arrows point forward; the text's point back, the way
-# backward walks. Read each row right to left, `<---` as "made by ... from":
+# backward walks. Read each row right to left: after a variable, `<---`
+# means "made by"; after a function, "from":
 # - row 1: `y` was made by `_ + _` (tagged `[1]`) from `x`;
 # - row 3: the same `[1]` also used `v1`, made by `_ * 2` from `v3`, made
 #   by `_ ** 2` from `x`;
@@ -111,7 +112,7 @@ print(visualize.draw(y))
 # Those two links are the whole graph. A function's `label` is its name in
 # the drawings; its `rank`, also in its box, counts the functions before
 # it on the longest path from a leaf: backward runs high ranks first
-# (chapters 02 and 05).
+# (variables have ranks too; chapters 02 and 05).
 
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)

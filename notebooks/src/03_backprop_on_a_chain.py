@@ -287,9 +287,9 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # instead of touching any `.grad`; `grad_outputs` are the seeds. A seed left
 # out is ones, **whatever the output's shape** (unlike `backward()`, which
 # refuses, and PyTorch's `torch.autograd.grad`, which needs `grad_outputs`
-# for a non-scalar output): on `yt_unseeded` it returns the column sums. A seed
-# that is 1 at position `i` and 0 elsewhere picks row `i` of `J`, so three
-# calls rebuild `J`:
+# for a non-scalar output; `mc.grad` does not warn): on `yt_unseeded` it
+# returns the column sums. A seed that is 1 at position `i` and 0
+# elsewhere picks row `i` of `J`, so three calls rebuild `J`:
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -363,24 +363,29 @@ print("check_backward passed")
 # ### `exp` and `sin` in the package
 #
 # They have our `HandExp`'s and `HandSin`'s `forward(inputs)`, and two
-# backward methods (`indexes` is `target_input_indexes`):
+# backward methods (`indexes` is `target_input_indexes`). **The rule: the
+# engine calls `backward_arrays` if the function has one, else
+# `backward`.** `backward` also runs under `mc.reference_mode()` (chapter
+# 05), with double backprop on (chapter 11) and while a function hook
+# watches (chapter 08).
 #
-# - `backward_arrays`, on bare arrays: our hand formula. A default backward
-#   uses it wherever a function defines one (the fast path, chapter 13):
-#   here for `Exp` (printed) and `Sin` (the same pattern).
-# - `backward`, the same formula on Variables (in `Sin.backward`, `cos` is
-#   minichain's `F.cos`). It runs for a function without `backward_arrays`
-#   (`Square` here, chapter 02's `Twice`), under `mc.reference_mode()`
-#   (chapter 05), and with double backprop on: then it is recorded, so a
-#   gradient can be differentiated again (chapter 11; exercise 2). With it
-#   off, it records nothing (the last line below).
+# - `backward_arrays` is our hand formula on bare arrays (the fast path,
+#   chapter 13). So for `Exp` (printed below) and `Sin` (the same pattern),
+#   a default backward calls it.
+# - `backward` is the same formula on Variables (in `Sin.backward`, `cos` is
+#   minichain's `F.cos`). `Square`, like chapter 02's `Twice`, has only
+#   this one. With double backprop on, it is recorded, so a gradient can be
+#   differentiated again (exercise 2); off, it records nothing (the last
+#   line below).
 #
-# New in the code: forward's `self.retain_outputs((0,))` and
-# `retain_inputs((0,))` say which arrays backward needs, and only those are
-# kept; `get_retained_outputs()` hands them over as Variables
-# (`_retained_output_data` is the same kept arrays, bare). `xp` is NumPy, or
-# CuPy on a GPU (chapter 09); `force_array` keeps a 0-d result an array,
-# where NumPy would return a scalar.
+# ### What forward keeps for backward
+#
+# Forward's `self.retain_outputs((0,))` and `retain_inputs((0,))` say
+# which arrays backward needs, and only those are kept (Tasks 3-4 need
+# this); `get_retained_outputs()` hands them over as Variables
+# (`_retained_output_data` is the same kept arrays, bare). Also in the
+# code: `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps
+# a 0-d result an array, where NumPy would return a scalar.
 
 # %%
 import minichain.functions.math.exponential as exponential
