@@ -86,9 +86,9 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   gradients, so only `x` shows one.
 # - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
 #   float64) to compute `2x`.
-# - The unnamed `v1` and `v3` (the numbering counts every variable from
-#   the output, `y` and `x` too, which show their names) show only shape
-#   and dtype: nothing holds their arrays any more, since the graph links
+# - Ids count from the output: `y` is v0, the product `v1`, `x` v2, the
+#   square `v3`; a named variable shows its name instead. The unnamed `v1`
+#   and `v3` show only shape and dtype: nothing holds their arrays any more, since the graph links
 #   light records of the variables, not their arrays (chapter 03).
 #
 # The same graph as text, by `visualize.draw`:
@@ -117,7 +117,7 @@ print(visualize.draw(y))
 # %%
 print("y was made by:", y.creator_node.label, " of rank", y.creator_node.rank)
 print("x was made by:", x.creator_node)
-print("its inputs' names:", [node.name for node in y.creator_node.inputs])
+print("its inputs' names:", [node.name for node in y.creator_node.inputs])  # None: v1
 print("y.grad:", y.grad)
 assert y.creator_node.label == "_ + _" and x.creator_node is None
 assert y.creator_node.rank == 2 and y.grad is None

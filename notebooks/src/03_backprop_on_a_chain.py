@@ -287,9 +287,9 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # instead of touching any `.grad`; `grad_outputs` are the seeds. A seed left
 # out is ones, **whatever the output's shape** (unlike `backward()`, which
 # refuses, and PyTorch's `torch.autograd.grad`, which needs `grad_outputs`
-# for a non-scalar output; `mc.grad` does not warn): on `yt_unseeded` it
-# returns the column sums. A seed that is 1 at position `i` and 0
-# elsewhere picks row `i` of `J`, so three calls rebuild `J`:
+# for a non-scalar output): on `yt_unseeded` it returns the column sums.
+# **Beware: `mc.grad` does not warn you.** A seed that is 1 at position
+# `i` and 0 elsewhere picks row `i` of `J`, so three calls rebuild `J`:
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -363,15 +363,15 @@ print("check_backward passed")
 # ### `exp` and `sin` in the package
 #
 # They have our `HandExp`'s and `HandSin`'s `forward(inputs)`, and two
-# backward methods (`indexes` is `target_input_indexes`). **The rule: the
-# engine calls `backward_arrays` if the function has one, else
-# `backward`.** `backward` also runs under `mc.reference_mode()` (chapter
-# 05), with double backprop on (chapter 11) and while a function hook
-# watches (chapter 08).
+# backward methods (`indexes` is `target_input_indexes`). **The rule: a
+# plain `y.backward()` calls `backward_arrays` when a function has one,
+# else `backward`; in reference mode (chapter 05), with double backprop
+# (chapter 11) or under a function hook (chapter 08) it always calls
+# `backward`.**
 #
-# - `backward_arrays` is our hand formula on bare arrays (the fast path,
-#   chapter 13). So for `Exp` (printed below) and `Sin` (the same pattern),
-#   a default backward calls it.
+# - `backward_arrays` is our hand formula on bare arrays, which the
+#   engine's fast path uses (chapter 13): so a plain `y.backward()` calls
+#   it for `Exp` (printed below) and `Sin` (the same pattern).
 # - `backward` is the same formula on Variables (in `Sin.backward`, `cos` is
 #   minichain's `F.cos`). `Square`, like chapter 02's `Twice`, has only
 #   this one. With double backprop on, it is recorded, so a gradient can be

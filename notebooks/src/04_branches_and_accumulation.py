@@ -221,7 +221,8 @@ assert set(hand_branch(accumulate=False)) in ({1.0}, {10.0})
 
 # %% [markdown]
 # Overwriting keeps only the gradient of whichever path the engine visited
-# last, `f`'s 1 or `g`'s 10, never their sum, and raises no error.
+# last, `f`'s 1 or `g`'s 10 (here `f`'s), never their sum, and raises no
+# error.
 
 # %% [markdown]
 # ## One function, the same input twice: `f(x, x)`
@@ -317,7 +318,8 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
 # hand engines. Overwriting keeps only the share of the branch that runs
-# last (here `sin`'s, `cos a · eˣ`, as the assert checks). The dashed
+# last (here `sin`'s, `cos a · eˣ`: `sin` and `cos` share a rank and our
+# loop happens to run `sin` second; the assert checks it). The dashed
 # "derivative" is a different function, silently.
 
 # %%
@@ -412,7 +414,7 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 #
 # ### Where minichain adds
 #
-# minichain's backward has a *reference path*, the code the chapters
+# minichain's engine has a *reference path*, the code the chapters
 # print (chapter 05), and a *fast path* with the same gradients (chapter
 # 13). On the reference path, `_add_gradient_reference` runs whenever a
 # function hands back a gradient `gx` for a variable's node. `run` holds one
@@ -432,7 +434,8 @@ print("\n# the whole function:")
 print(source)
 
 # %% [markdown]
-# A leaf adds to its own `.grad` instead (`_add_to_leaf`, chapter 13),
+# A leaf's gradient goes into the Variable's own `.grad` instead
+# (`_add_to_leaf`, chapter 13),
 # except under `mc.grad` (chapter 03; `run.into_leaves` False).
 #
 # Why `+` and never `+=`? `_ + _` hands its incoming gradient, one

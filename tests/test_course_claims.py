@@ -1,0 +1,25 @@
+"""Facts a chapter's text states without a cell printing them.
+
+A learner's cell should teach, not check; where a chapter's text states a
+fact that would take plumbing to print, the check lives here instead.
+"""
+
+import numpy as np
+
+import minichain as mc
+from minichain import visualize
+
+
+def test_chapter_01_numbers_the_variables_from_the_output():
+    """Chapter 01 says the drawings number variables from the output: `y`
+    is v0, the product v1, `x` v2, the square v3 (named ones show names)."""
+    x = mc.Variable(np.array(3.0), name="x")
+    y = 2 * x ** 2 + x
+    y.name = "y"
+    named = visualize.draw(y)
+    x.name = y.name = None
+    unnamed = visualize.draw(y)
+    assert "v1" in named and "v3" in named and "v0" not in named
+    assert unnamed.splitlines()[0].endswith("<--- v0")
+    assert "v2 <-+" in unnamed
+    assert "_ ** 2 <--- v3 <--- _ * 2 <--- v1" in unnamed
