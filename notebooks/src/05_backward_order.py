@@ -232,10 +232,10 @@ assert x_hand.grad == right
 # - (a) The heap (below) pops the largest waiting rank, and each step
 #   pushes only lower ranks (its inputs' creators), so ranks pop in
 #   non-increasing order.
-# - (b) Every consumer of `f`'s output has a higher rank than `f` and was
-#   pushed by its own consumers, which outrank it (by induction down from
-#   the output), so it pops before `f`: here `_ * _`, rank 1, before
-#   `_ * 2`, rank 0.
+# - (b) Every consumer of `f`'s output has a higher rank than `f`, and
+#   backward pops it at some point (it lies on a path from the output).
+#   Ranks pop in non-increasing order (a), so it pops before `f`: here
+#   `_ * _`, rank 1, before `_ * 2`, rank 0.
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -482,10 +482,11 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
 # the incoming gradient the running function consumes) and a bytes line
-# (chapter 07, Note 1 explains it; `_ + _` hands the same array to both
-# inputs, so `h` and `hh` share 8 bytes). Step through
-# the first example with *next* (under each frame): at step 2, `_ * 2 -> h`
-# waits while `_ * _ -> hh` runs, the wait the pre-order walk skipped.
+# (chapter 07, Note 1 explains it: the 8 in gradients is one array that
+# `_ + _` hands to both `h` and `hh`; the 8 kept is `h`'s array, one
+# float64, which `_ * _` keeps). Step through the first example with
+# *next* (under each frame): at step 2, `_ * 2 -> h` waits while
+# `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 
 # %%
 x = mc.Variable(np.array(3.0), name="x")

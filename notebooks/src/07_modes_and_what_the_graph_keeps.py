@@ -243,13 +243,15 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 #
 # 1. `x.node`, a VariableNode, one per Variable (above); from here *node*
 #    alone means a VariableNode (the function is a FunctionNode). A
-#    function's `inputs` are these nodes.
+#    function's `inputs` are these nodes; its `outputs` are weak
+#    references to its output nodes (printed below, explained after).
 # 2. `node.data` holds an array only if the function called
 #    `retain_inputs` or `retain_outputs` (PyTorch's `ctx.save_for_backward`;
 #    chapter 03); otherwise it is None.
-# 3. So *retain* has three meanings: `retain_grad` keeps gradients,
-#    `retain_inputs`/`retain_outputs` keep arrays, and PyTorch's
-#    `retain_graph` keeps the graph after backward (below).
+#
+# A word on names: *retain* now has three meanings. `retain_grad` keeps
+# gradients, `retain_inputs`/`retain_outputs` keep arrays, and PyTorch's
+# `retain_graph` keeps the graph after backward (below).
 
 # %%
 x = mc.Variable(np.array([1.0, 2.0]), name="x")
@@ -395,8 +397,7 @@ assert abs(without.final - 1 * MiB) < 16 * 1024
 # graph (the last is also the result; none is freed along the way, so
 # peak = final), one without; the peak without is two successive `tanh`
 # outputs alive together: 2 MiB (`x`, made before the block, is not
-# counted). Backward adds its gradients on top (Notes 1
-# and 2, at the end).
+# counted). Backward adds its gradients on top (Note 2, at the end).
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10
@@ -479,7 +480,7 @@ def chapter_05_example():
 x_05, h_05, y_05 = chapter_05_example()
 player = visualize.animate_backward(y_05)
 one_float = x_05.array.nbytes
-for step in (2, 3):
+for step in (2, 3, 4):
     grads = player.gradients(step)             # {name: (text, state)}
     print(f"step {step}:", ", ".join(f"{name} {float(text):.1f} {state}"
                                    for name, (text, state) in grads.items()),

@@ -209,8 +209,9 @@ print("1 / 512 =", 1 / 512)
 # %% [markdown]
 # The backward of `SoftmaxCrossEntropy` applies `_ * 0.001953125` (`gy/512`:
 # the loss is a mean over 512 points), `LogSoftmax` and `exp` (softmax as
-# `exp(log_softmax(x))`), `_ * _` (by the mask that zeroes ignored labels),
-# `_ - _` (the one-hot labels) and `_ * _` (by that `gy/512`). A weight's
+# `exp(log_softmax(x))`), `_ * _` (by the mask that zeroes the rows whose
+# label is `ignore_label`, PyTorch's `ignore_index`), `_ - _` (the one-hot
+# labels) and `_ * _` (by that `gy/512`). A weight's
 # gradient is `linear(gyᵀ, xᵀ)`, hence two `Transpose`s; `h`'s is
 # `linear(gy, Wᵀ)`, one.
 #
@@ -467,8 +468,8 @@ assert debug > 2 * plain
 # %% [markdown]
 # ## If you know PyTorch
 #
-# - `y.creator_node.add_hook(hook)` ≈ `grad_fn.register_hook`: code run at
-#   one node's backward;
+# - `y.creator_node.add_hook(hook)` ≈ `grad_fn.register_prehook` /
+#   `register_hook`: code run before / after one node's backward;
 # - debug mode ≈ `torch.autograd.detect_anomaly()`, which also records the
 #   line that built each node and stops at a NaN (gradients only; debug
 #   mode checks forward outputs too);
