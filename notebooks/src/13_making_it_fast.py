@@ -280,8 +280,9 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # `sys.getrefcount` finds no other
 # reference to it (a name, a `.grad`, another entry in `grads`), and it is
 # not a view. PyTorch instead lets the write happen: a version counter
-# detects an in-place change to a saved tensor, and backward raises. In the trap, the inner ReLU's array is also `x.grad`: the
-# count fails. Three cases:
+# detects an in-place change to a saved tensor, and backward raises. In
+# the trap, the inner ReLU's array is also `x.grad`: the count fails.
+# Three cases:
 
 # %%
 from minichain.function_node import HandedOver, writable_gradient

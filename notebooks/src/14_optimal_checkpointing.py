@@ -172,13 +172,13 @@ def activations_held(first_taped):
     return sum(alive() is not None for alive in arrays)
 
 
-held = {"blocks 2-3 taped from h_1": activations_held(2),
-        "block 3 taped from h_2": activations_held(3)}
-slots = {"blocks 2-3 taped from h_1": 2, "block 3 taped from h_2": 1}   # taped outputs
-for name in held:
-    print(f"{name}: arrays alive {held[name]}, slots {slots[name]}")
+held = {}
+for name, first_taped in (("blocks 2-3 taped from h_1", 2), ("block 3 taped from h_2", 3)):
+    held[name] = activations_held(first_taped)
+    slots = 4 - first_taped                        # the taped outputs
+    print(f"{name}: arrays alive {held[name]}, slots {slots}")
+    assert held[name] == slots + 1
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
-assert all(held[name] == slots[name] + 1 for name in held)
 
 # %% [markdown]
 # `R` below is optimal only under the rule; the optimum without it is not
@@ -530,9 +530,9 @@ plt.show()
 
 # %% [markdown]
 # The variant's curve falls steeply, then flattens; no uniform point lies
-# below it; 1, 2 and 3 segments tie it (asserted, printed). Each circle is a model point moved right to its
-# measured peak: the model understates memory by 2 or 3 activations,
-# which weighs most at small `M`. In the upper row of uniform points (7
+# below it; 1, 2 and 3 segments tie it (asserted, printed). Each circle is
+# a model point moved right to its measured peak: the model understates
+# memory by 2 or 3 activations, which weighs most at small `M`. In the upper row of uniform points (7
 # segments or more, printed), a segment more never saves slots or calls:
 # slots are `(s − 1) + ⌈L/s⌉`, least near `√L`; calls, `2L` minus the
 # last segment.
