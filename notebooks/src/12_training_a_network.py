@@ -389,9 +389,8 @@ assert same_history
 # with `s = 4` segments, in *activations* (one hidden layer's output,
 # 6000 × 64 float32). Chapter 10's peak estimate: `s - 1` checkpoints +
 # `⌈L/s⌉` outputs of the segment being recomputed + 2 in flight.
-# `mc.memory.measure` watches through a function hook; measuring with a
-# hook itself raises the peak a little (under a third of an activation;
-# chapter 13's Note 1 shows why).
+# `mc.memory.measure` watches through a function hook, which raises the
+# peak a little (chapter 13's Note 1 measures both peaks without the hook).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -406,13 +405,13 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
       f" chapter 10's peak estimate: {estimate}")
 
 # %% [markdown]
-# Both peaks are measured under the hook (without it: 14.2 and 9.5,
-# chapter 13's Note 1). Plain, 14.5 = the 12 ReLU outputs (the next
-# `linear` keeps the same array as its input) + 2 in flight, as in chapter
-# 10, + 0.5 of small arrays. Checkpointed, 9.5 = 9 whole activations (one
-# more than chapter 10's estimate of 8: the estimate leaves out the
-# gradient arriving from the segment above, held while the recomputed segment
-# runs backward) + the same 0.5 (Note 1 below lists them all).
+# Plain, 14.5 = the 12 ReLU outputs (the next `linear` keeps the same
+# array as its input) + 2 in flight, as in chapter 10, + 0.5 of small
+# arrays (Note 1: the mask 0.25, logits and log-softmax 0.09, the rest
+# under 0.2). Checkpointed, 9.5 = 9 whole activations + the same 0.5: one
+# more than chapter 10's estimate of 8, which leaves out the gradient
+# arriving from the segment above, held while the recomputed segment runs
+# backward.
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.
@@ -471,12 +470,7 @@ ch12.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1: the peaks, measured under the hook, array by array.** The checkpointed column is the
-# moment a recomputed segment's top ReLU runs its backward. Beyond our table,
-# a peak holds the weights' gradients (`cleargrads` makes new ones each
-# step) and Python objects; the mask is a temporary of ReLU's backward.
-# `gy` and its `gx` are two arrays only under the hook: the default path
-# writes `gx` into `gy` (chapter 13, shortcut 1b), and peaks elsewhere.
+# **Note 1 (read after chapter 13): the peaks, measured under the hook, array by array.**
 
 # %%
 steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
@@ -513,3 +507,11 @@ assert whole[1] == estimate + 1
 saved, predicted = peaks[0] - peaks[1], totals[0] - totals[1]
 print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
 assert abs(saved - predicted) < 1 / 3
+
+# %% [markdown]
+# The checkpointed column is the
+# moment a recomputed segment's top ReLU runs its backward. Beyond our table,
+# a peak holds the weights' gradients (`cleargrads` makes new ones each
+# step) and Python objects; the mask is a temporary of ReLU's backward.
+# `gy` and its `gx` are two arrays only under the hook: the default path
+# writes `gx` into `gy` (chapter 13, shortcut 1b), and peaks elsewhere.

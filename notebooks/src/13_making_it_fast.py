@@ -140,7 +140,7 @@ added = {}
 for size in SIZES:
     numpy_time, fast, reference = (sum(sweep[size][name]) for name in NAMES)
     added[size] = fast - numpy_time
-    if size <= 10**4:   # what each adds; at 10^5 the times (docs/meters.md)
+    if size <= 10**4:   # what each adds; above, the times themselves
         line = (f"minichain adds {as_time(fast - numpy_time)}, "
                 f"the reference {as_time(reference - numpy_time)}")
     else:
@@ -240,9 +240,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 #
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
-# - no hook watches;
-# - the class does not override `backward_accumulate` (Linear, shortcut 5,
-#   adds into an owned `.grad` instead), or has nothing to add into yet.
+# - no hook watches (`mc.memory.measure` is one);
+# - the class does not override `backward_accumulate`, or overrides it but
+#   no input has a gradient to add into yet (Linear, shortcut 5, below).
 #
 # Switched off:
 
@@ -279,8 +279,10 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # `writes_into_gradient = True`, as ReLU does),
 # `sys.getrefcount` finds no other
 # reference to it (a name, a `.grad`, another entry in `grads`), and it is
-# not a view. In the trap, the inner ReLU's array is also `x.grad`: the
-# count fails. Three cases:
+# not a view. PyTorch instead lets the write happen: a version counter
+# detects an in-place change to a saved tensor, and backward raises. In
+# the trap, the inner ReLU's array is also `x.grad`: the count fails.
+# Three cases:
 
 # %%
 from minichain.function_node import HandedOver, writable_gradient
@@ -401,7 +403,8 @@ for phase, label, switch, around in (
 # same object; rounding), so the reference does them too. Both save memory
 # in a training step of an MLP with two hidden layers of 512 that
 # accumulates a batch of 256 in two halves, traced by
-# `overhead.whole_step_peak`:
+# `overhead.whole_step_peak` (tracemalloc over the whole step, no hook,
+# so the fast path runs):
 
 # %%
 from minichain.functions.connection import linear as linear_module
@@ -526,7 +529,7 @@ plt.show()
 # - The fast path is the reference's steps plus shortcuts 1-3; 4 and 5
 #   run on both paths. None writes into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
-# - Shortcuts 1, 2, 3 and 4 keep the reference's gradients bit for bit;
+# - Shortcuts 1, 1b, 2, 3 and 4 keep the reference's gradients bit for bit;
 #   1b, 4 and 5 save memory (5 rounds within a float32 bound).
 # - Faster engines leave Python: PyTorch's backward loop is C++;
 #   `torch.compile` and `jax.jit` compile a traced graph.

@@ -60,7 +60,10 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # it). A taped run ends
 # at the highest block not yet reversed, and backward follows it. It may
 # tape several blocks from `x` or a checkpoint, but only one from the
-# value just reached: *the one-block rule*.
+# value just reached: *the one-block rule*, a simplification that keeps
+# `R` recursive; it saves no memory and costs a call (5 instead of 4,
+# printed below). Fitted to the engine: taped outputs take slots, and a
+# tape's start stays alive.
 
 # %%
 one_slot_4 = [
@@ -147,15 +150,13 @@ assert sum(calls) == schedule_calls(one_slot_4) and same
 print("calls per block:", calls, " gradients equal plain backprop's:", same)
 
 # %% [markdown]
-# ### The one-block rule: a choice, and its price
+# ### The one-block rule, measured
 #
-# Both tapes below hold exactly one array beyond their slots, so the rule
-# saves no memory; it costs calls (4 vs 5) and buys the
-# recursion below, on which the library's schedules are built. A tape keeps its start: the first block's graph holds
+# A tape keeps its start: the first block's graph holds
 # its input for backward (`linear` needs `h` for `W`'s gradient). Three
 # blocks from `x`, the first ones run with no graph, the rest taped; we
 # keep a name for the top only and count which of $h_1, h_2, h_3$ are
-# still alive:
+# still alive; with or without the rule, one array beyond the slots:
 
 # %%
 def activations_held(first_taped):
@@ -171,14 +172,17 @@ def activations_held(first_taped):
     return sum(alive() is not None for alive in arrays)
 
 
-held = {"blocks 2-3 taped from h_1": activations_held(2),
-        "block 3 taped from h_2": activations_held(3)}
-print(held)
+held = {}
+for name, first_taped in (("blocks 2-3 taped from h_1", 2), ("block 3 taped from h_2", 3)):
+    held[name] = activations_held(first_taped)
+    slots = 4 - first_taped                        # the taped outputs
+    print(f"{name}: arrays alive {held[name]}, slots {slots}")
+    assert held[name] == slots + 1
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 
 # %% [markdown]
 # `R` below is optimal only under the rule; the optimum without it is not
-# computed here (docs/forget.md).
+# computed here.
 #
 # ## Two slots: the first checkpoint
 #
@@ -425,15 +429,19 @@ for _, run in ways.values():
 # - the tape's uncounted start, kept by its graph (`activations_held`);
 # - in flight: the gradient waiting and the array being made.
 #
-# Chapter 10's two in flight are always there; the start makes a third
-# at a move such as `M = 4`'s `("taped", 22, 23)` (printed below):
-# checkpoints $h_{12}, h_{19}, h_{21}$ and the tape's $h_{23}$ fill the 4
-# slots, its start $h_{22}$ is kept, and block 24's gradient waits. `M = 6`
-# and 8 have no such move. Before
-# the first backward, the gradient waiting is `F.sum`'s broadcast view of
-# one number: no memory. Each peak is slots plus arrays beyond them,
-# within a third of an activation (asserted; printed rounded); with no
-# hook watching (chapter 13, Note 1) each is lower, by under a third:
+# Held at `M = 4`'s peak, the move `("taped", 22, 23)` (printed below):
+#
+# - the 4 slots: checkpoints $h_{12}, h_{19}, h_{21}$ and the tape's $h_{23}$;
+# - the tape's start $h_{22}$;
+# - block 24's gradient waiting, and the array being made.
+#
+# `M = 6` and 8 have no such move; nor has uniform: these blocks end in
+# tanh, which keeps its output, so uniform peaks at slots + 2 (chapter
+# 10's estimate; chapter 12's segments end in linear and peak one higher).
+# Before the first backward, the gradient waiting is `F.sum`'s broadcast
+# view of one number: no memory. Each peak is slots plus arrays beyond
+# them, within a third of an activation (asserted; printed rounded); with
+# no hook watching (chapter 13, Note 1), lower by under a third:
 
 # %%
 def beyond_slots(schedule):
@@ -500,6 +508,10 @@ assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(row, row[1:]))
 assert all(slots_held(u) == s - 1 + math.ceil(L / s)                   # the why, below
            and schedule_calls(u) == 2 * L - len(split_into_segments(list(range(L)), s)[-1])
            for s, u in enumerate(uniforms, start=1))
+ties = [(slots_held(u), schedule_calls(u), s) for s, u in enumerate(uniforms, start=1)
+        if variant_cost(L, slots_held(u)) == schedule_calls(u)]
+print("uniform points on the variant's curve (slots, calls, segments):", ties)
+assert [s for *_, s in ties] == [1, 2, 3]
 print(f"uniform, 7 to {L} segments: {row[0][0]} to {row[-1][0]} slots,"
       f" {row[0][1]} to {row[-1][1]} calls, neither ever falling")
 ax.plot(all_slots, [variant_cost(L, M) / L for M in all_slots], "-",
@@ -518,9 +530,9 @@ plt.show()
 
 # %% [markdown]
 # The variant's curve falls steeply, then flattens; no uniform point lies
-# below it (asserted). Each circle is a model point moved right to its
-# measured peak: the model understates memory by 2 or 3 activations,
-# which weighs most at small `M`. In the upper row of uniform points (7
+# below it; 1, 2 and 3 segments tie it (asserted, printed). Each circle is
+# a model point moved right to its measured peak: the model understates
+# memory by 2 or 3 activations, which weighs most at small `M`. In the upper row of uniform points (7
 # segments or more, printed), a segment more never saves slots or calls:
 # slots are `(s − 1) + ⌈L/s⌉`, least near `√L`; calls, `2L` minus the
 # last segment.
@@ -599,8 +611,11 @@ fewest, s_best = min((slots_held(uniform_schedule(1024, s)), s) for s in range(1
 print(f"L = 1024: uniform segments hold at least {fewest} slots (2√L = {2 * math.sqrt(1024):g}),"
       f" {schedule_calls(uniform_schedule(1024, s_best)) / 1024:.1f} calls per block;"
       f" the variant, 12 slots: {variant_cost(1024, 12) / 1024:.1f}")
-print(f"L = {L}, {slots_held(uniform_5)} slots: R = {variant_cost(L, slots_held(uniform_5))}"
-      f" (the variant), {schedule_calls(uniform_5)} calls (uniform, {segments} segments)")
+nine = slots_held(uniform_5)
+cheapest, s_nine = min((schedule_calls(uniform_schedule(L, s)), s) for s in range(1, L + 1)
+                       if slots_held(uniform_schedule(L, s)) == nine)
+print(f"L = {L}, {nine} slots: R = {variant_cost(L, nine)} (the variant),"
+      f" {cheapest} calls (the cheapest uniform, {s_nine} segments)")
 
 # %% [markdown]
 # With one slot the games agree; from two on, the variant is mostly
@@ -609,7 +624,7 @@ print(f"L = {L}, {slots_held(uniform_5)} slots: R = {variant_cost(L, slots_held(
 # **In practice.** PyTorch's `torch.utils.checkpoint` offers uniform
 # segments; nesting its `checkpoint` calls should give recursive schedules
 # of this kind (not tried here). At 9 slots uniform segments already cost
-# about as few calls as the variant (44 against 41, printed above): for
+# about as few calls as the variant (42 against 41, printed above): for
 # L = 24 the variant pays off only below that. Long chains differ: at L =
 # 1024 uniform segments need 63 slots or more (2.0 calls per block), the
 # variant 12 (3.7 calls per block; printed).
