@@ -89,7 +89,8 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 # - Ids count from the output: `y` is v0, the product `v1`, `x` v2, the
 #   square `v3`; a named variable shows its name instead. The unnamed `v1`
 #   and `v3` show only shape and dtype: nothing holds their arrays any more, since the graph links
-#   light records of the variables, not their arrays (chapter 03).
+#   light records of the variables (VariableNodes), not their arrays
+#   (chapter 03).
 #
 # The same graph as text, by `visualize.draw`:
 

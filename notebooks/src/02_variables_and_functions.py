@@ -108,8 +108,9 @@ print(hand_draw(y_hand))
 # In minichain the same `f` is a subclass of `mc.FunctionNode` with the same
 # `forward`. `apply` comes with the base class: it does what our `apply`
 # does, plus checks, and returns a tuple of output Variables; as `inputs`
-# it stores each input's `VariableNode` rather than the Variable (chapter
-# 03 shows why). `minichain.visualize.draw` walks the real graph and prints
+# it stores each input's `VariableNode` (a light record of the Variable,
+# without its array: chapter 01) rather than the Variable (chapter 03
+# shows why). `minichain.visualize.draw` walks the real graph and prints
 # its arrows, showing each function by its `label` (the class name, unless
 # the class sets one, as here):
 
@@ -208,8 +209,10 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (here `(0,)`). It returns a tuple
-# with one gradient per input (`None` where none is wanted).
+# says which inputs want a gradient (here `(0,)`; a constant input, say,
+# wants none: chapter 07). It returns a tuple with one gradient per input:
+# `None` where none is wanted, and one given for an input not asked for is
+# dropped.
 #
 # By hand first. Backward starts from the *seed* in `y.grad`, `dL/dy`:
 # for `L = sum(y)` it is ones, set by us. One call turns `y.grad` into

@@ -397,8 +397,8 @@ plt.show()
 #
 # Two branches of different lengths meet at the end: `a` goes through `exp` and
 # `sin` on one side and through `_ * 3` on the other. The picture writes the
-# step on each function (bytes: chapter 07); of `_ * 3` and `exp`, equal in
-# rank, the one pushed first runs first.
+# step on each function (its red *kept for backward* line: chapter 07); of
+# `_ * 3` and `exp`, equal in rank, the one pushed first runs first.
 
 # %%
 x = mc.Variable(np.array(0.5), name="x")
@@ -482,9 +482,9 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
 # the incoming gradient the running function consumes) and a bytes line
-# (chapter 07, Note 1 explains it: the 8 in gradients is one array that
-# `_ + _` hands to both `h` and `hh`; the 8 kept is `h`'s array, one
-# float64, which `_ * _` keeps). Step through the first example with
+# (chapter 07, Note 1 explains it: at step 2 the 8 in gradients is one
+# array that `_ + _` hands to both `h` and `hh`; the 8 kept is `h`'s
+# array, one float64, which `_ * _` keeps). Step through the first example with
 # *next* (under each frame): at step 2, `_ * 2 -> h` waits while
 # `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 

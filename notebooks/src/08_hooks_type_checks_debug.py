@@ -235,7 +235,7 @@ for name, record in timer.summary().items():
 # backward too): **allocated** *adds up* the bytes each call left alive,
 # **peak** is the *largest* any call used above its starting level.
 # `forward:ReLU`'s 1.0 MiB is its output, one activation. Note 1 prints and
-# explains every row.
+# explains every non-zero row.
 
 # %%
 table = memory.summary()
