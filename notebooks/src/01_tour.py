@@ -88,9 +88,9 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   float64) to compute `2x`.
 # - Ids count from the output: `y` is v0, the product `v1`, `x` v2, the
 #   square `v3`; a named variable shows its name instead. The unnamed `v1`
-#   and `v3` show only shape and dtype: nothing holds their arrays any more, since the graph links
-#   light records of the variables (VariableNodes), not their arrays
-#   (chapter 03).
+#   and `v3` show only shape and dtype: the graph links light records of
+#   the variables (VariableNodes, chapter 03), not their arrays, so nothing
+#   holds theirs any more (`x` and `y` are held by your Python names).
 #
 # The same graph as text, by `visualize.draw`:
 
@@ -99,8 +99,8 @@ print(visualize.draw(y))
 
 # %% [markdown]
 # The picture's arrows point forward; the text's point back, the way
-# backward walks. Read each row right to left: after a variable, `<---`
-# means "made by"; after a function, "from":
+# backward walks: each `<---` points from a thing to what it was computed
+# from. Read each row right to left:
 # - row 1: `y` was made by `_ + _` (tagged `[1]`) from `x`;
 # - row 3: the same `[1]` also used `v1`, made by `_ * 2` from `v3`, made
 #   by `_ ** 2` from `x`;

@@ -365,9 +365,8 @@ print("check_backward passed")
 # They have our `HandExp`'s and `HandSin`'s `forward(inputs)`, and two
 # backward methods (`indexes` is `target_input_indexes`). **The rule: a
 # plain `y.backward()` calls `backward_arrays` when a function has one,
-# else `backward`; in reference mode (chapter 05), with double backprop
-# (chapter 11) or under a function hook (chapter 08) it always calls
-# `backward`.**
+# else `backward`.** (Three switches make it always call `backward`:
+# chapters 05, 08 and 11.)
 #
 # - `backward_arrays` is our hand formula on bare arrays, which the
 #   engine's fast path uses (chapter 13): so a plain `y.backward()` calls
