@@ -232,10 +232,10 @@ assert x_hand.grad == right
 # - (a) The heap (below) pops the largest waiting rank, and each step
 #   pushes only lower ranks (its inputs' creators), so ranks pop in
 #   non-increasing order.
-# - (b) Every consumer of `f`'s output has a higher rank than `f`, and
-#   backward pops it at some point (it lies on a path from the output).
-#   Ranks pop in non-increasing order (a), so it pops before `f`: here
-#   `_ * _`, rank 1, before `_ * 2`, rank 0.
+# - (b) Every consumer of `f`'s output on a path from the output has a
+#   higher rank than `f` and is popped at some point (the other consumers
+#   send `f` no gradient). Ranks pop in non-increasing order (a), so each
+#   pops before `f`: here `_ * _`, rank 1, before `_ * 2`, rank 0.
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -396,9 +396,10 @@ plt.show()
 # ## A bigger graph, with the heap at work
 #
 # Two branches of different lengths meet at the end: `a` goes through `exp` and
-# `sin` on one side and through `_ * 3` on the other. The picture writes the
-# step on each function (its red *kept for backward* line: chapter 07); of
-# `_ * 3` and `exp`, equal in rank, the one pushed first runs first.
+# `sin` on one side and through `_ * 3` on the other. Each function in the
+# picture is labelled with its backward step (a red outline marks an array
+# kept for backward: chapter 07); of `_ * 3` and `exp`, equal in rank, the
+# one pushed first runs first.
 
 # %%
 x = mc.Variable(np.array(0.5), name="x")
@@ -482,9 +483,7 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
 # the incoming gradient the running function consumes) and a bytes line
-# (chapter 07, Note 1 explains it: at step 2 the 8 in gradients is one
-# array that `_ + _` hands to both `h` and `hh`; the 8 kept is `h`'s
-# array, one float64, which `_ * _` keeps). Step through the first example with
+# (chapter 07, Note 1 explains it). Step through the first example with
 # *next* (under each frame): at step 2, `_ * 2 -> h` waits while
 # `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 
