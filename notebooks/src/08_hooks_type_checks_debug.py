@@ -84,7 +84,7 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # `FunctionNode.apply` calls the registered hooks around `forward`, as
 # `hand_apply` did, and chapter 05's loop does the same around each backward
 # step. Functions are unchanged; while a hook is registered, backward takes
-# its path on Variables (below): gradients are the same, timings and memory
+# its path on Variables (below), not the faster array path (chapter 13): gradients are the same, timings and memory
 # describe that path. The base class, printed below, provides registration
 # (`__enter__`, `__exit__`) and six methods that do nothing until a subclass
 # overrides them.
@@ -182,7 +182,8 @@ assert shown == ["function\t_ * 2", "- grad: mean=1.00000000, std=0.00000000"]
 # float32 values, 1 MiB), 4 classes. `F.linear(x, W)` is `x Wᵀ`;
 # `F.softmax_cross_entropy` is PyTorch's `F.cross_entropy`; `mc.Parameter`
 # is a Variable that chapter 12's optimizers update. First, one training
-# step as `StepPrinter` shows it:
+# step as `StepPrinter` shows it. You need not follow every line: look at
+# the indentation, backward's own functions nested inside its steps.
 
 # %%
 MiB = 2 ** 20
