@@ -105,7 +105,6 @@ print(f"linear classifier: loss {linear_losses[0]:#.2g} -> {linear_losses[-1]:#.
 print(f"one hidden layer:  loss {hand_losses[0]:#.2g} -> {hand_losses[-1]:#.2g},"
       f" accuracy {hand_accuracy:.3f}")
 print(f"guessing:          accuracy {1 / 3:.3f}")
-print(f"steps per pass over the {len(x)} points: full batch 1, minibatches of 30: {len(x) // 30}")
 assert linear_accuracy < 0.6 < 0.9 < hand_accuracy
 assert hand_losses[-1] < hand_losses[-50] < hand_losses[0]      # still falling
 
@@ -267,6 +266,7 @@ print(inspect.getsource(spiral.forward))
 # %%
 result = spiral.train(n_epochs=100, seed=0, n_units=32, n_layers=1,
                       batch_size=30)
+print(f"steps per pass over the {len(x)} points, minibatches of 30: {len(x) // 30}")
 print(f"final accuracy on the training points (evaluation mode, explained below):"
       f" {result.accuracy:.3f}")
 print(f"loss: about {result.history['loss'][0]:.1g} in epoch 1,"
@@ -405,10 +405,11 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
       f" chapter 10's peak estimate: {estimate}")
 
 # %% [markdown]
-# Plain, 14.5 = the 12 ReLU outputs (the next `linear` keeps the same
-# array as its input) + 2 in flight, as in chapter 10, + 0.5 of small
-# arrays (Note 1: the mask 0.25, logits and log-softmax 0.09, the rest
-# under 0.2). Checkpointed, 9.5 = 9 whole activations + the same 0.5: one
+# Plain, 14.5 = the 12 ReLU outputs (ReLU's backward needs only its
+# output, so the `linear` outputs go; the next `linear` keeps the same
+# array as its input) + 2 in flight (chapter 10: the gradient waiting and
+# the array being made) + 0.5 of small arrays (printed in Note 1: the mask
+# 0.25, logits and log-softmax 0.09, the rest under 0.2). Checkpointed, 9.5 = 9 whole activations + the same 0.5: one
 # more than chapter 10's estimate of 8, which leaves out the gradient
 # arriving from the segment above, held while the recomputed segment runs
 # backward.

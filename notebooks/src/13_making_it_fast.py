@@ -172,6 +172,9 @@ assert flat and near_numpy
 # | `inputs` | the function's input nodes |
 # | `targets` | indexes of those needing a gradient |
 # | `outputs` | weak references to its outputs |
+# | `heap` | functions waiting, keyed by -rank |
+# | `pushed` | creators (PyTorch: `grad_fn`) already queued, each once per pass |
+# | `run.func` | the function whose step runs (errors name it) |
 
 # %%
 def show(step, *lines):  # a step's title, then its lines, their comments dropped
@@ -194,9 +197,7 @@ show("3. add each gx into its input's gradient, push its creator once",
 # A non-leaf's first gradient is stored (`grads[x] = gx`); a later one goes to
 # `_add_gradient`, which adds it to the stored one as a new array (the
 # reference applies `Add`). A leaf's gradient goes there too, then to
-# `_add_to_leaf`, which adds it into the leaf's `.grad` at once. `pushed`
-# lets each `creator` (PyTorch's `grad_fn`)
-# be queued once per pass.
+# `_add_to_leaf`, which adds it into the leaf's `.grad` at once.
 #
 # ## Shortcuts on the fast path only
 #
@@ -241,8 +242,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches (`mc.memory.measure` is one);
-# - the class does not override `backward_accumulate`, or overrides it but
-#   no input has a gradient to add into yet (Linear, shortcut 5, below).
+# - the class does not override `backward_accumulate` (a backward that adds
+#   straight into an existing gradient; shortcut 5), or overrides it but
+#   no input has a gradient to add into yet (Linear).
 #
 # Switched off:
 
@@ -268,7 +270,7 @@ buys["1. backward_arrays (backward)"] = off / on
 # `writable_gradient` says nobody else holds that array (`y`: ReLU's
 # output, kept from forward). That saves a layer-sized array inside
 # ReLU's backward, yet chapter 12's step peaks only 0.3 of an activation
-# lower, with the same gradients (Note 1): the peak sits elsewhere.
+# lower (printed in Note 1), with the same gradients: the peak sits elsewhere.
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
@@ -384,14 +386,14 @@ def same_gradients(switch):
             and np.array_equal(gradient(False), diamond))
 
 
-for phase, label, switch, around in (
+for phase, label, note, switch, around in (
         # all eight rows of the table above; docs/engine-paths.md names them in code
-        (0, "apply (forward, all eight)", reference_apply, contextlib.nullcontext),
-        (1, "_walk (backward)", reference_loop, no_backward_arrays)):
+        (0, "apply (forward, all eight)", "", reference_apply, contextlib.nullcontext),
+        (1, "_walk (backward)", ", backward_arrays off in both runs", reference_loop, no_backward_arrays)):
     with around():
         on, off = overhead.with_and_without(per_op_time(phase), switch)
         same = same_gradients(switch)
-    print(f"per op: {label}", as_time(on), " reference", as_time(off))
+    print(f"per op: {label}{note}:", as_time(on), " reference", as_time(off))
     print("  more than 1.2x faster:", off > 1.2 * on, "  same gradients:", same)
     assert off > 1.2 * on and same
     buys[f"3. {label}"] = off / on
@@ -446,7 +448,8 @@ savings = {}                               # shortcut -> peak without / with
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
 # Parameter *owns*: handed to nobody. Backward adds into an owned buffer in place, into anything
 # else as a new array. The lines of `_add_to_leaf` that choose: `old` is
-# the gradient so far, `_set_leaf` makes its argument the leaf's `.grad`,
+# the leaf's gradient Variable (`.grad` is its array), `_owns_buffer` asks
+# whether it is that owned buffer, `_as_array` takes a Variable's array, `_set_leaf` makes its argument the leaf's `.grad`,
 # and `run.arrays` says the pass works on bare arrays:
 
 # %%

@@ -57,13 +57,8 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # Two values take no slot: `x`, and *the value just reached* by the last
 # run, which the next move stores, starts from, or drops (in `one_slot_4`
 # below, `("advance", 0, 3)` reaches $h_3$; `("taped", 3, 4)` starts from
-# it). A taped run ends
-# at the highest block not yet reversed, and backward follows it. It may
-# tape several blocks from `x` or a checkpoint, but only one from the
-# value just reached: *the one-block rule*, a simplification that keeps
-# `R` recursive; it saves no memory and costs a call (5 instead of 4,
-# printed below). Fitted to the engine: taped outputs take slots, and a
-# tape's start stays alive.
+# it). Fitted to the engine: taped outputs take slots, and a tape's start
+# stays alive.
 
 # %%
 one_slot_4 = [
@@ -152,6 +147,12 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # %% [markdown]
 # ### The one-block rule, measured
 #
+# Our modelling choice: a taped run ends at the highest block not yet
+# reversed, backward follows it, and it may tape several blocks from `x`
+# or a checkpoint but only one from the value just reached: *the one-block
+# rule*. It keeps `R` (below) recursive: a longer tape from the value just
+# reached would start a subproblem from a value that is neither `x` nor a
+# checkpoint, so `R` would need a third argument. It costs a call (below).
 # A tape keeps its start: the first block's graph holds
 # its input for backward (`linear` needs `h` for `W`'s gradient). Three
 # blocks from `x`, the first ones run with no graph, the rest taped; we
