@@ -173,8 +173,8 @@ assert flat and near_numpy
 # | `targets` | indexes of those needing a gradient |
 # | `outputs` | weak references to its outputs |
 # | `heap` | functions waiting, keyed by -rank |
-# | `pushed` | creators (PyTorch: `grad_fn`) already queued, each once per pass |
-# | `run.func` | the function whose step runs (errors name it) |
+# | `pushed` | creators (`grad_fn`s) queued this pass |
+# | `run.func` | the function stepping (for errors) |
 
 # %%
 def show(step, *lines):  # a step's title, then its lines, their comments dropped
@@ -448,8 +448,8 @@ savings = {}                               # shortcut -> peak without / with
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
 # Parameter *owns*: handed to nobody. Backward adds into an owned buffer in place, into anything
 # else as a new array. The lines of `_add_to_leaf` that choose: `old` is
-# the leaf's gradient Variable (`.grad` is its array), `_owns_buffer` asks
-# whether it is that owned buffer, `_as_array` takes a Variable's array, `_set_leaf` makes its argument the leaf's `.grad`,
+# the leaf's gradient Variable (`.grad` is its array), `_owns_buffer`: is it
+# owned?, `_as_array`: a Variable's array, `_set_leaf` makes its argument the leaf's `.grad`,
 # and `run.arrays` says the pass works on bare arrays:
 
 # %%

@@ -272,9 +272,10 @@ print(inspect.getsource(checkpoint._reverse))
 for n, M in ((n, M) for n in range(1, 13) for M in range(1, n + 1)):
     assert variant_cost(n, M) == hand_cost(n, M)
     assert schedule_calls(variant_schedule(n, M)) == hand_cost(n, M)
-assert variant_schedule(4, 1) == one_slot_4 and variant_schedule(4, 2) == two_slots_4
-print("costs agree for every n <= 12 and M <= n")
-print("R(64, 6) =", variant_cost(64, 6), "  R(1024, 12) =", variant_cost(1024, 12), f"({variant_cost(1024, 12) / 1024:.1f} per block)")
+same_moves = variant_schedule(4, 1) == one_slot_4 and variant_schedule(4, 2) == two_slots_4
+print("costs agree for every n <= 12 and M <= n; four blocks, M = 1 and 2, move for move:", same_moves)
+assert same_moves
+print("R(1024, 12) =", variant_cost(1024, 12), f"({variant_cost(1024, 12) / 1024:.1f} per block)")
 
 # %% [markdown]
 # 1024 blocks with 12 slots: about 3.7 calls each (plain: 1).
@@ -424,17 +425,13 @@ for _, run in ways.values():
     F.sum(run()).backward()                           # first calls fill caches
 
 # %% [markdown]
-# Alive at the `M = 1` peak:
+# Held beyond the slots at the peak (the "beyond slots" column below):
 #
-# - the slot: the taped block's output;
-# - the tape's uncounted start, kept by its graph (`activations_held`);
-# - in flight: the gradient waiting and the array being made.
-#
-# Held at `M = 4`'s peak, the move `("taped", 22, 23)` (printed below):
-#
-# - the 4 slots: checkpoints $h_{12}, h_{19}, h_{21}$ and the tape's $h_{23}$;
-# - the tape's start $h_{22}$;
-# - block 24's gradient waiting, and the array being made.
+# | schedule, peak | beyond the slots |
+# |---|---|
+# | `M = 1`: the one taped block | the tape's start (`activations_held`), the gradient waiting, the array being made: 3 |
+# | `M = 4`: `("taped", 22, 23)` (printed below), slots $h_{12}, h_{19}, h_{21}, h_{23}$ | $h_{22}$, the tape's start; block 24's gradient waiting; the array being made: 3 |
+# | uniform | the gradient waiting, the array being made: 2 |
 #
 # `M = 6` and 8 have no such move; nor has uniform: these blocks end in
 # tanh, which keeps its output, so uniform peaks at slots + 2 (chapter
@@ -610,8 +607,9 @@ print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
 uniform_5 = ways[f"uniform, {segments} segments"][0]   # "Memory, measured"
 fewest, s_best = min((slots_held(uniform_schedule(1024, s)), s) for s in range(1, 1025))
 print(f"L = 1024: uniform segments hold at least {fewest} slots (2√L = {2 * math.sqrt(1024):g}),"
-      f" {schedule_calls(uniform_schedule(1024, s_best)) / 1024:.1f} calls per block;"
-      f" the variant, 12 slots: {variant_cost(1024, 12) / 1024:.1f}")
+      f" {schedule_calls(uniform_schedule(1024, s_best)) / 1024:.2f} calls per block;"
+      f" the variant, {fewest} slots: {variant_cost(1024, fewest) / 1024:.2f}, 12 slots: {variant_cost(1024, 12) / 1024:.1f}")
+assert variant_cost(1024, fewest) <= schedule_calls(uniform_schedule(1024, s_best))
 nine = slots_held(uniform_5)
 cheapest, s_nine = min((schedule_calls(uniform_schedule(L, s)), s) for s in range(1, L + 1)
                        if slots_held(uniform_schedule(L, s)) == nine)
@@ -627,8 +625,8 @@ print(f"L = {L}, {nine} slots: R = {variant_cost(L, nine)} (the variant),"
 # of this kind (not tried here). At 9 slots uniform segments already cost
 # about as few calls as the variant (42 against 41, printed above): for
 # L = 24 the variant pays off only below that. Long chains differ: at L =
-# 1024 uniform segments need 63 slots or more (2.0 calls per block), the
-# variant 12 (3.7 calls per block; printed).
+# 1024 uniform segments need 63 slots or more (1.97 calls per block; the
+# variant, 1.96 there), the variant 12 (3.7 calls per block; printed).
 #
 # ## Exercises
 #
