@@ -408,8 +408,8 @@ print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};
 # Plain, 14.5 = the 12 ReLU outputs (ReLU's backward needs only its
 # output, so the `linear` outputs go; the next `linear` keeps the same
 # array as its input) + 2 in flight (chapter 10: the gradient waiting and
-# the array being made) + 0.5 of small arrays (printed in Note 1: the mask
-# 0.25, logits and log-softmax 0.09, the rest under 0.2). Checkpointed, 9.5 = 9 whole activations + the same 0.5: one
+# the array being made) + ≈0.5 of small arrays (printed in Note 1: the mask
+# 0.25, logits and log-softmax 0.09, the rest under 0.2). Checkpointed, 9.5 = 9 whole activations + the same ≈0.5: one
 # more than chapter 10's estimate of 8, which leaves out the gradient
 # arriving from the segment above, held while the recomputed segment runs
 # backward.
