@@ -167,8 +167,9 @@ assert np.array_equal(x.grad, grad_hand)
 # new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
 # So, below:
 #
-# - `mc.grad` returns `None` for `x`, with no error (it answers only for
-#   the inputs you name), like `torch.autograd.grad` with `allow_unused=True`;
+# - `mc.grad` returns `None` for `x`, with no error: `x` cannot be reached
+#   from `sum(gx)`, and `mc.grad` fills no `.grad`, so it never touches
+#   `gx` (like `torch.autograd.grad` with `allow_unused=True`);
 # - `gx.backward()` raises;
 # - `F.sum(gx).backward()` raises: `backward()` fills `.grad` on every leaf
 #   it reaches, and `gx` is now a leaf.

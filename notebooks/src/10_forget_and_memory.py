@@ -418,10 +418,12 @@ assert np.array_equal(real_grad, plain_grad)
 #
 # `Forget.backward` calls `backward()`, so that Parameters inside `func`
 # get `.grad` (difference 4 above); but `backward()` starts from one
-# Variable. So a node, `_GradientSeed`, joins the recomputed outputs yᵢ
-# into one 0-d zero; its backward hands each yᵢ the gradient gyᵢ that
-# `Forget` received: the gradient of Σᵢ sum(yᵢ·gyᵢ), the gyᵢ held
-# constant. At row 4, *in gradients* rises from 16 to 20 bytes: its 4-byte
+# Variable. So `_GradientSeed` makes one to start from: a node that takes
+# the recomputed outputs yᵢ and returns a 0-d placeholder (value 0, never
+# used). A backward from it, seeded with 1.0, hands each yᵢ exactly the
+# gyᵢ `Forget` received, as if the placeholder were Σᵢ sum(yᵢ·gyᵢ): what
+# PyTorch's `torch.autograd.backward(ys, grad_tensors=gys)` does in one
+# call. At row 4, *in gradients* rises from 16 to 20 bytes: that 4-byte
 # seed, 1.0.
 #
 # *kept for backward* (row 1: `x`,
