@@ -89,7 +89,8 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # %% [markdown]
 # `None` is what PyTorch answers with `allow_unused=True` for an input the
 # output does not reach: a quiet failure. PyTorch is louder here: for a
-# `gx` with no `grad_fn`, `torch.autograd.grad` raises.
+# `gx` with no `grad_fn`, `torch.autograd.grad` raises. So check that a
+# second derivative is not `None` before you use it.
 #
 # ## The real thing: minichain's backwards are written on Variables
 #
