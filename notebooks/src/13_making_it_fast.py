@@ -281,9 +281,11 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # `writes_into_gradient = True`, as ReLU does),
 # `sys.getrefcount` finds no other
 # reference to it (a name, a `.grad`, another entry in `grads`), and it is
-# not a view. PyTorch instead lets the write happen: a version counter
-# detects an in-place change to a saved tensor, and backward raises. In
-# the trap, the inner ReLU's array is also `x.grad`: the count fails.
+# not a view. PyTorch's own backward formulas never write into an
+# incoming gradient (its version counter guards another case: a tensor
+# saved for backward and changed in place later, which makes backward
+# raise). In the trap, the inner ReLU's array is also `x.grad`: the count
+# fails.
 # Three cases:
 
 # %%
