@@ -51,7 +51,7 @@ x = mc.Variable(np.zeros(10), name="x")
 f = F.Identity()
 y = f(x)
 y_new = F.identity(x)
-print("F.Identity()(x) applies", type(f).__name__,
+print("F.Identity()(x) calls  ", type(f).__name__,
       " a Function:", isinstance(f, mc.Function),
       " a FunctionNode:", isinstance(f, mc.FunctionNode))
 node = y_new.creator_node
@@ -69,7 +69,9 @@ assert isinstance(node, mc.FunctionNode)
 # A `Function` subclass overrides `forward(inputs)` and
 # `backward(inputs, grad_outputs)`. Both take and return tuples of arrays.
 # Unlike a FunctionNode's, `backward`'s first argument is the forward's
-# inputs, not indexes; the second holds the incoming gradients `gy`.
+# inputs, not indexes; the second holds the incoming gradients `gy`. The
+# drawing's `Square` is the node standing for it in the graph (an adapter,
+# table below).
 
 # %%
 class Square(mc.Function):
@@ -153,6 +155,7 @@ print("through FunctionAdapter:      ", x.grad)
 z = F.exp(x)
 print("for F.exp, creator is creator_node:", z.creator is z.creator_node)
 assert y.creator is square and y.creator_node is square.node
+assert square.node.label == "Square"              # drawn under its name
 assert isinstance(square.node, mc.FunctionAdapter) and y.creator_node is not square
 assert z.creator is z.creator_node
 assert np.array_equal(x.grad, grad_hand)
@@ -191,6 +194,7 @@ for name, square in [("F.square", F.square), ("Square()", lambda x: Square()(x))
     print(f"{name:9}first {gx.array}  second {second}")
 print("Square()'s graph of F.sum(gx):", graph)
 assert second is None and graph == "gx <--- Sum <--- sum_gx"   # no x in it
+assert gx.node._old_style_grad_generator == "Square"         # the mark
 for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
     try:
         start.backward()
@@ -204,7 +208,8 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
 #
-# `FunctionAdapter` marks the gradient it returns and refuses a backward
+# `FunctionAdapter` marks the gradient it returns
+# (`gx.node._old_style_grad_generator = "Square"`) and refuses a backward
 # that starts *from* `gx` or would fill `gx.grad`, as above. PyTorch's
 # `@once_differentiable` raises more broadly: its error node sits in `gx`'s graph,
 # so even a backward from `sum(gx)` to `x` raises. The narrow mark still
@@ -349,8 +354,8 @@ print(inspect.getsource(mc.backend.get_array_module))
 # | old-style Function | yes: arrays | yes: arrays |
 #
 # So `Exp` above asks in `forward` (its backward uses only `*`);
-# `Softplus` below is a FunctionNode, so only its forward needs `xp` (the
-# table above). A softplus `log(1 + exp(x))` for either device:
+# `Softplus` below is a FunctionNode, so only its forward needs `xp`. A
+# softplus `log(1 + exp(x))` for either device:
 
 # %%
 class Softplus(mc.FunctionNode):
@@ -419,7 +424,8 @@ assert same
 
 # %% [markdown]
 # `make test-gpu` (after `pip install -e '.[gpu]'`) runs every function's
-# gradient check on CuPy; `docs/benchmarks.md` records its run on a GPU.
+# gradient check on CuPy; `docs/benchmarks.md` records its run on an H100,
+# where the GPU tests passed on both engine paths.
 #
 # Besides the module-function rule, one more keeps code device-neutral:
 # never mix devices in one call (all its arrays on one device). In PyTorch a tensor carries its device, so

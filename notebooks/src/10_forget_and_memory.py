@@ -77,7 +77,7 @@ def four_tanhs(h):
 
 x_array = np.random.default_rng(0).normal(size=(256, 1024)).astype(np.float32)
 
-gradients, bytes_kept, backward_peaks = {}, {}, {}
+gradients, bytes_kept = {}, {}
 for name, run in {"plain": four_tanhs,
                   "hand_forget": lambda x: hand_forget(four_tanhs, x)}.items():
     x = mc.Variable(x_array, name="x")
@@ -86,10 +86,10 @@ for name, run in {"plain": four_tanhs,
     bytes_kept[name] = after_forward.final
     with mc.memory.measure() as during_backward:
         F.sum(y).backward()
-    backward_peaks[name] = during_backward.peak
     gradients[name] = x.grad
     print(f"{name:12s} holds {after_forward.final / MiB:.1f} MiB after forward")
     del y      # this run's graph goes now, not inside the next measured block
+hand_backward = during_backward    # the last run's, HandForget's: next section
 assert np.allclose(gradients["plain"], gradients["hand_forget"])
 print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]))
 
@@ -97,15 +97,16 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # ## The real `F.forget`
 #
 # `F.forget` is the same idea (PyTorch's is
-# `torch.utils.checkpoint.checkpoint(func, x)`), with four differences: it
-# takes any number of inputs and outputs; it saves the random state for the
-# recomputation (see dropout below); it frees what
-# each function of its inner graph keeps as the inner backward walks down
-# it, where `HandForget` keeps that whole graph until its backward returns
-# (a lower backward peak); and a Parameter used inside `func` gets its
-# `.grad` (`HandForget`'s `mc.grad([y], [x])` returns only `x`'s). It
-# agrees with our hand-made one on the gradient and the memory after
-# forward:
+# `torch.utils.checkpoint.checkpoint(func, x)`), with four differences:
+# (1) it takes any number of inputs and outputs; (2) it saves the random
+# state for the recomputation (see dropout below); (3) it frees what each
+# function of its inner graph keeps as the inner backward walks down it,
+# where `HandForget` keeps that whole graph until its backward returns (at
+# the backward peak only the last `tanh` has been walked back, so the peaks
+# differ by its output, one activation); and (4) a Parameter used inside
+# `func` gets its `.grad` (`HandForget`'s `mc.grad([y], [x])` returns only
+# `x`'s). It agrees with our hand-made one on the gradient and the memory
+# after forward:
 
 # %%
 x = mc.Variable(x_array, name="x")
@@ -114,9 +115,22 @@ with mc.memory.measure() as after_forward:
 with mc.memory.measure() as during_backward:
     F.sum(y).backward()
 print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
-print(f"backward peak: {backward_peaks['hand_forget'] / MiB:.0f} MiB (HandForget),"
+print(f"backward peak: {hand_backward.peak / MiB:.0f} MiB (HandForget),"
       f" {during_backward.peak / MiB:.0f} MiB (F.forget)")
-assert round((backward_peaks["hand_forget"] - during_backward.peak) / MiB) == 1
+assert round((hand_backward.peak - during_backward.peak) / MiB) == 1
+
+
+def around_first_step(m):
+    """Levels as the first inner `Tanh` backward ends, and one event later."""
+    i = [event for event, _ in m.timeline].index("backward:Tanh")
+    return m.timeline[i][1], m.timeline[i + 1][1]
+
+
+(hand_at, hand_next), (forget_at, forget_next) = map(
+    around_first_step, (hand_backward, during_backward))
+close = lambda a, b: abs(a - b) < 64 * 1024     # bytes, up to small objects
+assert close(hand_at, forget_at) and round((hand_next - forget_next) / MiB) == 1
+assert close(hand_next, hand_backward.peak) and close(forget_next, during_backward.peak)
 assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 assert abs(after_forward.final - bytes_kept["hand_forget"]) < 64 * 1024
@@ -162,10 +176,9 @@ print("\n".join(lines[start:]))
 # %% [markdown]
 # Our net is small: `L = 16` blocks of width 256 on a batch of 1024, so one
 # activation is 1 MiB. Each weight is an `mc.Parameter` (chapter 08);
-# `zerograd()` fills its `.grad` with zeros, keeping the buffer, which
-# backward adds into in place, so
-# the measured peak is what the step itself adds. The input is a constant
-# (`requires_grad=False`, chapter 07).
+# `zerograd()` fills its `.grad` with zeros: backward adds into that buffer
+# in place instead of allocating it inside the measurement. The input is
+# a constant (`requires_grad=False`, chapter 07).
 
 # %%
 L, width, batch = 16, 256, 1024
@@ -232,8 +245,10 @@ zerograds()
 # count, two arrays **in flight**: the gradient waiting at the block being
 # walked back, and the array being made (a block's output, or a new
 # gradient). So the **peak estimate**, the dashed line, is
-# `(s - 1) + ⌈L/s⌉ + 2` activations: an estimate, not a bound. A peak
-# also holds small Python objects, so we print it in whole activations.
+# `(s - 1) + ⌈L/s⌉ + 2` activations: an estimate, not a bound, that fits
+# every `s ≥ 2` here. A peak also holds small Python objects, so we print
+# it in whole activations. An x-axis *event* is one function's forward or
+# backward; the hook records the level after each.
 
 # %%
 def measure(segments):
@@ -324,7 +339,7 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# For every `s ≥ 2` peak - kept is 2, as estimated; at `s = 1` the curve
+# For every `s ≥ 2` peak - kept is 2; at `s = 1` the curve
 # dips one below it and below plain (note 2).
 
 # %% [markdown]
@@ -417,7 +432,7 @@ assert np.array_equal(real_grad, plain_grad)
 # `func` builds again inside `Forget`'s backward, and walks it.
 #
 # `Forget.backward` calls `backward()`, so that Parameters inside `func`
-# get `.grad` (difference 4 above); but `backward()` starts from one
+# get `.grad` (difference (4) above); but `backward()` starts from one
 # Variable. So `_GradientSeed` makes one to start from: a node that takes
 # the recomputed outputs yᵢ and returns a 0-d placeholder (value 0, never
 # used). A backward from it, seeded with 1.0, hands each yᵢ exactly the

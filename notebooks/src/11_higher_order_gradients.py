@@ -42,7 +42,7 @@ np.set_printoptions(precision=4, suppress=True)
 class ArrayCube(mc.FunctionNode):
     def forward(self, inputs):
         self.retain_inputs((0,))
-        return np.asarray(inputs[0] ** 3),   # 0-d cubed: a NumPy scalar, not an array
+        return np.asarray(inputs[0] ** 3),   # asarray: 0-d stays an array
 
     def backward(self, target_input_indexes, grad_outputs):
         x = self.get_retained_inputs()[0].array  # a bare array
@@ -89,8 +89,8 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # %% [markdown]
 # `None` is what PyTorch answers with `allow_unused=True` for an input the
 # output does not reach: a quiet failure. PyTorch is louder here: for a
-# `gx` with no `grad_fn`, `torch.autograd.grad` raises. So check that a
-# second derivative is not `None` before you use it.
+# `gx` with no `grad_fn`, `torch.autograd.grad` raises. So check
+# `ggx is not None` before you use it.
 #
 # ## The real thing: minichain's backwards are written on Variables
 #
@@ -127,7 +127,7 @@ assert np.isclose(ggx.item(), 6 * x0_value)
 # `v2`), times 3. Three functions, each of which can be differentiated
 # again. Read the text drawing leftwards from `gx`; the tag `[1]` marks
 # the function `_ * _`, and the line `x <--- _ ** 2 <--- v3 <--- [1]`
-# means `v3` is its other input.
+# means `v3` is its other input: `gx = (v2 · v3) · 3`, with `v3 = x²`.
 
 # %%
 gx, = mc.grad([x ** 3], [x], enable_double_backprop=True)
@@ -138,6 +138,8 @@ assert draw(gx).splitlines()[1] == "x <--- _ ** 2 <--- v3 <--- [1]"
 v2 = gx.creator_node.inputs[0].creator_node.inputs[0].get_variable()
 print("v2, the seed:", v2.array)
 assert v2.array == 1.0
+v3 = gx.creator_node.inputs[0].creator_node.inputs[1].get_variable()
+assert v3.array == x.array ** 2 and gx.array == (v2.array * v3.array) * 3
 
 # %%
 to_digraph(gx, rankdir="LR")
@@ -288,8 +290,8 @@ plt.show()
 #
 # For a function of many variables the second derivative is the Hessian
 # matrix `H`, n × n, but many methods (conjugate gradients, Newton-CG)
-# need only products `H v`. Double backprop gives one for the price of
-# about two backwards, because `H v` is the gradient of a scalar:
+# need only products `H v`. Double backprop gives one from two backward
+# passes, never forming `H`, because `H v` is the gradient of a scalar:
 #
 # $$H v = \nabla_x \big( \nabla_x f(x) \cdot v \big).$$
 #
@@ -416,9 +418,10 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # cell counts `cube`'s calls and draws the graph of `gx`, with three
 # Variables named: `link`, made by `Identity` from `x`; `seed`, the seed
 # of the first `mc.grad` (dy/dy = 1); and `gy`, made from it by `F.sum`'s
-# backward. This path runs only when the outer backward records
-# (`enable_double_backprop=True`); otherwise chapter 10's new-leaf path
-# runs.
+# backward (`seed → Reshape → BroadcastTo → gy`). The `vN` numbering counts
+# the named Variables too (`link`, `gy` are v6, v7). This path runs only
+# when the outer backward records (`enable_double_backprop=True`);
+# otherwise chapter 10's new-leaf path runs.
 
 # %%
 # only names nodes, for the picture
@@ -452,8 +455,10 @@ print("cube's calls after the forward, the first mc.grad, the second:", calls_af
 print("second derivative:", ggx.array, " (6x)")
 assert calls_after == [1, 2, 2] and np.allclose(ggx.array, 6 * x.array)
 gx.name = "gx"
+unnamed = draw(gx).split()
 name_by_creator(gx, {"Identity": "link", "BroadcastTo": "gy", None: "seed"})
-assert {"link", "gy", "seed"} <= set(draw(gx).split())
+renamed = {"v6": "link", "v7": "gy", "v11": "seed"}
+assert [renamed.get(word, word) for word in unnamed] == draw(gx).split()
 to_digraph(gx, rankdir="LR")
 
 # %% [markdown]
@@ -530,10 +535,11 @@ ch11.check_3(answer_3)
 # `mc.grad` (the one with `enable_double_backprop=True`):
 #
 # 1. it makes `link = identity(x)`: `x`'s values, and an edge back to `x`;
-# 2. it cuts that edge (`link.unchain()`), which makes `link` a leaf for
-#    now, so the inner pass of step 3 stops at it and leaves `link`'s
-#    gradient in `link.grad_var`; then it runs `func` on `link` again,
-#    recording the graph (the recomputation);
+# 2. it cuts that edge (`link.unchain()`, ≈ PyTorch's in-place `detach_()`,
+#    undone in step 4), which makes `link` a leaf, so the inner pass of
+#    step 3 stops at it and leaves `link`'s gradient in `link.grad_var`;
+#    then it runs `func` on `link` again, recording the graph (the
+#    recomputation);
 # 3. it runs backward through that new graph with
 #    `enable_double_backprop=True`, so `link`'s gradient, `3·link²·gy`
 #    (the products and sums ending at `gx` in the picture), is a
