@@ -86,25 +86,25 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   gradients, so only `x` shows one.
 # - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
 #   float64) to compute `2x`.
-# - Ids count from the output: `y` is v0, the product `v1`, `x` v2, the
-#   square `v3`; a named variable shows its name instead. The unnamed `v1`
-#   and `v3` show only shape and dtype: the graph links light records of
-#   the variables (VariableNodes, chapter 03), not their arrays, so nothing
-#   holds theirs any more (`x` and `y` are held by your Python names).
+# - Ids number every variable, named or not, in the order a walk back from
+#   `y` meets them: `y` v0, the product v1, `x` v2, the square v3; only
+#   the unnamed `v1` and `v3` show theirs. Those two show no value: the
+#   graph keeps a light record of each variable, not its array (chapter
+#   03), and no Python name holds them.
 #
-# The same graph as text, by `visualize.draw`:
+# The same graph as text, by `visualize.draw`. Its arrows point back, the
+# way backward walks; each row, read left to right, is the forward
+# computation:
 
 # %%
 print(visualize.draw(y))
 
 # %% [markdown]
-# The picture's arrows point forward; the text's point back, the way
-# backward walks: each `<---` points from a thing to what it was computed
-# from. Read each row right to left:
-# - row 1: `y` was made by `_ + _` (tagged `[1]`) from `x`;
-# - row 3: the same `[1]` also used `v1`, made by `_ * 2` from `v3`, made
-#   by `_ ** 2` from `x`;
-# - `x <-+` joins the two rows: both start from `x`.
+# - `x <-+`: `x` starts two rows.
+# - Top row: `x` goes into `_ + _`, which makes `y`.
+# - Bottom row: `_ ** 2` makes `v3` from `x`, `_ * 2` makes `v1` from
+#   `v3`, and `v1` goes into `[1]`, the tag of `_ + _`: a function with two
+#   inputs is drawn once, and its other input's row ends at its tag.
 #
 # ## Who made what: `creator_node`
 #

@@ -204,18 +204,18 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 #
 # Given the *incoming gradient* `gy = dL/dy` (`L` the loss, `y` the
 # function's output), backward returns the input's gradient `gx = dL/dx`.
-# For `y = 2x`, `dy/dx = 2`, so `gx = 2 * gy`.
 #
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# says which inputs want a gradient (here `(0,)`; a constant input, say,
-# wants none: chapter 07). It returns a tuple with one gradient per input:
-# `None` where none is wanted, and one given for an input not asked for is
-# dropped.
+# lists the inputs that want a gradient (PyTorch's `ctx.needs_input_grad`,
+# as indexes; here `(0,)`; a constant input, say, wants none: chapter 07).
+# It returns a tuple with one gradient per input, `None` where none is
+# wanted.
 #
-# By hand first. Backward starts from the *seed* in `y.grad`, `dL/dy`:
-# for `L = sum(y)` it is ones, set by us. One call turns `y.grad` into
+# By hand first, with `HandTwice`, `y = 2x`: `dy/dx = 2`, so
+# `gx = 2 * gy`. Backward starts from the *seed* in `y.grad`, `dL/dy`: for
+# `L = sum(y)` it is ones, set by us. One call turns `y.grad` into
 # `x.grad`:
 
 # %%
