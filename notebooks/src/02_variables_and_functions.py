@@ -208,8 +208,9 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # Its signature is minichain's, tuples in and out like `forward`:
 # `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
 # incoming gradient per output (here one, `gy`); `target_input_indexes`
-# lists the inputs that want a gradient (PyTorch's `ctx.needs_input_grad`,
-# as indexes; here `(0,)`; a constant input, say, wants none: chapter 07).
+# lists the inputs that want a gradient, here `(0,)` (PyTorch's
+# `ctx.needs_input_grad`, as indexes; a constant input, say, wants none:
+# chapter 07).
 # It returns a tuple with one gradient per input, `None` where none is
 # wanted.
 #
