@@ -253,7 +253,7 @@ for f in functions:                  # each consumer outranks each producer
 # function collected first. A **heap** (Python's
 # `heapq`) finds the highest rank as functions are discovered: it pops the
 # smallest key, so the key is `-rank`. A running counter breaks ties in push
-# order, so `heapq` never compares two functions (that raises, last line),
+# order, so `heapq` never compares two functions (that raises: last output line),
 # and a set makes sure each function is pushed once.
 
 # %%
@@ -352,9 +352,9 @@ assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 # - `_targets(...)`: the inputs that need a gradient (ours takes all);
 # - `_backward_on_variables(...)`: `func.backward(targets, gys)`;
 # - `_add_gradient_reference(...)`: our `add_grad`;
-# - `_push`: our `push` (`creator_node`: our `creator`), keyed `(-rank, len(run.pushed), func)`, pushing only
-#   once a gradient waits for `node` (an input that got `None`, chapter 04,
-#   has nothing to pass on).
+# - `_push`: our `push` (`creator_node`: our `creator`), keyed
+#   `(-rank, len(run.pushed), func)`, pushing only once a gradient waits for
+#   `node` (an input that got `None`, chapter 04, has nothing to pass on).
 
 # %% [markdown]
 # ## The two orders, drawn
