@@ -232,10 +232,10 @@ assert x_hand.grad == right
 # - (a) The heap (below) pops the largest waiting rank, and each step
 #   pushes only lower ranks (its inputs' creators), so ranks pop in
 #   non-increasing order.
-# - (b) Every consumer of `f`'s output on a path from the output has a
-#   higher rank than `f` and is popped at some point (the other consumers
-#   send `f` no gradient). Ranks pop in non-increasing order (a), so each
-#   pops before `f`: here `_ * _`, rank 1, before `_ * 2`, rank 0.
+# - (b) A function that sends `f` a gradient uses `f`'s output, so it
+#   outranks `f`, and it must pop to send it. By (a), nothing that outranks
+#   `f` pops after `f`, so it pops first: here `_ * _` (rank 1) before
+#   `_ * 2` (rank 0).
 #
 # So `f`'s incoming gradient is complete when it is used.
 
@@ -253,7 +253,8 @@ for f in functions:                  # each consumer outranks each producer
 # function collected first. A **heap** (Python's
 # `heapq`) finds the highest rank as functions are discovered: it pops the
 # smallest key, so the key is `-rank`. A running counter breaks ties in push
-# order, and a set makes sure each function is pushed once.
+# order, so `heapq` never compares two functions (that raises: last output line),
+# and a set makes sure each function is pushed once.
 
 # %%
 def heap_backward(y):
@@ -278,6 +279,13 @@ x_hand, y_hand = make_example(3.0)
 print("order:", heap_backward(y_hand))
 print("x.grad =", x_hand.grad)
 assert x_hand.grad == right
+tie_error = None
+try:                                 # a tie with no counter
+    heapq.heappush([(-1, Mul())], (-1, Add()))
+except TypeError as error:
+    tie_error = error
+print(f"without the counter: {type(tie_error).__name__}: {tie_error}")
+assert isinstance(tie_error, TypeError)
 
 # %% [markdown]
 # ## The real engine
@@ -344,9 +352,9 @@ assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 # - `_targets(...)`: the inputs that need a gradient (ours takes all);
 # - `_backward_on_variables(...)`: `func.backward(targets, gys)`;
 # - `_add_gradient_reference(...)`: our `add_grad`;
-# - `_push`: our `push`, keyed `(-rank, len(run.pushed), func)`, pushing only
-#   once a gradient waits for `node` (an input that got `None`, chapter 04,
-#   has nothing to pass on).
+# - `_push`: our `push` (`creator_node`: our `creator`), keyed
+#   `(-rank, len(run.pushed), func)`, pushing only once a gradient waits for
+#   `node` (an input that got `None`, chapter 04, has nothing to pass on).
 
 # %% [markdown]
 # ## The two orders, drawn
@@ -482,9 +490,10 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # `visualize.animate_backward(y)` runs the backward and shows, before each
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
-# the incoming gradient the running function consumes) and a bytes line
-# (chapter 07, Note 1 explains it). Step through the first example with
-# *next* (under each frame): at step 2, `_ * 2 -> h` waits while
+# the incoming gradient the running function consumes) and a bytes line,
+# here 8 and 8, one float each: `_ + _` hands `h` and `hh` the same array,
+# and `_ * _` keeps only `h` (chapter 07, Note 1). Step through the first
+# example with *next* (above each frame): at step 2, `_ * 2 -> h` waits while
 # `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 
 # %%

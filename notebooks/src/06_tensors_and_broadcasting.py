@@ -111,7 +111,8 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
 # printed here, works on plain arrays, like our `hand_sum_to` (PyTorch's
 # `Tensor.sum_to_size`); `F.sum_to`, two sections down, is its twin on
-# Variables. In it, `reshape` drops the leading axes `keepdims` kept, and
+# Variables, which a backward uses so it can be recorded and differentiated
+# (chapter 11). In it, `reshape` drops the leading axes `keepdims` kept, and
 # `force_array` returns an array, never a NumPy scalar. It agrees with ours
 # on every case above:
 
@@ -245,11 +246,12 @@ assert np.array_equal(bv.grad, np.full(4, 3.0))
 #
 # For `y = x @ W` with `x: (N, D)` and `W: (D, H)`, the gradient `gy` has the
 # shape of `y`, `(N, H)`. The gradient of `W` must be `(D, H)` and built from
-# `x` and `gy`: by shape, `x.T @ gy` (when N = D, `x @ gy` has that shape
-# too). Likewise `gx` must be `(N, D)`: `gy @ W.T`. The chain step, one
-# element, from `y[n, h] = Σ_d x[n, d] W[d, h]`:
-# `dL/dW[d, h] = Σ_n gy[n, h]·∂y[n, h]/∂W[d, h] = Σ_n gy[n, h]·x[n, d]
-# = (xᵀgy)[d, h]`.
+# `x` and `gy`: by shape, `x.T @ gy`. Likewise `gx` must be `(N, D)`:
+# `gy @ W.T`. Shapes only suggest (if N = D, `x @ gy` fits too); the chain
+# rule on one element of `y[n, h] = Σ_d x[n, d] W[d, h]` settles both:
+#
+# - `dL/dW[d, h] = Σ_n gy[n, h]·x[n, d] = (xᵀgy)[d, h]`;
+# - `dL/dx[n, d] = Σ_h gy[n, h]·W[d, h] = (gy Wᵀ)[n, d]`.
 
 # %%
 N, D, H = 5, 3, 2

@@ -273,12 +273,17 @@ print("sin of a constant keeps that constant's array:",
 assert h.creator_node.inputs[0].data is not None
 
 # %% [markdown]
-# A node points to its Variable only *weakly* (a `weakref` does not keep its
-# object alive), and so do a function's `outputs` to their nodes. So an
-# array no node keeps goes as soon as you drop its Variable, and dropping
-# the last Variable frees the whole graph (below). `tanh` keeps its output
-# (`d tanh(x)/dx = 1 - y²`); `x * 2` and `sum` keep nothing. Weak
-# references show which arrays survive:
+# Who holds whom:
+#
+# - strongly: a Variable its node, a node its `creator_node` and kept
+#   `data`, a function its `inputs`;
+# - weakly (a `weakref` does not keep its object alive): a node its
+#   Variable, a function its `outputs`.
+#
+# So an array no node keeps goes as soon as you drop its Variable, and
+# dropping the last Variable frees the whole graph (below). `tanh` keeps its
+# output (`d tanh(x)/dx = 1 - y²`), `x * 2` nothing. Weak references show
+# which arrays survive:
 
 # %%
 x = mc.Variable(np.ones(1000, dtype=np.float32), name="x")
@@ -391,13 +396,14 @@ del y
 assert abs(with_graph.final - 4 * MiB) < 16 * 1024
 assert abs(with_graph.peak - with_graph.final) < 16 * 1024
 assert abs(without.final - 1 * MiB) < 16 * 1024
+assert abs(without.peak - 2 * MiB) < 16 * 1024
 
 # %% [markdown]
-# The measurement agrees with the count: the four outputs kept with the
-# graph (the last is also the result; none is freed along the way, so
-# peak = final), one without; the peak without is two successive `tanh`
-# outputs alive together: 2 MiB (`x`, made before the block, is not
-# counted). Backward adds its gradients on top (Note 2, at the end).
+# The measurement agrees with the count: the graph keeps the four outputs
+# (the last is also the result). None is freed along the way, so
+# peak = final. Without a graph one is left, and the peak is two successive
+# `tanh` outputs alive together: 2 MiB. `x`, made before the block, is not
+# counted. Backward adds its gradients on top (Note 2, at the end).
 
 # %% [markdown]
 # ## Now build it: Tasks 9 and 10
@@ -461,7 +467,7 @@ ch07.check_3(answer_3)
 # gradient), *held* or *freed*. At step 2, `h`'s and `hh`'s gradients are
 # one array, which `_ + _` handed to both: `8 bytes`, one float. At step
 # 3, `h 13.0` is a new array, and the used ones are freed: the `8 bytes` are
-# `h`'s alone; in the last frame, `x.grad`'s. The 8 kept are `h`'s array:
+# `h`'s alone; at *backward done*, `x.grad`'s. The 8 kept are `h`'s array:
 # `_ * _` keeps its inputs, both `h`.
 
 # %%
@@ -482,14 +488,15 @@ player = visualize.animate_backward(y_05)
 one_float = x_05.array.nbytes
 for step in (2, 3, 4):
     grads = player.gradients(step)             # {name: (text, state)}
-    print(f"step {step}:", ", ".join(f"{name} {float(text):.1f} {state}"
+    caption = player.frames[step - 1]["caption"].split(":")[0]
+    print(f"{caption}:", ", ".join(f"{name} {float(text):.1f} {state}"
                                    for name, (text, state) in grads.items()),
           f"({player.frames[step - 1]['grad_bytes']} bytes in gradients,",
           f"{player.frames[step - 1]['kept_bytes']} kept)")
 alive_at_step_2 = [s for _, s in player.gradients(2).values() if s != "freed"]
 assert len(alive_at_step_2) == 2 and player.frames[1]["grad_bytes"] == one_float
 assert player.gradients(3)["h"] == ("13.", "arriving")
-assert player.gradients(4)["x"] == ("26.", "held")  # x.grad, the last frame
+assert player.gradients(4)["x"] == ("26.", "held")  # x.grad, backward done
 assert [f["grad_bytes"] for f in player.frames] == [one_float] * 4
 assert [f["kept_bytes"] for f in player.frames] == [h_05.array.nbytes] * 4
 assert h_05.node.data is h_05.array          # kept by `_ * _`, its input
