@@ -221,7 +221,7 @@ def _chapter_14_peaks():
     x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32),
                     requires_grad=False)
     runs = {"plain": lambda: functools.reduce(lambda h, f: f(h), net, x),
-            "uniform": lambda: mc.checkpoint_sequential(net, 5, x)}
+            "uniform": lambda: mc.checkpoint_sequential(net, 4, x)}
     for M in (1, 2, 3, 4, 6, 8):
         runs[M] = lambda M=M: mc.checkpoint_revolve(net, x, M)
     for run in runs.values():

@@ -11,11 +11,11 @@
 # block calls** (backward's work ignored, though the picture draws it): a
 # rough model, not seconds.
 #
-# *The variant* is this chapter's game, fitted to how a define-by-run
-# engine holds memory. `mc.checkpoint_revolve`, `checkpoint.revolve_cost`
-# and `revolve_schedule` (here `variant_cost` and `variant_schedule`) play
-# it, though they are named after *Revolve* (Griewank and Walther, ACM
-# TOMS 26(1), 2000), compared at the end.
+# `mc.checkpoint_revolve`, `checkpoint.revolve_cost` and `revolve_schedule`
+# play this chapter's game, a variant of *Revolve*'s (Griewank and Walther,
+# ACM TOMS 26(1), 2000; compared at the end) fitted to how a define-by-run
+# engine holds memory: their schedules are *the variant* here, the last two
+# `variant_cost` and `variant_schedule`.
 
 # %%
 import functools
@@ -145,7 +145,7 @@ assert sum(calls) == schedule_calls(one_slot_4) and same
 print("calls per block:", calls, " gradients equal plain backprop's:", same)
 
 # %% [markdown]
-# ### The one-block rule, measured
+# ### The one-block rule
 #
 # Our modelling choice: a taped run ends at the highest block not yet
 # reversed, backward follows it, and it may tape several blocks from `x`
@@ -153,9 +153,12 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # rule*. It keeps `R` (below) recursive: a longer tape from the value just
 # reached would start a subproblem from a value that is neither `x` nor a
 # checkpoint, so `R` would need a third argument. It costs a call (below).
-# A tape keeps its start: the first block's graph holds
-# its input for backward (`linear` needs `h` for `W`'s gradient). Three
-# blocks from `x`, the first ones run with no graph, the rest taped; we
+#
+# ### A tape keeps its start, measured
+#
+# A tape's first block holds its input for backward (`linear` needs `h`
+# for `W`'s gradient). Three blocks from `x`, the first ones run with no
+# graph, the rest taped; we
 # keep a name for the top only and count which of $h_1, h_2, h_3$ are
 # still alive; with or without the rule, one array beyond the slots:
 
@@ -380,7 +383,9 @@ assert slots_held(uniform) > 2 * slots_held(variant) and schedule_calls(uniform)
 #
 # ## Memory, measured
 #
-# 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512. As in
+# 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512;
+# uniform takes the segments that hold the fewest slots, the cheapest of
+# them. As in
 # chapter 10, `zerograd()` (one Parameter's; a Link's `zerograds()` does
 # all) makes the `.grad`s beforehand, so the peaks
 # leave them out.
@@ -409,7 +414,9 @@ x = mc.Variable(rng.normal(size=(batch, width)).astype(np.float32), requires_gra
 activation = batch * width * 4
 print("one activation:", activation // 1024, "KiB")
 
-segments = round(math.sqrt(L))                       # 5 segments for L = 24
+uniform_cost = {s: (slots_held(u), schedule_calls(u))   # segments: (slots, calls)
+                for s, u in ((s, uniform_schedule(L, s)) for s in range(1, L + 1))}
+segments = min(uniform_cost, key=uniform_cost.get)   # fewest slots, then fewest calls
 ways = {
     "plain": ([("taped", 0, L), ("backward", 0, L)],
               lambda: functools.reduce(lambda h, block: block(h), net, x)),
@@ -433,13 +440,15 @@ for _, run in ways.values():
 # | `M = 4`: `("taped", 22, 23)` (printed below), slots $h_{12}, h_{19}, h_{21}, h_{23}$ | $h_{22}$, the tape's start; block 24's gradient waiting; the array being made: 3 |
 # | uniform | the gradient waiting, the array being made: 2 |
 #
-# `M = 6` and 8 have no such move; nor has uniform: these blocks end in
-# tanh, which keeps its output, so uniform peaks at slots + 2 (chapter
-# 10's estimate; chapter 12's segments end in linear and peak one higher).
+# `M = 6` and 8 have no such move; nor has uniform, which peaks at slots + 2
+# (chapter 10's estimate): a segment's incoming gradient is its top tanh's
+# own `gy`. Chapter 12's top ReLU sits below a linear, so the incoming
+# gradient there is a separate live array: one more.
 # Before the first backward, the gradient waiting is `F.sum`'s broadcast
 # view of one number: no memory. Each peak is slots plus arrays beyond
-# them, within a third of an activation (asserted; printed rounded); with
-# no hook watching (chapter 13, Note 1), lower by under a third:
+# them, within a third of an activation (asserted; printed whole, as a
+# decimal would sit near a rounding edge); with no hook watching
+# (chapter 13, Note 1), lower by under a third:
 
 # %%
 def beyond_slots(schedule):
@@ -456,7 +465,7 @@ def beyond_slots(schedule):
 
 
 peaks, hook_adds = {}, []
-print(f"{'':22s} calls  slots + beyond slots = peak (activations, rounded)")
+print(f"{'':22s} calls  slots + beyond slots ≈ peak (activations)")
 for name, (schedule, run) in ways.items():
     net_calls[0] = 0
     gc.collect()
@@ -469,7 +478,7 @@ for name, (schedule, run) in ways.items():
     assert abs(peak - (slots + extra)) < 1 / 3, (name, peak)
     unwatched = overhead.whole_step_peak(lambda: F.sum(run()).backward()) / activation
     hook_adds.append(peak - unwatched)                # no hook (chapter 13)
-    print(f"{name:22s} {n_calls:5d}  {slots:5d} + {extra:12d} = {round(peak):4d}")
+    print(f"{name:22s} {n_calls:5d}  {slots:5d} + {extra:12d} ≈ {round(peak):4d}")
 print("with no hook, every peak lower by under a third:",
       all(0 <= added < 1 / 3 for added in hook_adds))
 assert all(0 <= added < 1 / 3 for added in hook_adds), hook_adds
@@ -604,17 +613,14 @@ for M in range(1, 5):
     print(f"M = {M}: equal for n = {equal}{cheaper}")
 print(f"L = 1024, 12 slots: R = {variant_cost(1024, 12)} (the variant),"
       f" T = {revolve_closed_form(1024, 12)} (Revolve)")
-uniform_5 = ways[f"uniform, {segments} segments"][0]   # "Memory, measured"
 fewest, s_best = min((slots_held(uniform_schedule(1024, s)), s) for s in range(1, 1025))
 print(f"L = 1024: uniform segments hold at least {fewest} slots (2√L = {2 * math.sqrt(1024):g}),"
       f" {schedule_calls(uniform_schedule(1024, s_best)) / 1024:.2f} calls per block;"
       f" the variant, {fewest} slots: {variant_cost(1024, fewest) / 1024:.2f}, 12 slots: {variant_cost(1024, 12) / 1024:.1f}")
 assert variant_cost(1024, fewest) <= schedule_calls(uniform_schedule(1024, s_best))
-nine = slots_held(uniform_5)
-cheapest, s_nine = min((schedule_calls(uniform_schedule(L, s)), s) for s in range(1, L + 1)
-                       if slots_held(uniform_schedule(L, s)) == nine)
+nine, cheapest = uniform_cost[segments]                # "Memory, measured"
 print(f"L = {L}, {nine} slots: R = {variant_cost(L, nine)} (the variant),"
-      f" {cheapest} calls (the cheapest uniform, {s_nine} segments)")
+      f" {cheapest} calls (uniform, {segments} segments)")
 
 # %% [markdown]
 # With one slot the games agree; from two on, the variant is mostly
@@ -625,8 +631,9 @@ print(f"L = {L}, {nine} slots: R = {variant_cost(L, nine)} (the variant),"
 # of this kind (not tried here). At 9 slots uniform segments already cost
 # about as few calls as the variant (42 against 41, printed above): for
 # L = 24 the variant pays off only below that. Long chains differ: at L =
-# 1024 uniform segments need 63 slots or more (1.97 calls per block; the
-# variant, 1.96 there), the variant 12 (3.7 calls per block; printed).
+# 1024 uniform segments cannot go below 63 slots (1.97 calls per block;
+# the variant there: 1.96); the variant runs in 12 slots at 3.7 calls per
+# block (printed).
 #
 # ## Exercises
 #
