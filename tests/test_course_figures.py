@@ -112,6 +112,7 @@ def test_chapter_12_unhooked_peaks_are_far_from_a_rounding_edge():
             return run
 
         with contextlib.ExitStack() as stack:
+            stack.enter_context(mc.using_config("reference_mode", False))
             for cls in (Linear, ReLU):
                 for name in ("backward", "backward_arrays"):
                     stack.enter_context(overhead.replaced(cls, name, watched(cls, name)))
