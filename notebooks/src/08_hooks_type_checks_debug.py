@@ -47,8 +47,6 @@ def hand_apply(function, inputs):
 class LabelRecorder:
     """Writes down the label of every function whose forward runs."""
 
-    name = "LabelRecorder"
-
     def __init__(self):
         self.labels = []
 
@@ -121,8 +119,6 @@ assert real.labels == by_hand.labels == ["Tanh", "exp"]
 
 # %%
 class StepPrinter(mc.FunctionHook):
-    name = "StepPrinter"
-
     def __init__(self):
         self.depth = 0
 
@@ -179,8 +175,8 @@ assert shown == ["function\t_ * 2", "- grad: mean=1.00000000, std=0.00000000"]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
 # allocated (on the hooked path, above). They watch a two-layer network:
 # 512 points of 32 features, 512 hidden units (an activation is 512 × 512
-# float32 values, 1 MiB), 4 classes. `F.linear(x, W)` is `x Wᵀ`;
-# `F.softmax_cross_entropy` is PyTorch's `F.cross_entropy`; `mc.Parameter`
+# float32 values, 1 MiB), 4 outputs. `F.linear(x, W)` is `x Wᵀ`;
+# `F.mean_squared_error` is PyTorch's `F.mse_loss`; `mc.Parameter`
 # is a Variable that chapter 12's optimizers update. First, one training
 # step as `StepPrinter` shows it. You need not follow every line: look at
 # the indentation, backward's own functions nested inside its steps.
@@ -189,7 +185,7 @@ assert shown == ["function\t_ * 2", "- grad: mean=1.00000000, std=0.00000000"]
 MiB = 2 ** 20
 rng = np.random.default_rng(0)
 x = rng.normal(size=(512, 32)).astype(np.float32)
-t = rng.integers(0, 4, size=512)
+t = rng.normal(size=(512, 4)).astype(np.float32)      # the targets
 W1 = mc.Parameter(rng.normal(size=(512, 32)).astype(np.float32) * 0.1)
 W2 = mc.Parameter(rng.normal(size=(4, 512)).astype(np.float32) * 0.1)
 
@@ -198,21 +194,19 @@ def step():
     W1.cleargrad()
     W2.cleargrad()
     h = F.relu(F.linear(x, W1))
-    loss = F.softmax_cross_entropy(F.linear(h, W2), t)
+    loss = F.mean_squared_error(F.linear(h, W2), t)
     loss.backward()
 
 
 step()          # a first run fills caches (imports, buffers): not measured
 with StepPrinter():
     step()
-print("1 / 512 =", 1 / 512)
+print("2 / (512 * 4) =", 2 / (512 * 4))
 
 # %% [markdown]
-# The backward of `SoftmaxCrossEntropy` applies `_ * 0.001953125` (`gy/512`:
-# the loss is a mean over 512 points), `LogSoftmax` and `exp` (softmax as
-# `exp(log_softmax(x))`), `_ * _` (by the mask that zeroes the rows whose
-# label is `ignore_label`, PyTorch's `ignore_index`), `_ - _` (the one-hot
-# labels) and `_ * _` (by that `gy/512`). A weight's
+# The backward of `MeanSquaredError` computes `(y - t) · (gy · 2/2048)`
+# for the output `y` (the loss is a mean over 512 × 4 values): `_ - _`,
+# `_ * 0.0009765625` and `_ * _`. A weight's
 # gradient is `linear(gyᵀ, xᵀ)`, hence two `Transpose`s; `h`'s is
 # `linear(gy, Wᵀ)`, one.
 #
@@ -232,11 +226,12 @@ for name, record in timer.summary().items():
 # `Transpose`: 1 + 2 + 2 = 5.
 #
 # `MemoryHook` names a row `phase:label` instead (class `MulConstant` is
-# `forward:_ * 0.001953125`; `forward:` is any forward call, those inside a
+# `forward:_ * 0.0009765625`; `forward:` is any forward call, those inside a
 # backward too): **allocated** *adds up* the bytes each call left alive,
 # **peak** is the *largest* any call used above its starting level.
-# `forward:ReLU`'s 1.0 MiB is its output, one activation. Note 1 prints and
-# explains every non-zero row.
+# `forward:ReLU`'s 1.0 MiB is its output, one activation; `ReLUGrad`'s
+# peak exceeds its 1.0 MiB output by temporaries freed before it returns.
+# Note 1 explains every non-zero row.
 
 # %%
 table = memory.summary()
@@ -252,7 +247,8 @@ def memory_row(event):
 
 print(HEADER)
 print(memory_row("forward:ReLU"))
-assert "forward:_ * 0.001953125" in table and "MulConstant" in timer.summary()
+print(memory_row("forward:ReLUGrad"))
+assert "forward:_ * 0.0009765625" in table and "MulConstant" in timer.summary()
 assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
 
 # %% [markdown]
@@ -297,7 +293,7 @@ def message(call):
     try:
         call()
     except Exception as error:
-        return f"{type(error).__name__}: {error}"
+        return f"{type(error).__name__}: {str(error).strip()}"
 
 
 class HandDot(mc.FunctionNode):
@@ -551,8 +547,7 @@ assert rows > timer.total_time()
 #   made, counted again;
 # - `backward:ReLU`: its `ReLUGrad`, counted again;
 # - the 0.0 rows: views (`Transpose`) or the loss's KiB-sized arrays;
-# - `forward:ReLUGrad`'s peak, 1.3, exceeds what it leaves, 1.0, by its
-#   temporaries: the mask `y > 0`, 256 KiB, and NumPy's
+# - `forward:ReLUGrad`'s temporaries: the mask `y > 0`, 256 KiB, and NumPy's
 #   buffer casting that mask to float32, 32 KiB.
 
 # %%

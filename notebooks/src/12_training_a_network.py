@@ -211,9 +211,11 @@ assert same
 # about `α · m̂ / √v̂` (the code adds a small `eps` to `√v`).
 #
 # In the code, `update_core` writes `m += (1 - β₁)(g - m)` and, as in
-# Chainer, folds the correction into the rule's `lr` (printed first):
-# `α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, with `self.t` the step `k`. Its `param.array -= …`
-# writes in place as SGD's does.
+# Chainer, folds the correction into the rule's `lr` (printed first), the
+# step size `α_t = α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, with `self.t` the step `k`: the
+# element moves by `α_t · m / (√v + eps)`. Its `-=` writes in place, as
+# SGD's does, then hands the same array to the `array` setter (SGD skips
+# that call).
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -388,9 +390,10 @@ assert same_history
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments, in *activations* (one hidden layer's output,
 # 6000 × 64 float32). Chapter 10's peak estimate: `s - 1` checkpoints +
-# `⌈L/s⌉` outputs of the segment being recomputed + 2 in flight.
+# `⌈L/s⌉` outputs of the segment being recomputed + 2 in flight (the
+# incoming gradient `gy` and the `gx` being made); plain is `s = 1`.
 # `mc.memory.measure` watches through a function hook, which raises the
-# peak a little (chapter 13's Note 1 measures both peaks without the hook).
+# peak a little (Note 1 below).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -400,19 +403,34 @@ memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
 peaks = [memory[name] / activation for name in ("plain", "checkpointed")]
-estimate = (s - 1) + math.ceil(L / s) + 2  # ch. 10: checkpoints, recomputed, in flight
-print(f"peak, in activations: plain {peaks[0]:.1f}, checkpointed {peaks[1]:.1f};"
-      f" chapter 10's peak estimate: {estimate}")
+kept = [L, (s - 1) + math.ceil(L / s)]     # plain is s = 1
+estimate = [k + 2 for k in kept]           # chapter 10: + 2 in flight
+incoming = [0, 1]                          # the gradient from the segment above
+table = {
+    "kept: checkpoints + a segment's outputs": kept,
+    "in flight (gy, gx)": [2, 2],
+    "chapter 10's estimate": estimate,
+    "the segment's incoming gradient": incoming,
+    "measured peak": peaks,
+    "small arrays: the rest (Note 1 below)":
+        [p - e - i for p, e, i in zip(peaks, estimate, incoming)],
+}
+
+
+def figure(value, width):
+    """A count as it is, a measured figure to a tenth."""
+    return f"{value:{width}.1f}" if isinstance(value, float) else f"{value:{width}}"
+
+
+print(f"{'in activations':40s}{'plain':>6s}{'checkpointed':>14s}")
+for name, (plain_value, checkpointed_value) in table.items():
+    print(f"{name:40s}{figure(plain_value, 6)}{figure(checkpointed_value, 14)}")
 
 # %% [markdown]
-# Plain, 14.5 = the 12 ReLU outputs (ReLU's backward needs only its
-# output, so the `linear` outputs go; the next `linear` keeps the same
-# array as its input) + 2 in flight (chapter 10: the gradient waiting and
-# the array being made) + ≈0.5 of small arrays (printed in Note 1: the mask
-# 0.25, logits and log-softmax 0.09, the rest under 0.2). Checkpointed, 9.5 = 9 whole activations + the same ≈0.5: one
-# more than chapter 10's estimate of 8, which leaves out the gradient
-# arriving from the segment above, held while the recomputed segment runs
-# backward.
+# Plain keeps only the 12 ReLU outputs: ReLU's backward needs only its
+# output, and the next `linear` keeps that same array as its input.
+# Checkpointed holds one more than the estimate: the gradient arriving from
+# the segment above, held while the recomputed segment runs backward.
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.
@@ -471,7 +489,7 @@ ch12.check_3(answer_3)
 # %% [markdown]
 # ## Notes (for the curious)
 #
-# **Note 1 (read after chapter 13): the peaks, measured under the hook, array by array.**
+# **Note 1: the peaks, array by array, under the hook and without it.**
 
 # %%
 steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
@@ -503,8 +521,8 @@ for total, peak in zip(totals, peaks):
     assert total < peak < total + REST, (total, peak)
 whole = [total - mask - loss_arrays for total in totals]
 print(f"whole activations: plain {whole[0]:g}, checkpointed {whole[1]:g}"
-      f" (the estimate {estimate}, plus the segment's incoming gradient)")
-assert whole[1] == estimate + 1
+      f" (the estimates {estimate}, plus the segment's incoming gradient)")
+assert whole == [e + i for e, i in zip(estimate, incoming)]
 saved, predicted = peaks[0] - peaks[1], totals[0] - totals[1]
 print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
 assert abs(saved - predicted) < 1 / 3
@@ -514,5 +532,70 @@ assert abs(saved - predicted) < 1 / 3
 # moment a recomputed segment's top ReLU runs its backward. Beyond our table,
 # a peak holds the weights' gradients (`cleargrads` makes new ones each
 # step) and Python objects; the mask is a temporary of ReLU's backward.
-# `gy` and its `gx` are two arrays only under the hook: the default path
-# writes `gx` into `gy` (chapter 13, shortcut 1b), and peaks elsewhere.
+# Without the hook, plain ReLUs write `gx` into `gy` (chapter 13), so the
+# plain step peaks where a `Linear`'s backward returns its `gx` while its
+# `gy` is still held; the checkpointed step still peaks in a ReLU's
+# backward, as high as under the hook. Measured (the backwards of `Linear`
+# and `ReLU` wrapped to note the peak):
+
+# %%
+import contextlib
+import gc
+import tracemalloc
+
+from minichain.functions.activation.relu import ReLU
+from minichain.functions.connection.linear import Linear
+from minichain.utils import overhead
+
+
+def unhooked_peaks(model, x, t, segments):
+    """One step with no hook: its peak, and the highest level reached
+    inside each class's backward, in activations."""
+    highest = {}
+
+    def note(where):             # the peak since the last note, then reset
+        level = tracemalloc.get_traced_memory()[1]
+        highest[where] = max(highest.get(where, 0), level)
+        tracemalloc.reset_peak()
+
+    def watched(cls, name):
+        method = cls.__dict__[name]
+
+        def run(self, *args):
+            note("elsewhere")
+            result = method(self, *args)
+            note(f"inside {cls.__name__}'s backward")
+            return result
+        return run
+
+    with contextlib.ExitStack() as stack:
+        # the default path, even where MINICHAIN_REFERENCE_MODE=1 is set
+        stack.enter_context(mc.using_config("reference_mode", False))
+        for cls in (Linear, ReLU):
+            for name in ("backward", "backward_arrays"):   # both of its paths
+                stack.enter_context(overhead.replaced(cls, name, watched(cls, name)))
+        model.cleargrads()
+        tracemalloc.start()
+        gc.collect()
+        start = tracemalloc.get_traced_memory()[0]
+        spiral.loss_and_accuracy(model, x, t, segments)[0].backward()
+        note("elsewhere")
+        tracemalloc.stop()
+    return {where: (level - start) / activation for where, level in highest.items()}
+
+
+x_big, t_big = mc.datasets.make_spiral(n_per_class=n_points // 3, seed=0)
+mc.random.seed(0)                          # the model compare_memory measured
+deep = MLP(n_units=n_units, n_out=3, n_layers=L)
+deep(x_big)
+found = [unhooked_peaks(deep, x_big, t_big, segments) for segments in (None, s)]
+print(f"{'without the hook, in activations':38s}{'plain':>7s}{'checkpointed':>14s}")
+for where in ("inside Linear's backward", "inside ReLU's backward"):
+    print(f"{where:38s}{found[0][where]:7.1f}{found[1][where]:14.1f}")
+tops = [max(levels.values()) for levels in found]
+print(f"{'peak of the step':38s}{tops[0]:7.1f}{tops[1]:14.1f}")
+print(f"{'under the hook (above)':38s}{peaks[0]:7.1f}{peaks[1]:14.1f}")
+assert abs(found[0]["inside Linear's backward"] - tops[0]) < 0.01    # at its end
+assert found[0]["inside ReLU's backward"] < tops[0] - 0.5
+assert abs(found[1]["inside ReLU's backward"] - tops[1]) < 0.01 and peaks[1] - tops[1] < 0.05
+assert all(0 <= hooked - top < 1 / 3 for hooked, top in zip(peaks, tops))
