@@ -281,10 +281,9 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # %% [markdown]
 # `writable_gradient` returns the array only if the engine handed it over
 # (a `HandedOver` tuple, given only to classes that set
-# `writes_into_gradient = True`, as ReLU does),
-# `sys.getrefcount` finds no other
-# reference to it (a name, a `.grad`, another entry in `grads`), and it is
-# not a view. PyTorch's own backward formulas never write into an
+# `writes_into_gradient = True`, as ReLU does), `sys.getrefcount` finds no
+# other reference to it (a name, a `.grad`, another entry in `grads`), and
+# it is not a view. PyTorch's own backward formulas never write into an
 # incoming gradient (its version counter guards another case: tensors
 # saved for backward). In the trap, the inner ReLU's array is also
 # `x.grad`: the count fails. Three cases:
@@ -450,8 +449,8 @@ savings = {}                               # shortcut -> peak without / with
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
 # Parameter *owns*: handed to nobody. Backward adds into an owned buffer in
 # place, into anything else as a new array; the line of `_add_to_leaf` that
-# does it (`old`: the leaf's gradient as a Variable; `_as_array(gx)`: `gx`'s
-# array):
+# does it (`var`: the leaf; `old`: its gradient, as a Variable;
+# `_as_array(gx)`: `gx`'s array):
 
 # %%
 print("\n".join(overhead.excerpt(backprop._add_to_leaf, "elif _owns_buffer", "old._data +=")))
