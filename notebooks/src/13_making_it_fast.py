@@ -14,11 +14,13 @@
 # 4. a Parameter's own gradient buffer;
 # 5. Linear's weight gradient, added in blocks.
 #
-# Times vary by machine; each claim's margin is wide (docs/meters.md).
+# Times vary by machine; each claim's margin is wide (docs/meters.md says
+# how each is measured, and why).
 
 # %%
 import contextlib
 import inspect
+import tracemalloc
 from unittest import mock
 
 import matplotlib.pyplot as plt
@@ -163,7 +165,8 @@ assert flat and near_numpy
 #
 # The fast loop, `_walk`, does chapter 05's four steps (1 pop the highest
 # rank; 2 backward on the outputs' gradients; 3 add each `gx` in; 4 push
-# the inputs' creators), 3 and 4 as one; its lines, in these names:
+# the inputs' creators), 3 and 4 as one; its lines, in these names (the
+# whole loop, annotated: docs/engine-paths.md):
 #
 # | name | holds |
 # |---|---|
@@ -171,7 +174,7 @@ assert flat and near_numpy
 # | `grads` (`take`: `grads.pop`) | each variable node's gradient not yet passed on |
 # | `inputs` | the function's input nodes |
 # | `targets` | indexes of those needing a gradient |
-# | `outputs` | weak references to its outputs |
+# | `outputs` | weak references to its output nodes; `outputs[0]()` dereferences the first |
 # | `heap` | functions waiting, keyed by -rank |
 # | `pushed` | creators (`grad_fn`s) queued this pass |
 # | `run.func` | the function stepping (for errors) |
@@ -242,9 +245,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches (`mc.memory.measure` is one);
-# - the class does not override `backward_accumulate` (a backward that adds
-#   straight into an existing gradient; shortcut 5), or overrides it but
-#   no input has a gradient to add into yet (Linear).
+# - the function does not itself add into an input's existing gradient
+#   (as Linear's `backward_accumulate` does: shortcut 5).
 #
 # Switched off:
 
@@ -270,7 +272,8 @@ buys["1. backward_arrays (backward)"] = off / on
 # `writable_gradient` says nobody else holds that array (`y`: ReLU's
 # output, kept from forward). That saves a layer-sized array inside
 # ReLU's backward, yet chapter 12's step peaks only 0.3 of an activation
-# lower (printed in Note 1), with the same gradients: the peak sits elsewhere.
+# lower, with the same gradients: the peak moves to Linear's backward, which
+# holds its incoming gradient and a new `gx` at once (Note 1 locates it).
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
@@ -278,15 +281,12 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # %% [markdown]
 # `writable_gradient` returns the array only if the engine handed it over
 # (a `HandedOver` tuple, given only to classes that set
-# `writes_into_gradient = True`, as ReLU does),
-# `sys.getrefcount` finds no other
-# reference to it (a name, a `.grad`, another entry in `grads`), and it is
-# not a view. PyTorch's own backward formulas never write into an
-# incoming gradient (its version counter guards another case: a tensor
-# saved for backward and changed in place later, which makes backward
-# raise). In the trap, the inner ReLU's array is also `x.grad`: the count
-# fails.
-# Three cases:
+# `writes_into_gradient = True`, as ReLU does), `sys.getrefcount` finds no
+# other reference to it (a name, a `.grad`, another entry in `grads`), and
+# it is not a view. PyTorch's own backward formulas never write into an
+# incoming gradient (its version counter guards another case: tensors
+# saved for backward). In the trap, the inner ReLU's array is also
+# `x.grad`: the count fails. Three cases:
 
 # %%
 from minichain.function_node import HandedOver, writable_gradient
@@ -353,9 +353,8 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# (`_data`, `_node`: the slots behind `.array` and `.node`; a retained
-# input node keeps that array as `.data`, chapter 07.) The eight savings
-# of `apply`:
+# (`_data`, `_node`: the slots behind `.array` and `.node`.) The eight
+# savings of `apply`:
 #
 # | the reference, on every call | `apply` instead |
 # |---|---|
@@ -448,14 +447,13 @@ savings = {}                               # shortcut -> peak without / with
 # ### 4. A Parameter's own gradient buffer
 #
 # `zerograds()` fills each Parameter's gradient with zeros in a buffer the
-# Parameter *owns*: handed to nobody. Backward adds into an owned buffer in place, into anything
-# else as a new array. The lines of `_add_to_leaf` that choose: `old` is
-# the leaf's gradient Variable (`.grad` is its array), `_owns_buffer`: is it
-# owned?, `_as_array`: a Variable's array, `_set_leaf` makes its argument the leaf's `.grad`,
-# and `run.arrays` says the pass works on bare arrays:
+# Parameter *owns*: handed to nobody. Backward adds into an owned buffer in
+# place, into anything else as a new array; the line of `_add_to_leaf` that
+# does it (`var`: the leaf; `old`: its gradient, as a Variable;
+# `_as_array(gx)`: `gx`'s array):
 
 # %%
-print("\n".join(overhead.excerpt(backprop._add_to_leaf, "if old is None", "old + gx")))
+print("\n".join(overhead.excerpt(backprop._add_to_leaf, "elif _owns_buffer", "old._data +=")))
 
 # %% [markdown]
 # `cleargrads()` sets every `.grad` to `None`, so no buffer is owned.
@@ -492,7 +490,7 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # CuPy):
 
 # %%
-print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK)
+print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK, "  rows of l1.W:", len(model.l1.W.array))
 print(inspect.getsource(linear_module._add_weight_gradient))
 (fused, g_fused), (not_fused, g_not) = (step_peak("zerograds"),
                                         step_peak("zerograds", unfused))
@@ -534,8 +532,9 @@ plt.show()
 # - The fast path is the reference's steps plus shortcuts 1-3; 4 and 5
 #   run on both paths. None writes into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
-# - Shortcuts 1, 1b, 2, 3 and 4 keep the reference's gradients bit for bit;
-#   1b, 4 and 5 save memory (5 rounds within a float32 bound).
+# - Shortcuts 1, 1b, 2, 3 and 4 each give, bit for bit, the gradients of
+#   the run with it switched off; 1b, 4 and 5 save memory (5 rounds within a
+#   float32 bound).
 # - Faster engines leave Python: PyTorch's backward loop is C++;
 #   `torch.compile` and `jax.jit` compile a traced graph.
 
@@ -600,7 +599,8 @@ ch13.check_3(answer_3)
 # function a backward applies, so under one the fast loop runs `backward`,
 # as the reference does, not `backward_arrays` (`Sum`'s `backward` applies
 # `Reshape` and `BroadcastTo` on every path). Then chapter 12's step with
-# and without the hook: the hook adds under a third of an activation.
+# and without the hook: the hook adds under a third of an activation. Last,
+# where the peak sits, with ReLU in place and making a new array.
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -645,11 +645,42 @@ for segments, name in ((None, "plain"), (4, "4 segments")):
     print(f"chapter 12's step, {name:10s}: peak {hooked:.1f} activations under the hook,"
           f" {unhooked:.1f} without")
     assert 0 <= hooked - unhooked < 1 / 3
-with overhead.replaced(F.activation.relu, "writable_gradient", lambda gys: None):
-    copying = unhooked_peak(None)                               # ReLU never in place
-    copied = [p.grad.copy() for p in deep.params()]
-lower = copying - unhooked_peak(None)
-same = all(np.array_equal(a, p.grad) for a, p in zip(copied, deep.params()))
-print(f"plain, ReLU in place: peak {lower:.1f} activation lower than ReLU making a new array;"
-      f" same gradients, bit for bit: {same}")
-assert 0 < lower < 1 / 3 and same     # the peak sits outside ReLU's backward
+
+
+def peaks(relu_copies):
+    """Chapter 12's step, no hook: its peak, the highest inside each backward, the gradients."""
+    inside = {}                                                 # class name -> peak
+
+    def traced(cls):                                            # notes the peak while it runs
+        original = cls.backward_arrays
+
+        def backward_arrays(self, *args):
+            tracemalloc.reset_peak()
+            gxs = original(self, *args)
+            peak = (tracemalloc.get_traced_memory()[1] - start) / activation
+            inside[cls.__name__] = max(inside.get(cls.__name__, 0), peak)
+            return gxs
+        return overhead.replaced(cls, "backward_arrays", backward_arrays)
+
+    copying = overhead.replaced(F.activation.relu, "writable_gradient", lambda gys: None)
+    with copying if relu_copies else contextlib.nullcontext():
+        step = unhooked_peak(None)
+        deep.cleargrads()
+        tracemalloc.start()
+        start = tracemalloc.get_traced_memory()[0]
+        with traced(linear_module.Linear), traced(F.activation.relu.ReLU):
+            spiral.loss_and_accuracy(deep, x12, t12)[0].backward()
+        tracemalloc.stop()
+    return step, inside, [p.grad.copy() for p in deep.params()]
+
+
+(step_copying, in_copying, copied), (step, inside, grads) = peaks(True), peaks(False)
+for name, top, where in (("a new array", step_copying, in_copying), ("in place", step, inside)):
+    print(f"ReLU {name:11s}: peak {top:.1f} activations; inside Linear's backward"
+          f" {where['Linear']:.1f}, inside ReLU's {where['ReLU']:.1f}")
+lower = step_copying - step
+same = all(np.array_equal(a, b) for a, b in zip(copied, grads))
+print(f"ReLU in place: peak {lower:.1f} activation lower; same gradients, bit for bit: {same}")
+assert 0 < lower < 1 / 3 and same
+assert abs(in_copying["ReLU"] - step_copying) < 0.02      # copying, the peak is in ReLU's backward;
+assert abs(inside["Linear"] - step) < 0.02 < step - inside["ReLU"]   # in place, in Linear's
