@@ -95,8 +95,9 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 # branched graph needs every function visited once, *after* all the functions
 # that use its output. The first cell below repeats chapter 03's classes
 # unchanged; the second is new: `hand_backward` collects every function
-# behind the outputs, then visits them highest rank first, and `HandMul`,
-# `HandAdd` (one gradient per input), `HandCos` and `HandIdentity` follow it.
+# behind the outputs, then visits them highest rank first; `HandMul`,
+# `HandAdd` (one gradient per input), `HandCos` and chapter 02's
+# `HandIdentity`, now with a backward, follow it.
 # Chapter 02's rule makes that order safe: every user of an output ranks
 # above its maker, so it runs first (chapter 05 proves this order right).
 # The one line that matters here is marked: add, or overwrite.
