@@ -284,20 +284,19 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # %% [markdown]
 # `mc.grad(outputs, inputs, grad_outputs)`, PyTorch's `torch.autograd.grad`,
 # runs the same backward but returns the inputs' gradients as Variables
-# instead of touching any `.grad`; `grad_outputs` are the seeds. A seed left
-# out is ones, **whatever the output's shape** (unlike `backward()`, which
-# refuses, and PyTorch's `torch.autograd.grad`, which needs `grad_outputs`
-# for a non-scalar output): on `yt_unseeded` it returns the column sums.
-# **Beware: `mc.grad` does not warn you.** A seed that is 1 at position
-# `i` and 0 elsewhere picks row `i` of `J`, so three calls rebuild `J`:
+# instead of touching any `.grad`; `grad_outputs` are the seeds. A seed that
+# is 1 at position `i` and 0 elsewhere picks row `i` of `J`, so three calls
+# rebuild `J`. (Note: a seed left out is ones, whatever the output's shape,
+# with no warning, where `backward()` and `torch.autograd.grad` refuse; on
+# `yt_unseeded` it gives the column sums.)
 
 # %%
-unseeded, = mc.grad([yt_unseeded], [xt])
-print("mc.grad with no seed given:          ", unseeded.array)
-assert np.array_equal(unseeded.array, xt.grad)
 rows = [mc.grad([yt], [xt], grad_outputs=[e])[0].array for e in np.eye(3)]
 print("rows from mc.grad with one-hot seeds:\n", np.stack(rows))
 assert np.allclose(np.stack(rows), jacobian)
+unseeded, = mc.grad([yt_unseeded], [xt])
+print("mc.grad with no seed given:", unseeded.array)
+assert np.array_equal(unseeded.array, xt.grad)
 
 # %% [markdown]
 # Those calls walked `yt`'s graph again: backward keeps the graph (PyTorch
@@ -356,21 +355,26 @@ mc.gradient_check.check_backward(
 print("check_backward passed")
 
 # %% [markdown]
-# ## Under the hood (optional on a first reading)
+# ## Under the hood
 #
-# You need it for Tasks 3-4.
+# Tasks 3-4 need its last two parts; the first is optional on a first
+# reading.
 #
 # ### `exp` and `sin` in the package
 #
 # They have our `HandExp`'s and `HandSin`'s `forward(inputs)`, and two
-# backward methods (`indexes` is `target_input_indexes`). **The rule: a
-# plain `y.backward()` calls `backward_arrays` when a function has one,
-# else `backward`.** (Three switches make it always call `backward`:
-# chapters 05, 08 and 11.)
+# backward methods (`indexes` is `target_input_indexes`). `backward`, the
+# one you write, takes and returns Variables, so it can itself be
+# recorded; `backward_arrays` is an optional, faster twin on bare arrays.
+# **A plain `y.backward()` calls `backward_arrays` where a function has
+# one, else `backward`.** Three switches make the engine call `backward`
+# always: `mc.reference_mode()` (chapter 05), a function hook (08) and
+# double backprop (11).
 #
-# - `backward_arrays` is our hand formula on bare arrays, which the
-#   engine's fast path uses (chapter 13): so a plain `y.backward()` calls
-#   it for `Exp` (printed below) and `Sin` (the same pattern).
+# - `backward_arrays` is our hand formula on bare arrays, the engine's fast
+#   path (chapter 13): `Exp`'s is printed below
+#   (`_retained_output_data` is the tuple of output arrays forward kept:
+#   next part), `Sin`'s is alike.
 # - `backward` is the same formula on Variables (in `Sin.backward`, `cos` is
 #   minichain's `F.cos`). `Square`, like chapter 02's `Twice`, has only
 #   this one. With double backprop on, it is recorded, so a gradient can be
@@ -380,9 +384,8 @@ print("check_backward passed")
 # ### What forward keeps for backward
 #
 # Forward's `self.retain_outputs((0,))` and `retain_inputs((0,))` say
-# which arrays backward needs, and only those are kept (Tasks 3-4 need
-# this); `get_retained_outputs()` hands them over as Variables
-# (`_retained_output_data` is the same kept arrays, bare). Also in the
+# which arrays backward needs, and only those are kept;
+# `get_retained_outputs()` hands them over as Variables. Also in the
 # code: `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps
 # a 0-d result an array, where NumPy would return a scalar.
 

@@ -93,17 +93,17 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 #
 # The chain engine of chapter 03 followed one `creator` link at a time. A
 # branched graph needs every function visited once, *after* all the functions
-# that use its output. Our hand-made engine grows once more: it collects
-# every function behind the outputs, then visits them highest rank first.
-# Chapter 02's rule makes that safe: every user of an output ranks above
-# its maker, so it runs first (chapter 05 proves this order right).
-# New below: `hand_backward`, `HandMul`, `HandAdd` (one gradient per
-# input), `HandCos` and `HandIdentity`'s backward; the rest is chapter
-# 03's, unchanged. The one line that matters here is marked: add, or
-# overwrite.
+# that use its output. The first cell below repeats chapter 03's classes
+# unchanged; the second is new: `hand_backward` collects every function
+# behind the outputs, then visits them highest rank first; `HandMul`,
+# `HandAdd` (one gradient per input), `HandCos` and chapter 02's
+# `HandIdentity`, now with a backward, follow it.
+# Chapter 02's rule makes that order safe: every user of an output ranks
+# above its maker, so it runs first (chapter 05 proves this order right).
+# The one line that matters here is marked: add, or overwrite.
 
 # %%
-class HandVariable:                                 # as in chapter 03
+class HandVariable:                                 # chapter 03's, unchanged
     def __init__(self, array, name=None):
         self.array = array
         self.name = name
@@ -112,7 +112,7 @@ class HandVariable:                                 # as in chapter 03
         self.grad = None
 
 
-class HandFunctionNode:                             # as in chapter 03
+class HandFunctionNode:                             # chapter 03's, unchanged
     def apply(self, inputs):
         arrays = self.forward(tuple(x.array for x in inputs))
         self.inputs = inputs
@@ -124,14 +124,41 @@ class HandFunctionNode:                             # as in chapter 03
         return self.outputs
 
 
-class HandIdentity(HandFunctionNode):
+class HandExp(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
-        return x,
+        return np.exp(x),
 
     def backward(self, target_input_indexes, grad_outputs):
         gy, = grad_outputs
-        return gy,
+        return gy * self.outputs[0].array,
+
+
+class HandSin(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return np.sin(x),
+
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy * np.cos(self.inputs[0].array),
+
+# %%
+def hand_backward(outputs, accumulate=True):
+    functions, stack = {}, [y.creator for y in outputs if y.creator]
+    while stack:                     # collect every function behind outputs
+        f = stack.pop()
+        if f not in functions:
+            functions[f] = None      # a dict: an ordered set
+            stack += [x.creator for x in f.inputs if x.creator]
+    for f in sorted(functions, key=lambda f: -f.rank):  # chapter 05's order
+        targets = tuple(range(len(f.inputs)))
+        gxs = f.backward(targets, tuple(y.grad for y in f.outputs))
+        for x, gx in zip(f.inputs, gxs):
+            if accumulate and x.grad is not None:
+                x.grad = x.grad + gx     # <- the sum
+            else:
+                x.grad = gx              # <- overwrite: the bug
 
 
 class HandMul(HandFunctionNode):
@@ -155,26 +182,6 @@ class HandAdd(HandFunctionNode):
         return gy, gy
 
 
-class HandExp(HandFunctionNode):
-    def forward(self, inputs):
-        x, = inputs
-        return np.exp(x),
-
-    def backward(self, target_input_indexes, grad_outputs):
-        gy, = grad_outputs
-        return gy * self.outputs[0].array,
-
-
-class HandSin(HandFunctionNode):
-    def forward(self, inputs):
-        x, = inputs
-        return np.sin(x),
-
-    def backward(self, target_input_indexes, grad_outputs):
-        gy, = grad_outputs
-        return gy * np.cos(self.inputs[0].array),
-
-
 class HandCos(HandFunctionNode):
     def forward(self, inputs):
         x, = inputs
@@ -185,21 +192,14 @@ class HandCos(HandFunctionNode):
         return -gy * np.sin(self.inputs[0].array),
 
 
-def hand_backward(outputs, accumulate=True):
-    functions, stack = {}, [y.creator for y in outputs if y.creator]
-    while stack:                     # collect every function behind outputs
-        f = stack.pop()
-        if f not in functions:
-            functions[f] = None      # a dict: an ordered set
-            stack += [x.creator for x in f.inputs if x.creator]
-    for f in sorted(functions, key=lambda f: -f.rank):  # chapter 05's order
-        targets = tuple(range(len(f.inputs)))
-        gxs = f.backward(targets, tuple(y.grad for y in f.outputs))
-        for x, gx in zip(f.inputs, gxs):
-            if accumulate and x.grad is not None:
-                x.grad = x.grad + gx     # <- the sum
-            else:
-                x.grad = gx              # <- overwrite: the bug
+class HandIdentity(HandFunctionNode):
+    def forward(self, inputs):
+        x, = inputs
+        return x,
+
+    def backward(self, target_input_indexes, grad_outputs):
+        gy, = grad_outputs
+        return gy,
 
 # %% [markdown]
 # The same branch, by hand, twice: once with the sum and once with the
@@ -439,7 +439,8 @@ print(source)
 # except under `mc.grad` (chapter 03; `run.into_leaves` False).
 #
 # Why `+` and never `+=`? `_ + _` hands its incoming gradient, one
-# Variable, to both its inputs. In the next cell's hand loop for
+# Variable, to both its inputs. The next cell's few lines stand for the
+# engine, adding with `+=`; their dict `grads` plays `run.grads`. For
 # `y = s + x`, `s = x + x`:
 #
 # 1. the outer `_ + _` hands the seed V to both `s` and `x`, so
