@@ -81,10 +81,10 @@ def test_chapter_12_peaks_are_far_from_a_rounding_edge():
     assert _margin(saved, tenth) > 16 * 1024
 
 
-def test_chapter_12_unhooked_peaks_are_far_from_a_rounding_edge():
-    """Chapter 12's Note 1 prints, without a hook, the highest level reached
-    inside Linear's and ReLU's backward (either path), plain and with 4
-    segments; rebuilt here the same way."""
+def test_chapter_13_unhooked_peaks_are_far_from_a_rounding_edge():
+    """Chapter 13's Note 1 prints, without a hook, the peak of chapter 12's
+    step (plain and with 4 segments) and the highest level reached inside
+    Linear's and ReLU's backward; rebuilt here the same way."""
     import tracemalloc
     from minichain.functions.activation.relu import ReLU
     from minichain.functions.connection.linear import Linear
