@@ -356,9 +356,9 @@ print(overhead.source_diff(
 # | `_check_arguments(self, inputs)` | checks arguments only when building an error message |
 # | `_as_input` per input, a list of arrays | one Variable in: the diff above |
 # | rank, `requires_grad`: `max`, `any` over lists | both off that input's node |
-# | `config.debug`, `config.type_check`, …: a lookup each | one read: `view = config._view` |
+# | `config.debug`, `config.type_check`, …: a thread-local read each | one read: `view = config._view` |
 # | `_forward_with_hooks`: looks hooks up | `self.forward(in_data)` unless a hook is set |
-# | `_check_outputs`: each output | one test: `type(outputs) is not tuple` |
+# | `_check_outputs`: each output | `type(outputs) is not tuple`, then each array as it is wrapped |
 # | `Variable(y)` per output, `set_creator_node` | `_make_output` (shortcut 2) |
 # | `_retain_data(...)` always | only `if self._retaining` |
 #
