@@ -154,10 +154,10 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # or a checkpoint but only one from the value just reached: *the one-block
 # rule*. It excludes, for 3 blocks in 2 slots, advancing to $h_1$ and
 # taping blocks 2–3 from it, then block 1 from `x`: 4 calls, one fewer than
-# the rule allows (printed under the recursion). We keep the rule because it
-# keeps `R` (below) a recursion in two numbers, `n` and `M`: a longer tape
-# from the value just reached would start a subproblem from neither `x` nor
-# a checkpoint, a third argument.
+# the rule allows (printed under the recursion). We teach the rule because
+# it keeps `R` (below) a recursion in two numbers, `n` and `M`: a longer
+# tape from the value just reached would start a subproblem from neither
+# `x` nor a checkpoint, needing a third.
 #
 # ### A tape keeps its start, measured
 #
@@ -166,7 +166,7 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # graph, the rest taped; we
 # keep a name for the top only and count which of $h_1, h_2, h_3$ are
 # still alive: with or without the rule, one beyond the slots, the tape's
-# start. So slots may leave it out; the peaks below add it back:
+# start. So the slots may leave it out; the peaks below add it back:
 
 # %%
 def activations_held(first_taped):
