@@ -11,11 +11,12 @@
 # block calls** (backward's work ignored, though the picture draws it): a
 # rough model, not seconds.
 #
-# `mc.checkpoint_revolve`, `checkpoint.revolve_cost` and `revolve_schedule`
-# play this chapter's game, a variant of *Revolve*'s (Griewank and Walther,
-# ACM TOMS 26(1), 2000; compared at the end) fitted to how a define-by-run
-# engine holds memory: their schedules are *the variant* here, the last two
-# `variant_cost` and `variant_schedule`.
+# The schedules are optimal under the *one-block rule* (defined below), and
+# the library's `revolve_*` names (`mc.checkpoint_revolve`,
+# `checkpoint.revolve_cost`, `revolve_schedule`) compute this chapter's
+# variant, not Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000;
+# compared at the end): hence the aliases `variant_cost` and
+# `variant_schedule`.
 
 # %%
 import functools
@@ -55,7 +56,8 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # | `("backward", i, j)` through the blocks just taped | 0 | `−(j - i)` |
 #
 # Two values take no slot: `x`, and *the value just reached* by the last
-# run, which the next move stores, starts from, or drops (in `one_slot_4`
+# run (it still occupies memory: "beyond the slots" below), which the next
+# move stores, starts from, or drops (in `one_slot_4`
 # below, `("advance", 0, 3)` reaches $h_3$; `("taped", 3, 4)` starts from
 # it). Fitted to the engine: taped outputs take slots, and a tape's start
 # stays alive.
@@ -150,9 +152,12 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # Our modelling choice: a taped run ends at the highest block not yet
 # reversed, backward follows it, and it may tape several blocks from `x`
 # or a checkpoint but only one from the value just reached: *the one-block
-# rule*. It keeps `R` (below) recursive: a longer tape from the value just
-# reached would start a subproblem from a value that is neither `x` nor a
-# checkpoint, so `R` would need a third argument. It costs a call (below).
+# rule*. It excludes, for 3 blocks in 2 slots, advancing to $h_1$ and
+# taping blocks 2–3 from it, then block 1 from `x`: 4 calls, one fewer than
+# the rule allows (printed under the recursion). We teach the rule because
+# it keeps `R` (below) a recursion in two numbers, `n` and `M`: a longer
+# tape from the value just reached would start a subproblem from neither
+# `x` nor a checkpoint, needing a third.
 #
 # ### A tape keeps its start, measured
 #
@@ -160,7 +165,8 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # for `W`'s gradient). Three blocks from `x`, the first ones run with no
 # graph, the rest taped; we
 # keep a name for the top only and count which of $h_1, h_2, h_3$ are
-# still alive; with or without the rule, one array beyond the slots:
+# still alive: with or without the rule, one beyond the slots, the tape's
+# start. So the slots may leave it out; the peaks below add it back:
 
 # %%
 def activations_held(first_taped):
@@ -185,9 +191,6 @@ for name, first_taped in (("blocks 2-3 taped from h_1", 2), ("block 3 taped from
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
 
 # %% [markdown]
-# `R` below is optimal only under the rule; the optimum without it is not
-# computed here.
-#
 # ## Two slots: the first checkpoint
 #
 # A second slot can hold a checkpoint, say $h_2$ (2 calls). Above it,
@@ -436,24 +439,27 @@ for _, run in ways.values():
 #
 # | schedule, peak | beyond the slots |
 # |---|---|
-# | `M = 1`: the one taped block | the tape's start (`activations_held`), the gradient waiting, the array being made: 3 |
-# | `M = 4`: `("taped", 22, 23)` (printed below), slots $h_{12}, h_{19}, h_{21}, h_{23}$ | $h_{22}$, the tape's start; block 24's gradient waiting; the array being made: 3 |
+# | `M ≤ 4`, e.g. `M = 4`: `("taped", 22, 23)` (printed below), slots $h_{12}, h_{19}, h_{21}, h_{23}$ | $h_{22}$, the tape's start (`activations_held`); block 24's gradient waiting; the array being made: 3 |
 # | uniform | the gradient waiting, the array being made: 2 |
 #
-# `M = 6` and 8 have no such move; nor has uniform, which peaks at slots + 2
-# (chapter 10's estimate): a segment's incoming gradient is its top tanh's
-# own `gy`. Chapter 12's top ReLU sits below a linear, so the incoming
-# gradient there is a separate live array: one more.
-# Before the first backward, the gradient waiting is `F.sum`'s broadcast
-# view of one number: no memory. Each peak is slots plus arrays beyond
-# them, within a third of an activation (asserted; printed whole, as a
-# decimal would sit near a rounding edge); with no hook watching
-# (chapter 13, Note 1), lower by under a third:
+# - `M = 6` and 8 have no such move; nor has uniform, which peaks at
+#   slots + 2 (chapter 10's estimate): a segment's incoming gradient is its
+#   top tanh's own `gy`.
+# - Chapter 12's top ReLU sits below a linear, so its incoming gradient is
+#   a separate live array: one more.
+# - Before the first backward, the gradient waiting is `F.sum`'s broadcast
+#   view of one number: no memory.
+# - `beyond_slots` predicts this column by a rule of thumb; each measured
+#   peak is slots plus it, within a third of an activation (asserted;
+#   printed whole, as a decimal would sit near a rounding edge).
+# - With no hook watching (chapter 13, Note 1), every peak is lower by
+#   under a third:
 
 # %%
 def beyond_slots(schedule):
-    """Arrays held beyond the slots at the worst moment: 3 if, after the first
-    backward, a one-block tape from the value just reached fills the last slot."""
+    """Predict the arrays held beyond the slots at the worst moment, a rule of
+    thumb checked against the measured peaks: 3 if, after the first backward,
+    a one-block tape from the value just reached fills the last slot, else 2."""
     stored, reversing, previous = 0, False, None
     for kind, *_ in schedule:
         stored += {"store": 1, "free": -1}.get(kind, 0)
@@ -496,6 +502,8 @@ print("M = 4, up to its first such move:", variant_schedule(L, 4)[:11])
 assert variant_schedule(L, 4)[10] == ("taped", 22, 23) and beyond_slots(variant_schedule(L, 4)) == 3
 print("one-block tapes from the value just reached, after the first backward:", late)
 assert late["M = 4"] > 0 == late["M = 6"] == late["M = 8"]
+assert {M: beyond_slots(variant_schedule(L, M)) for M in (1, 2, 3, 4, 6, 8)} \
+    == {1: 3, 2: 3, 3: 3, 4: 3, 6: 2, 8: 2}                     # the table's M ≤ 4
 
 # %% [markdown]
 # ## The time–memory curve
