@@ -17,7 +17,6 @@
 # %%
 import inspect
 import math
-import re
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -168,13 +167,7 @@ class HandSGD(mc.optimizer.Optimizer):
 # %%
 from minichain.optimizers.sgd import SGDRule
 
-
-def show(function):
-    """Print a function's source without its comments (engine notes)."""
-    print(re.sub(r"^ *#.*\n| +#.*", "", inspect.getsource(function), flags=re.M))
-
-
-show(SGDRule.update_core)
+print(inspect.getsource(SGDRule.update_core))
 
 # %% [markdown]
 # Three MLPs made from the same seed, stepped by `hand_sgd_step`, our
@@ -226,9 +219,9 @@ assert same
 # %%
 from minichain.optimizers.adam import AdamRule
 
-show(AdamRule.lr.fget)
-show(AdamRule.init_state)
-show(AdamRule.update_core)
+print(inspect.getsource(AdamRule.lr.fget))
+print(inspect.getsource(AdamRule.init_state))
+print(inspect.getsource(AdamRule.update_core))
 
 # %% [markdown]
 # At `k = 1`, `m = (1 - β₁) g` and `v = (1 - β₂) g²`, so the factors cancel
