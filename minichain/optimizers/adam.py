@@ -45,8 +45,7 @@ class AdamRule(UpdateRule):
         xp = param.xp
         m += dtype(1 - hp.beta1) * (grad - m)
         v += dtype(1 - hp.beta2) * (grad * grad - v)
-        # `-=` subtracts in place, then assigns the same array back through
-        # the `array` property.
+        # `-=` updates the parameter's array in place.
         param.array -= dtype(self.lr) * m / (xp.sqrt(v) + dtype(hp.eps))
 
 

@@ -25,7 +25,7 @@ class MomentumSGDRule(UpdateRule):
         dtype = grad.dtype.type
         v *= dtype(self.hyperparam.momentum)
         v -= dtype(self.hyperparam.lr) * grad
-        data = param.array  # in place, skipping the setter: one call less per step
+        data = param.array  # the parameter's own array: `+=` updates it in place
         data += v
 
 

@@ -8,7 +8,7 @@ class SGDRule(UpdateRule):
 
     def update_core(self, param):
         grad = param.grad
-        data = param.array  # in place, skipping the setter: one call less per step
+        data = param.array  # the parameter's own array: `-=` updates it in place
         data -= grad.dtype.type(self.hyperparam.lr) * grad
 
 

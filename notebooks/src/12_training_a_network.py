@@ -24,7 +24,6 @@ import numpy as np
 import minichain as mc
 import minichain.functions as F
 from minichain.examples import spiral
-from minichain.checkpoint import split_into_segments
 from minichain.links import MLP
 
 np.set_printoptions(precision=4, suppress=True)
@@ -205,17 +204,17 @@ assert same
 # `spiral.train` puts the pieces together: `SerialIterator` deals shuffled
 # minibatches of 30 points and `Adam` does the update. Adam keeps, for
 # every *element* of every parameter, running averages of its gradient `g`
-# and of `g²`: `m ← β₁ m + (1 - β₁) g` and `v ← β₂ v + (1 - β₂) g²`. Both
-# start at zero, so at step `k` the *bias correction* gives
-# `m̂ = m / (1 - β₁ᵏ)` and `v̂ = v / (1 - β₂ᵏ)`, and the element moves by
-# about `α · m̂ / √v̂` (the code adds a small `eps` to `√v`).
+# and of `g²`: `m ← β₁ m + (1 - β₁) g` (the code writes
+# `m += (1 - β₁)(g - m)`) and `v ← β₂ v + (1 - β₂) g²`. Both start at zero,
+# so step `k` (`self.t`) divides out a *bias correction*; the element moves by
 #
-# In the code, `update_core` writes `m += (1 - β₁)(g - m)` and, as in
-# Chainer, folds the correction into the rule's `lr` (printed first), the
-# step size `α_t = α·√(1-β₂ᵏ)/(1-β₁ᵏ)`, with `self.t` the step `k`: the
-# element moves by `α_t · m / (√v + eps)`. Its `-=` writes in place, as
-# SGD's does, then hands the same array to the `array` setter (SGD skips
-# that call).
+# - in PyTorch, `α · m̂ / (√v̂ + eps)`, with `m̂ = m / (1 - β₁ᵏ)`,
+#   `v̂ = v / (1 - β₂ᵏ)`;
+# - in the code, as in Chainer, `α_t · m / (√v + eps)`, with
+#   `α_t = α·√(1-β₂ᵏ)/(1-β₁ᵏ)`.
+#
+# The rate you set (PyTorch's `lr`) is `alpha`; the rule's `lr` (printed
+# first) is `α_t`, derived each step.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -243,8 +242,7 @@ print("first step:", [f"{step:.3g}" for step in one.w.array])
 assert np.allclose(one.w.array, -0.01 * np.sign(one.w.grad), rtol=1e-3)
 
 # %% [markdown]
-# `spiral.train`'s defaults (its `alpha` is Adam's `α`, PyTorch's `lr`),
-# then the lines that do the work:
+# `spiral.train`'s defaults, then the lines that do the work:
 
 # %%
 print("spiral.train" + str(inspect.signature(spiral.train)), end="\n\n")
@@ -389,11 +387,16 @@ assert same_history
 # To see memory matter, `spiral.compare_memory` measures one step of a
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments, in *activations* (one hidden layer's output,
-# 6000 × 64 float32). Chapter 10's peak estimate: `s - 1` checkpoints +
+# 6000 × 64 float32), through a hook that raises the peak a little
+# (chapter 13, Note 1). Chapter 10's peak estimate: `s - 1` checkpoints +
 # `⌈L/s⌉` outputs of the segment being recomputed + 2 in flight (the
-# incoming gradient `gy` and the `gx` being made); plain is `s = 1`.
-# `mc.memory.measure` watches through a function hook, which raises the
-# peak a little (Note 1 below).
+# incoming gradient `gy` and the `gx` being made); plain is `s = 1`, and
+# keeps only the 12 ReLU outputs: ReLU's backward needs only its output,
+# and the next `linear` keeps that same array as its input. Checkpointed
+# holds one more: the segment's incoming gradient, held while the
+# recomputed segment runs backward. Chapter 10's segments ended in a
+# `tanh`, whose backward took it as its own `gy`; here each ends in a
+# `Linear`, so at the top ReLU's backward it is a separate live array.
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -425,12 +428,6 @@ def figure(value, width):
 print(f"{'in activations':40s}{'plain':>6s}{'checkpointed':>14s}")
 for name, (plain_value, checkpointed_value) in table.items():
     print(f"{name:40s}{figure(plain_value, 6)}{figure(checkpointed_value, 14)}")
-
-# %% [markdown]
-# Plain keeps only the 12 ReLU outputs: ReLU's backward needs only its
-# output, and the next `linear` keeps that same array as its input.
-# Checkpointed holds one more than the estimate: the gradient arriving from
-# the segment above, held while the recomputed segment runs backward.
 
 # %% [markdown]
 # Chapter 14 finds checkpoint schedules optimal for a memory budget.
@@ -492,13 +489,15 @@ ch12.check_3(answer_3)
 # **Note 1: the peaks, array by array, under the hook and without it.**
 
 # %%
+from minichain.checkpoint import split_into_segments
+
 steps = MLP(n_units=n_units, n_out=3, n_layers=L).functions()
-segments = split_into_segments(steps, s)
-relus = [segment.count(F.relu) for segment in segments]
-assert all(segment[-1] is not F.relu for segment in segments)   # each ends in a linear
+groups = split_into_segments(steps, s)     # the s lists checkpoint_sequential runs
+relus = [group.count(F.relu) for group in groups]
+assert all(group[-1] is not F.relu for group in groups)   # each ends in a linear
 mask = np.zeros((n_points, n_units), dtype=bool).nbytes / activation
 loss_arrays = 2 * np.zeros((n_points, 3), dtype=np.float32).nbytes / activation
-print(f"segments, in steps: {[len(segment) for segment in segments]};"
+print(f"segments, in steps: {[len(group) for group in groups]};"
       f" ReLUs in each: {relus}")
 alive = {                                  # activations: (plain, checkpointed)
     "checkpoints, s - 1": (0, s - 1),
