@@ -168,7 +168,9 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
-# So, below:
+# The adapter also marks that leaf
+# (`gx.node._old_style_grad_generator = "Square"`) and refuses a backward
+# that starts *from* `gx` or would fill `gx.grad`. So, below:
 #
 # - `mc.grad` returns `None` for `x`, with no error: `x` cannot be reached
 #   from `sum(gx)`, and `mc.grad` fills no `.grad`, so it never touches
@@ -192,6 +194,7 @@ def first_and_second(square):
 for name, square in [("F.square", F.square), ("Square()", lambda x: Square()(x))]:
     gx, second, graph = first_and_second(square)
     print(f"{name:9}first {gx.array}  second {second}")
+# below, gx and graph are the last pass's: Square()
 print("Square()'s graph of F.sum(gx):", graph)
 assert second is None and graph == "gx <--- Sum <--- sum_gx"   # no x in it
 assert gx.node._old_style_grad_generator == "Square"         # the mark
@@ -208,11 +211,9 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
 #
-# `FunctionAdapter` marks the gradient it returns
-# (`gx.node._old_style_grad_generator = "Square"`) and refuses a backward
-# that starts *from* `gx` or would fill `gx.grad`, as above. PyTorch's
-# `@once_differentiable` raises more broadly: its error node sits in `gx`'s graph,
-# so even a backward from `sum(gx)` to `x` raises. The narrow mark still
+# PyTorch's `@once_differentiable` raises more broadly than the mark: its
+# error node sits in `gx`'s graph, so even a backward from `sum(gx)` to `x`
+# raises. The narrow mark still
 # catches the common mistake, calling backward on the gradient itself.
 # Chapter 11 shows how a backward written on Variables makes a second
 # derivative.
@@ -425,7 +426,7 @@ assert same
 # %% [markdown]
 # `make test-gpu` (after `pip install -e '.[gpu]'`) runs every function's
 # gradient check on CuPy; `docs/benchmarks.md` records its run on an H100,
-# where the GPU tests passed on both engine paths.
+# where the GPU tests passed.
 #
 # Besides the module-function rule, one more keeps code device-neutral:
 # never mix devices in one call (all its arrays on one device). In PyTorch a tensor carries its device, so

@@ -101,9 +101,9 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # (1) it takes any number of inputs and outputs; (2) it saves the random
 # state for the recomputation (see dropout below); (3) it frees what each
 # function of its inner graph keeps as the inner backward walks down it,
-# where `HandForget` keeps that whole graph until its backward returns (at
-# the backward peak only the last `tanh` has been walked back, so the peaks
-# differ by its output, one activation); and (4) a Parameter used inside
+# where `HandForget` keeps that whole graph until its backward returns (so
+# just after the fourth `tanh`, the first walked back, the peaks differ by
+# its output, one activation); and (4) a Parameter used inside
 # `func` gets its `.grad` (`HandForget`'s `mc.grad([y], [x])` returns only
 # `x`'s). It agrees with our hand-made one on the gradient and the memory
 # after forward:
@@ -115,8 +115,6 @@ with mc.memory.measure() as after_forward:
 with mc.memory.measure() as during_backward:
     F.sum(y).backward()
 print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
-print(f"backward peak: {hand_backward.peak / MiB:.0f} MiB (HandForget),"
-      f" {during_backward.peak / MiB:.0f} MiB (F.forget)")
 assert round((hand_backward.peak - during_backward.peak) / MiB) == 1
 
 
@@ -128,6 +126,9 @@ def around_first_step(m):
 
 (hand_at, hand_next), (forget_at, forget_next) = map(
     around_first_step, (hand_backward, during_backward))
+print(f"first inner Tanh backward: {hand_at / MiB:.0f} MiB (HandForget),"
+      f" {forget_at / MiB:.0f} MiB (F.forget); one event later, the backward"
+      f" peaks: {hand_next / MiB:.0f} and {forget_next / MiB:.0f} MiB")
 close = lambda a, b: abs(a - b) < 64 * 1024     # bytes, up to small objects
 assert close(hand_at, forget_at) and round((hand_next - forget_next) / MiB) == 1
 assert close(hand_next, hand_backward.peak) and close(forget_next, during_backward.peak)
@@ -243,12 +244,12 @@ zerograds()
 # Now the memory over one step, plain and with 4 segments (the best `s`
 # for `L = 16`). At its worst moment backward holds, besides the kept
 # count, two arrays **in flight**: the gradient waiting at the block being
-# walked back, and the array being made (a block's output, or a new
-# gradient). So the **peak estimate**, the dashed line, is
-# `(s - 1) + ⌈L/s⌉ + 2` activations: an estimate, not a bound, that fits
-# every `s ≥ 2` here. A peak also holds small Python objects, so we print
-# it in whole activations. An x-axis *event* is one function's forward or
-# backward; the hook records the level after each.
+# walked back, and a block's `linear` output or a new gradient (Note 1).
+# So the **peak estimate**, the dashed line, is `(s - 1) + ⌈L/s⌉ + 2`
+# activations: an estimate, not a bound, that fits every `s ≥ 2` here. A
+# peak also holds small Python objects, so we print it in whole
+# activations. An x-axis *event* is one function's forward or backward;
+# the hook records the level after each.
 
 # %%
 def measure(segments):
@@ -264,7 +265,7 @@ def kept_count(L, s):
     return s - 1 + math.ceil(L / s)
 
 
-IN_FLIGHT = 2      # the gradient waiting, and the array being made
+IN_FLIGHT = 2      # the gradient waiting, and a linear output or a new gradient
 
 
 def in_activations(nbytes):
@@ -432,18 +433,11 @@ assert np.array_equal(real_grad, plain_grad)
 # `func` builds again inside `Forget`'s backward, and walks it.
 #
 # `Forget.backward` calls `backward()`, so that Parameters inside `func`
-# get `.grad` (difference (4) above); but `backward()` starts from one
-# Variable. So `_GradientSeed` makes one to start from: a node that takes
-# the recomputed outputs yᵢ and returns a 0-d placeholder (value 0, never
-# used). A backward from it, seeded with 1.0, hands each yᵢ exactly the
-# gyᵢ `Forget` received, as if the placeholder were Σᵢ sum(yᵢ·gyᵢ): what
-# PyTorch's `torch.autograd.backward(ys, grad_tensors=gys)` does in one
-# call. At row 4, *in gradients* rises from 16 to 20 bytes: that 4-byte
-# seed, 1.0.
-#
-# *kept for backward* (row 1: `x`,
-# kept by `Forget`, and `z`, kept by `z * z`) rises while that graph
-# exists and falls back as backward walks it.
+# get `.grad` (difference (4) above), from a seed of its own (Note 4). At
+# row 4, *in gradients* rises from 16 to 20 bytes: that 4-byte seed, 1.0.
+# *kept for backward* (row 1: `x`, kept by `Forget`, and `z`, kept by
+# `z * z`) rises while that graph exists and falls back as backward walks
+# it.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -535,7 +529,7 @@ ch10.check_3(answer_3)
 # - `forward:Linear`, 8: 3 checkpoints, 3 recomputed `tanh` outputs, the new
 #   `linear` output, and `Forget`'s incoming gradient;
 # - `forward:Tanh`, 9: the fourth `tanh` output;
-# - `forward:_GradientSeed`, 8: that `linear` output freed;
+# - `forward:_GradientSeed` (Note 4), 8: that `linear` output freed;
 # - `forward:TanhGrad`, 9: the inner backward's first new gradient.
 #
 # The walk of the last segment stops at 8: its
@@ -567,7 +561,7 @@ assert walk[top - 1:top + 4] == [
 #
 # **Note 3: the peak unwatched.** Built-in nodes also have an array-only
 # shortcut, never used while backward is recorded or a function hook
-# watches (chapter 13). `mc.memory.measure` is a hook, so this cell
+# watches (chapter 13, ahead). `mc.memory.measure` is a hook, so this cell
 # measures `step(4)` with `tracemalloc` alone: the same peak.
 
 # %%
@@ -593,7 +587,12 @@ start = next(i for i, line in enumerate(lines) if line.strip().startswith("targe
 print("\n".join(lines[start:start + 8]))
 
 # %% [markdown]
-# Then backward runs from the seed (section *Watch the recomputation*):
+# Then `backward()` runs, as PyTorch's `torch.autograd.backward(ys,
+# grad_tensors=gys)` would; but it starts from one Variable, so
+# `_GradientSeed` takes the recomputed outputs yᵢ and returns a 0-d
+# placeholder (value 0, never used). A backward from it, seeded with 1.0
+# (row 4 in *Watch the recomputation*), hands each yᵢ exactly the gyᵢ
+# `Forget` received, as if the placeholder were Σᵢ sum(yᵢ·gyᵢ):
 # what `HandForget` did with `mc.grad(..., grad_outputs=...)`. With
 # `enable_double_backprop`, `Forget.backward` takes another path: chapter
 # 11.
