@@ -226,12 +226,11 @@ assert x_hand.grad == right
 #
 # A function's rank is the largest of its inputs' ranks, and its output's
 # is one more, so **every consumer of a function's output has a larger
-# rank than the function itself**. Let backward always run the waiting
-# function of highest rank.
+# rank than the function itself**. Let backward keep the waiting functions
+# on a heap (below) that pops the highest rank first.
 #
-# - (a) The heap (below) pops the largest waiting rank, and each step
-#   pushes only lower ranks (its inputs' creators), so ranks pop in
-#   non-increasing order.
+# - (a) Each step pushes only lower ranks (its inputs' creators), so ranks
+#   pop in non-increasing order.
 # - (b) A function that sends `f` a gradient uses `f`'s output, so it
 #   outranks `f`, and it must pop to send it. By (a), nothing that outranks
 #   `f` pops after `f`, so it pops first: here `_ * _` (rank 1) before
@@ -346,15 +345,15 @@ assert [s.name for s in on_reference.steps] == [s.name for s in record.steps]
 # in `run.grads`, keyed by `node` (the Variable's graph record, chapter 03).
 # The marked names, mapped onto ours:
 #
-# - `run.grads.pop(ref(), None)`: an output's gradient, freed once used
-#   (`func.outputs` holds weak references to the output nodes, chapter 07;
-#   `ref()` follows one);
 # - `_targets(...)`: the inputs that need a gradient (ours takes all);
 # - `_backward_on_variables(...)`: `func.backward(targets, gys)`;
 # - `_add_gradient_reference(...)`: our `add_grad`;
 # - `_push`: our `push` (`creator_node`: our `creator`), keyed
 #   `(-rank, len(run.pushed), func)`, pushing only once a gradient waits for
-#   `node` (an input that got `None`, chapter 04, has nothing to pass on).
+#   `node` (an input that got `None`, chapter 04, has nothing to pass on);
+# - `run.grads.pop(ref(), None)`: an output's gradient, freed once used
+#   (`func.outputs` holds weak references to the output nodes; `ref()`
+#   follows one: chapter 07; skip now).
 
 # %% [markdown]
 # ## The two orders, drawn
@@ -490,9 +489,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # `visualize.animate_backward(y)` runs the backward and shows, before each
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
-# the incoming gradient the running function consumes) and a bytes line,
-# here 8 and 8, one float each: `_ + _` hands `h` and `hh` the same array,
-# and `_ * _` keeps only `h` (chapter 07, Note 1). Step through the first
+# the incoming gradient the running function consumes) and a bytes line
+# (bytes kept: chapter 07, Note 1). Step through the first
 # example with *next* (above each frame): at step 2, `_ * 2 -> h` waits while
 # `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 

@@ -163,8 +163,8 @@ plt.show()
 # `<broadcast(u), v> = <u, sum_to(v)>` with `<a, b>` the sum of elementwise
 # products (checked after the source).
 #
-# Every backward is the adjoint of its forward's Jacobian (PyTorch's
-# vector-Jacobian product), matmul's too. Written on Variables, each backward
+# Every backward multiplies the incoming gradient by the transposed Jacobian
+# (PyTorch's vector-Jacobian product), matmul's too. Written on Variables, each backward
 # can itself be differentiated (chapter 11). In the source, `sum_to` and
 # `broadcast_to` are `F.sum_to` and `F.broadcast_to`; `indexes` is our
 # `target_input_indexes`.
@@ -219,7 +219,8 @@ assert "ForgetfulAddBias" in str(shape_error) and bv.grad is None
 # %% [markdown]
 # The first line names the class, then its `label`, which defaults to the
 # class name. The last line says `data` for the variable's array, in
-# Chainer's words. The fix: `gy` is a Variable, so `F.sum_to` sums it down to
+# Chainer's words. The fix: `gy` is a Variable (backward receives and
+# returns Variables, chapter 02), so `F.sum_to` sums it down to
 # `b`'s shape, which the function's `inputs` remember even when the array is
 # not kept (chapter 07). The seed is 1, `Sum`'s backward spreads it as ones
 # over `y`, and `b` was copied onto 3 rows, so each element of `b` gets 3:

@@ -94,8 +94,9 @@ print("after the block: ", hand_tanh(x_hand).creator is not None)
 # ## The real modes
 #
 # minichain's switch is `mc.config.enable_backprop`. Each Variable `x` has
-# `x.node`, a **VariableNode**: a small record of `x` (name, shape, rank,
-# creator) that the graph links instead of `x`. The cell prints the
+# `x.node`, a **VariableNode** (chapter 03): a small record of `x` (name,
+# shape, rank, creator) that the graph links instead of `x`; from here
+# *node* alone means a VariableNode. The cell prints the
 # readable `apply`, `FunctionNode._apply_reference`, whose hand-made twin
 # chapter 02 built (fast copy: chapter 13), with a margin:
 #
@@ -241,10 +242,9 @@ assert not h.requires_grad and h.grad is None and h.creator_node is not None
 # so every array of the graph lives as long as the graph. The real graph
 # is made of small records instead:
 #
-# 1. `x.node`, a VariableNode, one per Variable (above); from here *node*
-#    alone means a VariableNode (the function is a FunctionNode). A
-#    function's `inputs` are these nodes; its `outputs` are weak
-#    references to its output nodes (printed below, explained after).
+# 1. `x.node`, a VariableNode, one per Variable (above). A function's
+#    `inputs` are these nodes; its `outputs` are weak references to its
+#    output nodes (printed below, explained after).
 # 2. `node.data` holds an array only if the function called
 #    `retain_inputs` or `retain_outputs` (PyTorch's `ctx.save_for_backward`;
 #    chapter 03); otherwise it is None.
@@ -486,7 +486,7 @@ def chapter_05_example():
 x_05, h_05, y_05 = chapter_05_example()
 player = visualize.animate_backward(y_05)
 one_float = x_05.array.nbytes
-for step in (2, 3, 4):
+for step in (2, 3, 4):            # steps count from 1, frames from 0
     grads = player.gradients(step)             # {name: (text, state)}
     caption = player.frames[step - 1]["caption"].split(":")[0]
     print(f"{caption}:", ", ".join(f"{name} {float(text):.1f} {state}"
@@ -503,9 +503,11 @@ assert h_05.node.data is h_05.array          # kept by `_ * _`, its input
 
 # %% [markdown]
 # **Note 2: one whole step** (forward, backward, then `del loss`) on the
-# 4-deep chain, measured with `tracemalloc` alone. To forward's 4 MiB,
-# backward adds a function's incoming gradient and the one it produces,
-# 1 MiB each: the peak is 6 MiB, and `x.grad` is what is left.
+# 4-deep chain, measured with `tracemalloc` alone (`mc.memory.measure`
+# registers a hook, which moves backward off its fast path, chapter 08). To
+# forward's 4 MiB, backward adds a function's incoming gradient and the one
+# it produces, 1 MiB each (tanh's `1 - y²` is computed in the latter, in
+# place): the peak is 6 MiB, and `x.grad` is what is left.
 
 # %%
 x.cleargrad()
