@@ -369,7 +369,7 @@ print("check_backward passed")
 #
 # They have our `HandExp`'s and `HandSin`'s `forward(inputs)`. You write
 # only `backward`; `backward_arrays` is an optional array-only speed-up you
-# can ignore until chapter 13. Both take `indexes` (`target_input_indexes`):
+# can ignore until chapter 13. Both take `indexes` (`target_input_indexes`).
 #
 # - `backward` takes and returns Variables, so it can itself be recorded:
 #   with double backprop on, a gradient can be differentiated again
