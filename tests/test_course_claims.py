@@ -11,8 +11,9 @@ from minichain import visualize
 
 
 def test_chapter_01_numbers_the_variables_from_the_output():
-    """Chapter 01 says the drawings number variables from the output: `y`
-    is v0, the product v1, `x` v2, the square v3 (named ones show names)."""
+    """Chapter 01 says the unnamed variables show ids `v1` (the product) and
+    `v3` (the square), named ones their names; the ids count from the
+    output, so `y` is v0 and `x` v2 when unnamed."""
     x = mc.Variable(np.array(3.0), name="x")
     y = 2 * x ** 2 + x
     y.name = "y"

@@ -86,11 +86,8 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   gradients, so only `x` shows one.
 # - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
 #   float64) to compute `2x`.
-# - Ids number every variable, named or not, in the order a walk back from
-#   `y` meets them: `y` v0, the product v1, `x` v2, the square v3; only
-#   the unnamed `v1` and `v3` show theirs. Those two show no value: the
-#   graph keeps a light record of each variable, not its array (chapter
-#   03), and no Python name holds them.
+# - Unnamed variables show an id (`v1`, `v3`) and no value: no Python name
+#   holds their array (chapter 03).
 #
 # The same graph as text, by `visualize.draw`. Its arrows point back, the
 # way backward walks; each row, read left to right, is the forward
@@ -224,8 +221,8 @@ ch01.check_2(answer_2)
 # **3.** Write `derivative(f, x)`: for a NumPy array `x` and a function `f`
 # of minichain operations acting element by element (such as
 # `lambda v: v ** 3 - 4 * v`), it returns the array of `df/dx` at every
-# element of `x`, with one `backward`, leaving `x` unchanged. Assign it to
-# `answer_3`.
+# element of `x`, with one `backward`, leaving `x` unchanged (do not write
+# into `x`). Assign it to `answer_3`.
 
 # %%
 # def derivative(f, x):

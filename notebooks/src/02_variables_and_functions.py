@@ -199,25 +199,22 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 # ## One step of backprop: `backward`
 #
 # A function that can be differentiated also has `backward`: one step of
-# the chain rule. Backward computes the gradients of one number, the
-# *loss*; here the loss is `sum(y)`, the sum of the output `y`'s elements.
+# the chain rule, with minichain's signature, tuples in and out like
+# `forward`: `backward(target_input_indexes, grad_outputs)`.
 #
-# Given the *incoming gradient* `gy = dL/dy` (`L` the loss, `y` the
-# function's output), backward returns the input's gradient `gx = dL/dx`.
-#
-# Its signature is minichain's, tuples in and out like `forward`:
-# `backward(target_input_indexes, grad_outputs)`. `grad_outputs` holds one
-# incoming gradient per output (here one, `gy`); `target_input_indexes`
-# lists the inputs that want a gradient, here `(0,)` (PyTorch's
-# `ctx.needs_input_grad`, as indexes; a constant input, say, wants none:
-# chapter 07).
-# It returns a tuple with one gradient per input, `None` where none is
-# wanted.
+# - Loss and seed: backward computes the gradients of one number, the
+#   *loss* `L`, here `sum(y)`, the sum of the output `y`'s elements. It
+#   starts from the *seed* in `y.grad`, `dL/dy`: for this `L` it is ones,
+#   set by us.
+# - The incoming gradient `gy = dL/dy`: `grad_outputs` holds one per output
+#   (here one). Backward returns a tuple with one gradient per input, here
+#   `gx = dL/dx`, `None` where none is wanted.
+# - `target_input_indexes` lists the inputs that want a gradient, here
+#   `(0,)` (PyTorch's `ctx.needs_input_grad`, as indexes; a constant input,
+#   say, wants none: chapter 07).
 #
 # By hand first, with `HandTwice`, `y = 2x`: `dy/dx = 2`, so
-# `gx = 2 * gy`. Backward starts from the *seed* in `y.grad`, `dL/dy`: for
-# `L = sum(y)` it is ones, set by us. One call turns `y.grad` into
-# `x.grad`:
+# `gx = 2 * gy`. One call turns `y.grad` into `x.grad`:
 
 # %%
 class HandTwice(HandFunctionNode):

@@ -286,14 +286,19 @@ assert "no gradient was set" in str(refusal) and yt_unseeded.grad is None
 # runs the same backward but returns the inputs' gradients as Variables
 # instead of touching any `.grad`; `grad_outputs` are the seeds. A seed that
 # is 1 at position `i` and 0 elsewhere picks row `i` of `J`, so three calls
-# rebuild `J`. (Note: a seed left out is ones, whatever the output's shape,
-# with no warning, where `backward()` and `torch.autograd.grad` refuse; on
-# `yt_unseeded` it gives the column sums.)
+# rebuild `J`.
 
 # %%
 rows = [mc.grad([yt], [xt], grad_outputs=[e])[0].array for e in np.eye(3)]
 print("rows from mc.grad with one-hot seeds:\n", np.stack(rows))
 assert np.allclose(np.stack(rows), jacobian)
+
+# %% [markdown]
+# A seed left out of `mc.grad` is ones, whatever the output's shape, as in
+# Chainer's `chainer.grad`, where `backward()` and `torch.autograd.grad`
+# refuse; on `yt_unseeded` it gives the column sums:
+
+# %%
 unseeded, = mc.grad([yt_unseeded], [xt])
 print("mc.grad with no seed given:", unseeded.array)
 assert np.array_equal(unseeded.array, xt.grad)
@@ -357,37 +362,34 @@ print("check_backward passed")
 # %% [markdown]
 # ## Under the hood
 #
-# Tasks 3-4 need its last two parts; the first is optional on a first
-# reading.
+# Task 3 needs none of this; Task 4 needs its last two parts, and
+# exercises 2-3 build on the first two.
 #
 # ### `exp` and `sin` in the package
 #
-# They have our `HandExp`'s and `HandSin`'s `forward(inputs)`, and two
-# backward methods (`indexes` is `target_input_indexes`). `backward`, the
-# one you write, takes and returns Variables, so it can itself be
-# recorded; `backward_arrays` is an optional, faster twin on bare arrays.
-# **A plain `y.backward()` calls `backward_arrays` where a function has
-# one, else `backward`.** Three switches make the engine call `backward`
-# always: `mc.reference_mode()` (chapter 05), a function hook (08) and
-# double backprop (11).
+# They have our `HandExp`'s and `HandSin`'s `forward(inputs)`. You write
+# only `backward`; `backward_arrays` is an optional array-only speed-up you
+# can ignore until chapter 13. Both take `indexes` (`target_input_indexes`).
 #
-# - `backward_arrays` is our hand formula on bare arrays, the engine's fast
-#   path (chapter 13): `Exp`'s is printed below
-#   (`_retained_output_data` is the tuple of output arrays forward kept:
-#   next part), `Sin`'s is alike.
-# - `backward` is the same formula on Variables (in `Sin.backward`, `cos` is
-#   minichain's `F.cos`). `Square`, like chapter 02's `Twice`, has only
-#   this one. With double backprop on, it is recorded, so a gradient can be
-#   differentiated again (exercise 2); off, it records nothing (the last
-#   line below).
+# - `backward` takes and returns Variables, so it can itself be recorded:
+#   with double backprop on, a gradient can be differentiated again
+#   (exercise 2); off, it records nothing (the last line below). `Square`,
+#   like chapter 02's `Twice`, has only this one; `Sin.backward`'s `cos` is
+#   `F.cos`.
+# - `backward_arrays` is the same formula on bare arrays
+#   (`_retained_output_data` is the tuple of output arrays forward kept).
+#   **A plain `y.backward()` calls it where a function has one, else
+#   `backward`.**¹
+#
+# ¹ `backward` always runs under `mc.reference_mode()` (chapter 05), a
+# function hook (08) or double backprop (11).
 #
 # ### What forward keeps for backward
 #
 # Forward's `self.retain_outputs((0,))` and `retain_inputs((0,))` say
 # which arrays backward needs, and only those are kept;
-# `get_retained_outputs()` hands them over as Variables. Also in the
-# code: `xp` is NumPy, or CuPy on a GPU (chapter 09); `force_array` keeps
-# a 0-d result an array, where NumPy would return a scalar.
+# `get_retained_outputs()` hands them over as Variables. `xp` is NumPy (or
+# CuPy); `force_array` keeps a 0-d result an array, not a NumPy scalar.
 
 # %%
 import minichain.functions.math.exponential as exponential

@@ -93,13 +93,13 @@ assert np.array_equal(x.grad, [11.0, 11.0, 11.0])
 #
 # The chain engine of chapter 03 followed one `creator` link at a time. A
 # branched graph needs every function visited once, *after* all the functions
-# that use its output. The first cell below repeats chapter 03's classes
-# unchanged; the second is new: `hand_backward` collects every function
-# behind the outputs, then visits them highest rank first; `HandMul`,
-# `HandAdd` (one gradient per input), `HandCos` and chapter 02's
-# `HandIdentity`, now with a backward, follow it.
-# Chapter 02's rule makes that order safe: every user of an output ranks
-# above its maker, so it runs first (chapter 05 proves this order right).
+# that use its output: `hand_backward` collects every function behind the
+# outputs, then visits them highest rank first. Chapter 02's rule makes
+# that order safe: every user of an output ranks above its maker, so it
+# runs first (chapter 05 proves this order right). The first cell below
+# repeats chapter 03's classes unchanged; the second is new:
+# `hand_backward`, then `HandMul`, `HandAdd` (one gradient per input),
+# `HandCos` and chapter 02's `HandIdentity`, now with a backward.
 # The one line that matters here is marked: add, or overwrite.
 
 # %%
@@ -217,11 +217,11 @@ def hand_branch(accumulate):
 print("with the sum: ", hand_branch(accumulate=True))
 print("overwriting:  ", hand_branch(accumulate=False))
 assert np.array_equal(hand_branch(accumulate=True), x.grad)
-assert set(hand_branch(accumulate=False)) in ({1.0}, {10.0})
+assert set(hand_branch(accumulate=False)) == {1.0}   # y's path ran last
 
 # %% [markdown]
 # Overwriting keeps only the gradient of whichever path the engine visited
-# last, `f`'s 1 or `g`'s 10 (here `f`'s), never their sum, and raises no
+# last, `y`'s path (1) or `z`'s (10) (here `y`'s), never their sum, and raises no
 # error.
 
 # %% [markdown]
@@ -318,8 +318,9 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
 # hand engines. Overwriting keeps only the share of the branch that runs
-# last (here `sin`'s, `cos a · eˣ`: `sin` and `cos` share a rank and our
-# loop happens to run `sin` second; the assert checks it). The dashed
+# last (here `sin`'s, `cos a · eˣ`: `sin` and `cos` share a rank, the
+# stack meets `cos` first and `sorted` keeps that order within one rank,
+# so `sin` runs second; the assert checks it). The dashed
 # "derivative" is a different function, silently.
 
 # %%
