@@ -236,7 +236,8 @@ assert x_hand.grad == right
 #   `f` pops after `f`, so it pops first: here `_ * _` (rank 1) before
 #   `_ * 2` (rank 0).
 #
-# So `f`'s incoming gradient is complete when it is used.
+# So every consumer of `f` has already run when `f` pops: its incoming
+# gradient is complete.
 
 # %%
 functions = [y_hand.creator, y_hand.creator.inputs[1].creator,
@@ -490,7 +491,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
 # the incoming gradient the running function consumes) and a bytes line
-# (bytes kept: chapter 07, Note 1). Step through the first
+# (two gradients, one array: `_ + _` hands h and hh the same one; what is
+# kept: chapter 07, Note 1). Step through the first
 # example with *next* (above each frame): at step 2, `_ * 2 -> h` waits while
 # `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 

@@ -164,10 +164,11 @@ plt.show()
 # products (checked after the source).
 #
 # Every backward multiplies the incoming gradient by the transposed Jacobian
-# (PyTorch's vector-Jacobian product), matmul's too. Written on Variables, each backward
-# can itself be differentiated (chapter 11). In the source, `sum_to` and
-# `broadcast_to` are `F.sum_to` and `F.broadcast_to`; `indexes` is our
-# `target_input_indexes`.
+# (PyTorch's vector-Jacobian product). Written on Variables, each backward
+# can itself be differentiated (chapter 11).
+#
+# In the source, `sum_to` and `broadcast_to` are `F.sum_to` and
+# `F.broadcast_to`; `indexes` is our `target_input_indexes`.
 
 # %%
 import minichain.functions.array.broadcast as broadcast_module

@@ -273,7 +273,8 @@ print("sin of a constant keeps that constant's array:",
 assert h.creator_node.inputs[0].data is not None
 
 # %% [markdown]
-# Who holds whom:
+# Who holds whom (in PyTorch, `creator_node` ≈ `grad_fn`; a function's
+# `inputs` ≈ its `next_functions`, which point straight at their `grad_fn`s):
 #
 # - strongly: a Variable its node, a node its `creator_node` and kept
 #   `data`, a function its `inputs`;
@@ -504,7 +505,8 @@ assert h_05.node.data is h_05.array          # kept by `_ * _`, its input
 # %% [markdown]
 # **Note 2: one whole step** (forward, backward, then `del loss`) on the
 # 4-deep chain, measured with `tracemalloc` alone (`mc.memory.measure`
-# registers a hook, which moves backward off its fast path, chapter 08). To
+# registers a hook, which moves backward onto the path on Variables,
+# chapter 08, not the reference path). To
 # forward's 4 MiB, backward adds a function's incoming gradient and the one
 # it produces, 1 MiB each (tanh's `1 - y²` is computed in the latter, in
 # place): the peak is 6 MiB, and `x.grad` is what is left.
