@@ -82,9 +82,9 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # `FunctionNode.apply` calls the registered hooks around `forward`, as
 # `hand_apply` did, and chapter 05's loop does the same around each backward
 # step. Functions are unchanged, but while a hook is registered, backward
-# takes *the path on Variables*. This is not `mc.reference_mode()`: the same
-# loop runs, but each function's `backward` runs on Variables instead of its
-# array-only `backward_arrays` (chapter 03). Gradients are the same; timings
+# takes *the path on Variables*. This is not `mc.reference_mode()`: the loop
+# is unchanged, but each function's `backward` runs on Variables instead of
+# its array-only `backward_arrays` (chapter 03). Gradients are the same; timings
 # and memory describe that path. The base class, printed below, provides
 # registration (`__enter__`, `__exit__`) and six methods that do nothing
 # until a subclass overrides them.
