@@ -139,7 +139,8 @@ print([(name, param.shape) for name, param in model.namedparams()])
 # - it gives each parameter an *update rule*;
 # - `optimizer.update()` skips parameters whose `.grad` is `None`, checks
 #   each gradient's shape and dtype first, then calls each rule's
-#   `update_core(param)`, which writes into the parameter's array in place.
+#   `update_core(param)`, which writes into the parameter's array in place
+#   (`hand_sgd_step` made a new one; nothing reads the old one again).
 #
 # Our hand step as an update rule, and an optimizer whose
 # `create_update_rule` hands one to each parameter:
@@ -211,7 +212,8 @@ assert same
 # - in PyTorch, `α · m̂ / (√v̂ + eps)`, with `m̂ = m / (1 - β₁ᵏ)`,
 #   `v̂ = v / (1 - β₂ᵏ)`;
 # - in the code, as in Chainer, `α_t · m / (√v + eps)`, with
-#   `α_t = α·√(1-β₂ᵏ)/(1-β₁ᵏ)`.
+#   `α_t = α·√(1-β₂ᵏ)/(1-β₁ᵏ)`: PyTorch's step, with its `eps` divided
+#   by `√(1-β₂ᵏ)`.
 #
 # The rate you set (PyTorch's `lr`) is `alpha`; the rule's `lr` (printed
 # first) is `α_t`, derived each step.
@@ -282,7 +284,7 @@ assert result.history["loss"][-1] < hand_losses[-1]    # further in fewer passes
 # minibatches, taken while the weights still moved, so the last (printed)
 # differs from `result.accuracy`, the trained model evaluated afterwards. Left,
 # this loss against our hand loop's (300 epochs to Adam's 100; other
-# initial weights). Adam and minibatches change together, so the plot
+# initial weights); right, its accuracy per epoch. Adam and minibatches change together, so the plot
 # cannot say which one helped.
 
 # %%
@@ -387,16 +389,20 @@ assert same_history
 # To see memory matter, `spiral.compare_memory` measures one step of a
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments, in *activations* (one hidden layer's output,
-# 6000 × 64 float32), through a hook that raises the peak a little
-# (chapter 13, Note 1). Chapter 10's peak estimate: `s - 1` checkpoints +
-# `⌈L/s⌉` outputs of the segment being recomputed + 2 in flight (the
-# incoming gradient `gy` and the `gx` being made); plain is `s = 1`, and
-# keeps only the 12 ReLU outputs: ReLU's backward needs only its output,
-# and the next `linear` keeps that same array as its input. Checkpointed
-# holds one more: the segment's incoming gradient, held while the
-# recomputed segment runs backward. Chapter 10's segments ended in a
-# `tanh`, whose backward took it as its own `gy`; here each ends in a
-# `Linear`, so at the top ReLU's backward it is a separate live array.
+# 6000 × 64 float32).
+#
+# `mc.memory.measure` watches through a function hook, which takes
+# backward onto the path on Variables and adds under a third of an
+# activation (chapter 13's Note 1: 14.5 → 14.2, plain).
+#
+# Chapter 10's peak estimate is `s - 1` checkpoints + `⌈L/s⌉` outputs of
+# the segment being recomputed + 2 in flight (the incoming gradient `gy`
+# and the `gx` being made): plain (`s = 1`), 0 + 12 + 2 = 14;
+# checkpointed, 3 + 3 + 2 = 8. The outputs kept are the ReLUs': ReLU's
+# backward needs only its output, and the next `linear` keeps that same
+# array as its input.
+#
+# Checkpointed also holds the segment's incoming gradient: +1.
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -406,11 +412,13 @@ memory = spiral.compare_memory(n_layers=L, segments=s, n_per_class=n_points // 3
 activation = memory["activation"]
 assert activation == n_points * n_units * 4
 peaks = [memory[name] / activation for name in ("plain", "checkpointed")]
-kept = [L, (s - 1) + math.ceil(L / s)]     # plain is s = 1
-estimate = [k + 2 for k in kept]           # chapter 10: + 2 in flight
+checkpoints = [0, s - 1]                   # plain is s = 1
+outputs = [L, math.ceil(L / s)]            # of the segment being recomputed
+estimate = [c + o + 2 for c, o in zip(checkpoints, outputs)]   # + 2 in flight
 incoming = [0, 1]                          # the gradient from the segment above
 table = {
-    "kept: checkpoints + a segment's outputs": kept,
+    "checkpoints, s - 1": checkpoints,
+    "a segment's outputs, ⌈L/s⌉": outputs,
     "in flight (gy, gx)": [2, 2],
     "chapter 10's estimate": estimate,
     "the segment's incoming gradient": incoming,
@@ -477,7 +485,8 @@ ch12.check_2(answer_2)
 # `loss, _ = spiral.loss_and_accuracy(model, x, t, segments=4)`, then
 # `loss.backward()`. How many times does a `ReLU` forward run in all? Count
 # it with a hook like chapter 08's (a `forward_preprocess` that counts
-# `function.label == "ReLU"`), then explain the number.
+# `function.label == "ReLU"`), then explain the number (chapter 10: the
+# last segment keeps its graph).
 
 # %%
 answer_3 = None
@@ -527,12 +536,12 @@ print(f"saved: {saved:.1f} activations (the totals' difference: {predicted:g})")
 assert abs(saved - predicted) < 1 / 3
 
 # %% [markdown]
-# The checkpointed column is the
-# moment a recomputed segment's top ReLU runs its backward. Beyond our table,
-# a peak holds the weights' gradients (`cleargrads` makes new ones each
-# step) and Python objects; the mask is a temporary of ReLU's backward.
-# Without the hook, plain ReLUs write `gx` into `gy` (chapter 13,
-# shortcut 1b), so the plain step peaks under a third of an activation
-# lower, inside a `Linear`'s backward, which holds its `gy` and its new
-# `gx` at once:
-# chapter 13's Note 1 measures it on this same step.
+# The checkpointed column is the moment a recomputed segment's top ReLU
+# runs its backward. The segment's incoming gradient is a separate array
+# there, as each segment ends in a `Linear` (chapter 10's ended in a
+# `tanh`, whose `gy` it was). Beyond our table, a peak holds the weights'
+# gradients (`cleargrads` makes new ones each step) and Python objects;
+# the mask is a temporary of ReLU's backward. Without the hook, plain
+# ReLUs write `gx` into `gy` (chapter 13, shortcut 1b), so the plain step
+# peaks lower, inside a `Linear`'s backward, which holds its `gy` and its
+# new `gx` at once (chapter 13's Note 1).
