@@ -51,12 +51,12 @@ x = mc.Variable(np.zeros(10), name="x")
 f = F.Identity()
 y = f(x)
 y_new = F.identity(x)
-print("F.Identity()(x) calls  ", type(f).__name__,
-      " a Function:", isinstance(f, mc.Function),
-      " a FunctionNode:", isinstance(f, mc.FunctionNode))
+print(f"f = F.Identity() is an {type(f).__name__};"
+      f" a Function: {isinstance(f, mc.Function)},"
+      f" a FunctionNode: {isinstance(f, mc.FunctionNode)}")
 node = y_new.creator_node
-print("F.identity(x)   applies", type(node).__name__,
-      " a FunctionNode:", isinstance(node, mc.FunctionNode))
+print(f"F.identity(x) applies an {type(node).__name__};"
+      f" a FunctionNode: {isinstance(node, mc.FunctionNode)}")
 print("both give x back:", np.array_equal(y.array, x.array)
       and np.array_equal(y_new.array, x.array))
 assert isinstance(f, mc.Function) and not isinstance(f, mc.FunctionNode)
@@ -168,13 +168,12 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
-# The adapter also marks that leaf
-# (`gx.node._old_style_grad_generator = "Square"`) and refuses a backward
-# that starts *from* `gx` or would fill `gx.grad`. So, below:
+# The adapter also marks `gx`, and refuses a backward that starts *from*
+# `gx` or would fill `gx.grad`. So, below:
 #
-# - `mc.grad` returns `None` for `x`, with no error: `x` cannot be reached
-#   from `sum(gx)`, and `mc.grad` fills no `.grad`, so it never touches
-#   `gx` (like `torch.autograd.grad` with `allow_unused=True`);
+# - `mc.grad` returns `None` for `x`, with no error: it walks only the
+#   graph between `sum(gx)` and `x`, here none, so it never reaches the
+#   marked `gx` (like `torch.autograd.grad` with `allow_unused=True`);
 # - `gx.backward()` raises;
 # - `F.sum(gx).backward()` raises: `backward()` fills `.grad` on every leaf
 #   it reaches, and `gx` is now a leaf.

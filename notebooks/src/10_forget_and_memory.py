@@ -99,11 +99,11 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # `F.forget` is the same idea (PyTorch's is
 # `torch.utils.checkpoint.checkpoint(func, x)`), with four differences:
 # (1) it takes any number of inputs and outputs; (2) it saves the random
-# state for the recomputation (see dropout below); (3) it frees what each
-# function of its inner graph keeps as the inner backward walks down it,
-# where `HandForget` keeps that whole graph until its backward returns (so
-# just after the fourth `tanh`, the first walked back, the peaks differ by
-# its output, one activation); and (4) a Parameter used inside
+# state for the recomputation (see dropout below); (3) `HandForget` keeps
+# the recomputed graph until `mc.grad` returns, while `F.forget` frees each
+# `tanh`'s output once its backward has run, so its backward peak is one
+# activation lower (`HandForget`'s: four `tanh` outputs, two gradients);
+# and (4) a Parameter used inside
 # `func` gets its `.grad` (`HandForget`'s `mc.grad([y], [x])` returns only
 # `x`'s). It agrees with our hand-made one on the gradient and the memory
 # after forward:
@@ -115,23 +115,20 @@ with mc.memory.measure() as after_forward:
 with mc.memory.measure() as during_backward:
     F.sum(y).backward()
 print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
+print(f"backward peak: HandForget {hand_backward.peak / MiB:.0f} MiB,"
+      f" F.forget {during_backward.peak / MiB:.0f} MiB")
+assert round(hand_backward.peak / MiB) == 4 + 2
 assert round((hand_backward.peak - during_backward.peak) / MiB) == 1
 
 
-def around_first_step(m):
-    """Levels as the first inner `Tanh` backward ends, and one event later."""
+def level_after_first_tanh_backward(m):
     i = [event for event, _ in m.timeline].index("backward:Tanh")
-    return m.timeline[i][1], m.timeline[i + 1][1]
+    return m.timeline[i][1]
 
 
-(hand_at, hand_next), (forget_at, forget_next) = map(
-    around_first_step, (hand_backward, during_backward))
-print(f"first inner Tanh backward: {hand_at / MiB:.0f} MiB (HandForget),"
-      f" {forget_at / MiB:.0f} MiB (F.forget); one event later, the backward"
-      f" peaks: {hand_next / MiB:.0f} and {forget_next / MiB:.0f} MiB")
+# Equal until the first tanh is walked back; then F.forget frees its output
 close = lambda a, b: abs(a - b) < 64 * 1024     # bytes, up to small objects
-assert close(hand_at, forget_at) and round((hand_next - forget_next) / MiB) == 1
-assert close(hand_next, hand_backward.peak) and close(forget_next, during_backward.peak)
+assert close(*map(level_after_first_tanh_backward, (hand_backward, during_backward)))
 assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 assert abs(after_forward.final - bytes_kept["hand_forget"]) < 64 * 1024
@@ -243,13 +240,15 @@ zerograds()
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
 # for `L = 16`). At its worst moment backward holds, besides the kept
-# count, two arrays **in flight**: the gradient waiting at the block being
-# walked back, and a block's `linear` output or a new gradient (Note 1).
+# count, two arrays **in flight**: the gradient a recomputed segment
+# received, and the `linear` output its last `tanh` reads, then the first
+# gradient its walk makes (Note 1).
 # So the **peak estimate**, the dashed line, is `(s - 1) + ⌈L/s⌉ + 2`
 # activations: an estimate, not a bound, that fits every `s ≥ 2` here. A
 # peak also holds small Python objects, so we print it in whole
 # activations. An x-axis *event* is one function's forward or backward;
-# the hook records the level after each.
+# the hook records the level after each (`measure()` is a function hook,
+# chapter 08).
 
 # %%
 def measure(segments):
@@ -303,7 +302,7 @@ plt.show()
 # output inside a graph-free segment lives until the next function has
 # used it). Backward walks the last segment, then recomputes the others one
 # at a time: the humps, which reach the peak estimate, 9. The walk of the
-# last segment, before the humps, stops one lower, 8 (Note 1).
+# last segment, before the humps, stops one lower, 8 (printed in Note 1).
 #
 # Every choice of `s`, against the peak estimate. With `s = 1` the only
 # segment is the last, whose inner graph is kept: nothing is recomputed.
@@ -349,9 +348,10 @@ plt.show()
 # Every forgotten block runs its forward twice; a hook counting the
 # `linear` and `tanh` forwards shows it: all of them in the forward phase,
 # and in the backward phase those run while `mc.config.in_recomputing` is
-# True. Both forward phases count `2 L = 32`. Plain
+# True. In the forward phase, plain and forget each run `2 L = 32`. Plain
 # recomputes nothing, forget 24 (75% more forward work): three segments
-# of 4 blocks run again, the last segment (graph kept) not.
+# of 4 blocks run again, the last segment (graph kept) not. If a backward
+# costs about two forwards, that is an estimated 25% more step time.
 
 # %%
 class ForwardCounter(mc.FunctionHook):     # hooks: chapter 08
@@ -384,6 +384,8 @@ recomputed = counts[4][1]
 print(f"recomputed: {recomputed} forwards = {recomputed // 2} blocks (linear and"
       f" tanh) = {4 - 1} segments of {L // 4} blocks,"
       f" {recomputed / counts[4][0]:.0%} more forward work")
+print(f"estimate, if a backward costs two forwards:"
+      f" {recomputed / (3 * counts[4][0]):.0%} more step time")
 assert counts[None][1] == 0 and recomputed == (4 - 1) * (L // 4) * 2
 
 # %% [markdown]
@@ -433,11 +435,12 @@ assert np.array_equal(real_grad, plain_grad)
 # `func` builds again inside `Forget`'s backward, and walks it.
 #
 # `Forget.backward` calls `backward()`, so that Parameters inside `func`
-# get `.grad` (difference (4) above), from a seed of its own (Note 4). At
-# row 4, *in gradients* rises from 16 to 20 bytes: that 4-byte seed, 1.0.
-# *kept for backward* (row 1: `x`, kept by `Forget`, and `z`, kept by
-# `z * z`) rises while that graph exists and falls back as backward walks
-# it.
+# get `.grad` (difference (4) above). It starts from `_GradientSeed`, a
+# helper node over all of `func`'s outputs, whose backward hands each the
+# gradient `Forget` received (Note 4). At row 4, *in gradients* rises from
+# 16 to 20 bytes: the 4-byte seed, 1.0. *kept for backward* (row 1: `x`,
+# kept by `Forget`, and `z`, kept by `z * z`) rises by 16 bytes, the
+# recomputed `tanh` output, and falls back once its backward has run.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -457,6 +460,7 @@ assert seed_bytes == np.dtype(np.float32).itemsize      # the inner seed, 0-d
 assert first_inner == 3 and player.frames[first_inner]["grad_bytes"] == 20  # row 4
 assert player.frames[first_inner]["grads"] == {"v0": ["1.", "arriving"]}  # 1.0
 assert kept_bytes[0] == x.array.nbytes + z.array.nbytes  # x (Forget), z (z * z)
+assert kept_bytes[first_inner] - kept_bytes[0] == 16 == z.array.nbytes  # tanh's output
 assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
 assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
                    * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)

@@ -89,7 +89,8 @@ assert second_derivative(VariableCube, x) == 6 * 1.5
 # %% [markdown]
 # `None` is what PyTorch answers with `allow_unused=True` for an input the
 # output does not reach: a quiet failure. PyTorch is louder here: for a
-# `gx` with no `grad_fn`, `torch.autograd.grad` raises. So check
+# `gx` with no `grad_fn`, `torch.autograd.grad` raises ("element 0 of
+# tensors does not require grad and does not have a grad_fn"). So check
 # `ggx is not None` before you use it.
 #
 # ## The real thing: minichain's backwards are written on Variables
@@ -355,8 +356,10 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 # %% [markdown]
 # `mc.gradient_check.check_double_backward`, like PyTorch's
 # `torch.autograd.gradgradcheck`, finite-differences the first backward,
-# `(x, y_grad) → gx`, with `gx` weighted by `x_grad_grad` (the `v` of
-# `H v`), compares that with double backprop, and raises if they disagree.
+# `(x, y_grad) → gx`, with `gx` weighted by `x_grad_grad`, compares that
+# with double backprop, and raises if they disagree: i.e. it checks `H v`
+# for `v = x_grad_grad` (`H`: the Hessian of `sum(y_grad * tanh(x))`), as
+# the cell above did by hand.
 
 # %%
 mc.gradient_check.check_double_backward(
@@ -419,8 +422,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # cell counts `cube`'s calls and draws the graph of `gx`, with three
 # Variables named: `link`, made by `Identity` from `x`; `seed`, the seed
 # of the first `mc.grad` (dy/dy = 1); and `gy`, made from it by `F.sum`'s
-# backward (`seed → Reshape → BroadcastTo → gy`). The `vN` numbering counts
-# the named Variables too (`link`, `gy` are v6, v7). This path runs only
+# backward (`seed → Reshape → BroadcastTo → gy`). This path runs only
 # when the outer backward records (`enable_double_backprop=True`);
 # otherwise chapter 10's new-leaf path runs.
 
@@ -458,7 +460,8 @@ assert calls_after == [1, 2, 2] and np.allclose(ggx.array, 6 * x.array)
 gx.name = "gx"
 name_by_creator(gx, {"Identity": "link", "BroadcastTo": "gy", None: "seed"})
 drawn = draw(gx).split()
-assert "v8" in drawn and not {"v6", "v7"} & set(drawn)   # v6, v7: link, gy
+# vN numbers count the named Variables too: link and gy are v6 and v7
+assert "v8" in drawn and not {"v6", "v7"} & set(drawn)
 to_digraph(gx, rankdir="LR")
 
 # %% [markdown]
