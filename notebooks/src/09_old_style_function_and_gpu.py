@@ -210,9 +210,10 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
 #
-# PyTorch's `@once_differentiable` raises more broadly than the mark: its
-# error node sits in `gx`'s graph, so even a backward from `sum(gx)` to `x`
-# raises. The narrow mark still
+# PyTorch's `@once_differentiable` raises more broadly than the mark: even
+# a backward from `sum(gx)` to `x` raises, from the error node it puts in
+# `gx`'s graph when the incoming gradient requires grad, and otherwise
+# because `gx` has no `grad_fn` at all. The narrow mark still
 # catches the common mistake, calling backward on the gradient itself.
 # Chapter 11 shows how a backward written on Variables makes a second
 # derivative.
