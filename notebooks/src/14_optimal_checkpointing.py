@@ -145,10 +145,10 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # Our modelling choice: a taped run ends at the highest block not yet
 # reversed, backward follows it, and it may tape several blocks from `x`
 # or a checkpoint but only one from the value just reached: *the one-block
-# rule*. One block must be allowed, or one slot could reverse only block 1
-# (taping block `n` needs $h_{n-1}$ somewhere); allowing no more keeps
-# every subproblem of `R` (below) starting from `x` or a checkpoint, a
-# recursion in `n` and `M`. The rule excludes, for 3 blocks in 2 slots,
+# rule*. One block must be allowed, or one slot could reverse no chain
+# beyond one block (taping block `n` needs $h_{n-1}$ somewhere); allowing
+# only one keeps every subproblem of `R` (below) starting from `x` or a
+# checkpoint, so `R` needs only `n` and `M`. The rule excludes, for 3 blocks in 2 slots,
 # advancing to $h_1$ and taping blocks 2–3 from it, then block 1 from `x`:
 # 4 calls, one fewer than the rule allows (printed under the recursion),
 # for one array more, its tape's start $h_1$ (3 against 2, measured below).
