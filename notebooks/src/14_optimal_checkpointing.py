@@ -9,14 +9,8 @@
 #
 # Two simplifications: **all blocks are equal**, and **time is counted in
 # block calls** (backward's work ignored, though the picture draws it): a
-# rough model, not seconds.
-#
-# The schedules are optimal under the *one-block rule* (defined below), and
-# the library's `revolve_*` names (`mc.checkpoint_revolve`,
-# `checkpoint.revolve_cost`, `revolve_schedule`) compute this chapter's
-# variant, not Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000;
-# compared at the end): hence the aliases `variant_cost` and
-# `variant_schedule`.
+# rough model, not seconds. The schedules are optimal under the
+# *one-block rule* (defined below).
 
 # %%
 import functools
@@ -56,11 +50,10 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # | `("backward", i, j)` through the blocks just taped | 0 | `−(j - i)` |
 #
 # Two values take no slot: `x`, and *the value just reached* by the last
-# run (it still occupies memory: "beyond the slots" below), which the next
-# move stores, starts from, or drops (in `one_slot_4`
+# run, which the next move stores, starts from, or drops (in `one_slot_4`
 # below, `("advance", 0, 3)` reaches $h_3$; `("taped", 3, 4)` starts from
-# it). Fitted to the engine: taped outputs take slots, and a tape's start
-# stays alive.
+# it). Fitted to the engine, taped outputs take slots, and *the tape's
+# start* stays alive: held, just not counted (measured below).
 
 # %%
 one_slot_4 = [
@@ -152,12 +145,13 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # Our modelling choice: a taped run ends at the highest block not yet
 # reversed, backward follows it, and it may tape several blocks from `x`
 # or a checkpoint but only one from the value just reached: *the one-block
-# rule*. It excludes, for 3 blocks in 2 slots, advancing to $h_1$ and
-# taping blocks 2–3 from it, then block 1 from `x`: 4 calls, one fewer than
-# the rule allows (printed under the recursion). We teach the rule because
-# it keeps `R` (below) a recursion in two numbers, `n` and `M`: a longer
-# tape from the value just reached would start a subproblem from neither
-# `x` nor a checkpoint, needing a third.
+# rule*. One block must be allowed, or one slot could reverse no chain
+# beyond one block (taping block `n` needs $h_{n-1}$ somewhere); allowing
+# only one keeps every subproblem of `R` (below) starting from `x` or a
+# checkpoint, so `R` needs only `n` and `M`. The rule excludes, for 3 blocks in 2 slots,
+# advancing to $h_1$ and taping blocks 2–3 from it, then block 1 from `x`:
+# 4 calls, one fewer than the rule allows (printed under the recursion),
+# for one array more, its tape's start $h_1$ (3 against 2, measured below).
 #
 # ### A tape keeps its start, measured
 #
@@ -165,8 +159,8 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # for `W`'s gradient). Three blocks from `x`, the first ones run with no
 # graph, the rest taped; we
 # keep a name for the top only and count which of $h_1, h_2, h_3$ are
-# still alive: with or without the rule, one beyond the slots, the tape's
-# start. So the slots may leave it out; the peaks below add it back:
+# still alive: one beyond the slots, the tape's start, with or without
+# the rule; the peaks below add it back:
 
 # %%
 def activations_held(first_taped):
@@ -189,6 +183,11 @@ for name, first_taped in (("blocks 2-3 taped from h_1", 2), ("block 3 taped from
     print(f"{name}: arrays alive {held[name]}, slots {slots}")
     assert held[name] == slots + 1
 assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
+rule_3_2 = variant_schedule(3, 2)   # the rule's: block 3 from checkpoint h_2, then 1-2 from x
+print("the rule's schedule for 3 blocks, 2 slots:", rule_3_2)
+print("its tapes hold", held["block 3 taped from h_2"], "arrays: block 3 from checkpoint h_2,"
+      " blocks 1-2 from x")
+assert [move for move in rule_3_2 if move[0] == "taped"] == [("taped", 2, 3), ("taped", 0, 2)]
 
 # %% [markdown]
 # ## Two slots: the first checkpoint
@@ -263,7 +262,10 @@ for n in range(1, 11):
 #
 # ## The real thing
 #
-# `variant_cost` fills the same table with NumPy, as
+# The library's `revolve_*` names (`checkpoint.revolve_cost`,
+# `revolve_schedule`, `mc.checkpoint_revolve`) run this chapter's variant,
+# not Griewank and Walther's *Revolve* (ACM TOMS 26(1), 2000; compared at
+# the end), hence our aliases. `variant_cost` fills the same table with NumPy, as
 # `rows[M] = (cost by n, best m by n)`; ties go to the farthest `m`.
 # `variant_schedule` writes a schedule with `_reverse`, printed here
 # (`budget` is `M`), a loop in place of the second recursive call:
@@ -286,7 +288,6 @@ print("R(1024, 12) =", variant_cost(1024, 12), f"({variant_cost(1024, 12) / 1024
 # %% [markdown]
 # 1024 blocks with 12 slots: about 3.7 calls each (plain: 1).
 #
-# **`checkpoint_revolve` runs this chapter's variant, not Griewank's Revolve.**
 # `mc.checkpoint_revolve(blocks, x, budget)` (`x` second, unlike
 # `checkpoint_sequential`) runs the schedule with `M` slots inside one
 # FunctionNode: its forward performs the moves up to the first backward,
@@ -442,18 +443,16 @@ for _, run in ways.values():
 # | `M ≤ 4`, e.g. `M = 4`: `("taped", 22, 23)` (printed below), slots $h_{12}, h_{19}, h_{21}, h_{23}$ | $h_{22}$, the tape's start (`activations_held`); block 24's gradient waiting; the array being made: 3 |
 # | uniform | the gradient waiting, the array being made: 2 |
 #
-# - `M = 6` and 8 have no such move; nor has uniform, which peaks at
-#   slots + 2 (chapter 10's estimate): a segment's incoming gradient is its
-#   top tanh's own `gy`.
-# - Chapter 12's top ReLU sits below a linear, so its incoming gradient is
-#   a separate live array: one more.
+# - `M = 6` and 8 have no such move; nor has uniform (slots plus 2, as
+#   chapter 10 estimates): a segment's incoming gradient is its top tanh's
+#   own `gy`.
 # - Before the first backward, the gradient waiting is `F.sum`'s broadcast
 #   view of one number: no memory.
-# - `beyond_slots` predicts this column by a rule of thumb; each measured
-#   peak is slots plus it, within a third of an activation (asserted;
-#   printed whole, as a decimal would sit near a rounding edge).
-# - With no hook watching (chapter 13, Note 1), every peak is lower by
-#   under a third:
+# - `beyond_slots` predicts this column; each measured peak is within a
+#   third of an activation of slots plus it, printed whole, as that is
+#   stable across machines; its decimals are the circles plotted below.
+#   With no hook watching (chapter 13, Note 1), peaks are lower by under a
+#   third:
 
 # %%
 def beyond_slots(schedule):
@@ -632,7 +631,9 @@ print(f"L = {L}, {nine} slots: R = {variant_cost(L, nine)} (the variant),"
 
 # %% [markdown]
 # With one slot the games agree; from two on, the variant is mostly
-# cheaper.
+# cheaper, thanks only to its tapes of several blocks from `x` or a
+# checkpoint: restricted to one-block tapes, its recursion gives `T`
+# (exercise 2 writes it).
 #
 # **In practice.** PyTorch's `torch.utils.checkpoint` offers uniform
 # segments; nesting its `checkpoint` calls should give recursive schedules
