@@ -235,7 +235,7 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # (`force_array` turns the NumPy scalar a 0-d array gives back into an
 # array.) The engine calls `backward_arrays` when
 #
-# - not in `mc.reference_mode()`;
+# - not inside `mc.reference_mode()`;
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches (`mc.memory.measure` is one);
