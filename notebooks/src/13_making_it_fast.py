@@ -14,8 +14,9 @@
 # 4. a Parameter's own gradient buffer;
 # 5. Linear's weight gradient, added in blocks.
 #
-# Times vary by machine; each claim's margin is wide (docs/meters.md says
-# how each is measured, and why).
+# The `overhead` helpers (`excerpt`, `source_diff`, `replaced`,
+# `with_and_without`) only cut, swap, time and print: read their outputs.
+# Times vary by machine; margins are wide (docs/meters.md says why).
 
 # %%
 import contextlib
@@ -163,10 +164,8 @@ assert flat and near_numpy
 #
 # ## The fast loop's core
 #
-# The fast loop, `_walk`, does chapter 05's four steps (1 pop the highest
-# rank; 2 backward on the outputs' gradients; 3 add each `gx` in; 4 push
-# the inputs' creators), 3 and 4 as one (the whole loop, every name
-# explained: docs/engine-paths.md):
+# The fast loop, `_walk`, does chapter 05's four steps, the last two as
+# one (the whole loop: docs/engine-paths.md):
 
 # %%
 def show(step, *lines):  # a step's title, then its lines, their comments dropped
@@ -186,8 +185,11 @@ show("3. add each gx into its input's gradient, push its creator once",
      *["    " + line for line in overhead.excerpt(backprop._walk, "creator = x.", "heappush(")])
 
 # %% [markdown]
-# `heap` holds the functions waiting; `pushed`, those queued this pass;
-# `grads`, each node's gradient not yet passed on (`take` is `grads.pop`).
+# `run`: the pass's state; `inputs`: the function's input nodes;
+# `targets`: indexes of the inputs to give a gradient; `outputs`: weak
+# references to its outputs; `heap`: the functions waiting; `pushed`:
+# those queued this pass; `grads`: each node's gradient not yet passed on
+# (`take` is `grads.pop`).
 # A non-leaf's first gradient is stored (`grads[x] = gx`); a later one goes to
 # `_add_gradient`, which adds it to the stored one as a new array (the
 # reference applies `Add`). A leaf's gradient goes there too, then to
@@ -231,8 +233,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 
 # %% [markdown]
 # (`force_array` turns the NumPy scalar a 0-d array gives back into an
-# array.) `_walk` calls `backward_arrays` when
+# array.) The engine calls `backward_arrays` when
 #
+# - not inside `mc.reference_mode()`;
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches (`mc.memory.measure` is one);
@@ -279,8 +282,7 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # - it is not a view.
 #
 # PyTorch's backward formulas do not, as a rule, write into an incoming
-# gradient (its version counter guards tensors saved for backward). A case
-# failing each, after one that passes:
+# gradient. A case failing each, after one that passes:
 
 # %%
 from minichain.function_node import HandedOver, writable_gradient
@@ -348,19 +350,9 @@ print(overhead.source_diff(
                      "in_data, input_nodes = (inputs[0]._data")))
 
 # %% [markdown]
-# (`_data`, `_node`: the slots behind `.array` and `.node`.) The eight
-# savings of `apply`:
-#
-# | the reference, on every call | `apply` instead |
-# |---|---|
-# | `_check_arguments(self, inputs)` | checks arguments only when building an error message |
-# | `_as_input` per input, a list of arrays | one Variable in: the diff above |
-# | rank, `requires_grad`: `max`, `any` over lists | both off that input's node |
-# | `config.debug`, `config.type_check`, …: a thread-local read each | one read: `view = config._view` |
-# | `_forward_with_hooks`: looks hooks up | `self.forward(in_data)` unless a hook is set |
-# | `_check_outputs`: each output | `type(outputs) is not tuple`, then each array as it is wrapped |
-# | `Variable(y)` per output, `set_creator_node` | `_make_output` (shortcut 2) |
-# | `_retain_data(...)` always | only `if self._retaining` |
+# (`_data`, `_node`: the slots behind `.array` and `.node`.) Note 2 lists
+# `apply`'s eight savings, such as one read of the thread's settings, not
+# one per setting.
 #
 # Each whole reference function swapped in, timed (for `_walk`, with
 # `backward_arrays` off in both runs), gradients checked:
@@ -383,7 +375,7 @@ def same_gradients(switch):
 
 
 for phase, label, note, switch, around in (
-        # all eight rows of the table above; docs/engine-paths.md names them in code
+        # all eight rows of Note 2's table; docs/engine-paths.md names them in code
         (0, "apply (forward, all eight)", "", reference_apply, contextlib.nullcontext),
         (1, "_walk (backward)", ", backward_arrays off in both runs", reference_loop, no_backward_arrays)):
     with around():
@@ -400,9 +392,8 @@ for phase, label, note, switch, around in (
 # The last two change what you can observe (whether `.grad` stays the
 # same object; rounding), so the reference does them too. Both save memory
 # in a training step of an MLP with two hidden layers of 512 that
-# accumulates a batch of 256 in two halves, traced by
-# `overhead.whole_step_peak` (tracemalloc over the whole step, no hook,
-# so the fast path runs):
+# accumulates a batch of 256 in two halves, traced whole by tracemalloc
+# (no hook: the fast path runs):
 
 # %%
 from minichain.functions.connection import linear as linear_module
@@ -480,9 +471,9 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # ### 5. Linear adds its weight gradient in blocks
 #
 # Given an owned buffer, `Linear`'s `backward_accumulate`, a backward that
-# adds into it directly, adds `gy.T @ x` in blocks of rows through a small
-# scratch array, so the whole weight gradient never exists (`xp`: NumPy or
-# CuPy):
+# adds into it directly (*fused*), adds `gy.T @ x` in blocks of rows
+# through a small scratch array, so the whole weight gradient never exists
+# (`xp`: NumPy or CuPy):
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK, "  rows of l1.W:", len(model.l1.W.array))
@@ -528,8 +519,8 @@ plt.show()
 #   run on both paths. None writes into an array another holds.
 # - An op costs bookkeeping on small arrays, arithmetic on large ones.
 # - Shortcuts 1, 1b, 2, 3 and 4 each give, bit for bit, the gradients of
-#   the run with it switched off; 1b, 4 and 5 save memory (5 rounds within a
-#   float32 bound).
+#   the run with it switched off; 1b (Note 1), 4 and 5 save memory (5
+#   rounds within a float32 bound).
 # - Faster engines leave Python: PyTorch's backward loop is C++;
 #   `torch.compile` and `jax.jit` compile a traced graph.
 
@@ -597,7 +588,9 @@ ch13.check_3(answer_3)
 # as the reference does, not `backward_arrays` (`Sum`'s `backward` applies
 # `Reshape` and `BroadcastTo` on every path). Then chapter 12's step with
 # and without the hook: the hook adds under a third of an activation. Last,
-# where the peak sits, with ReLU in place and making a new array.
+# where the peak sits, with ReLU in place and making a new array. With 4
+# segments no ReLU writes in place: each segment's backward runs under a
+# hook (it frees the segment's arrays).
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -644,7 +637,7 @@ for segments, name in ((None, "plain"), (4, "4 segments")):
     assert 0 <= hooked - unhooked < 1 / 3
 
 
-def peaks(relu_copies):
+def peaks(relu_copies, segments=None):
     """Chapter 12's step, no hook: its peak, the highest inside each backward, the gradients."""
     inside = {}                                                 # class name -> peak
 
@@ -661,12 +654,12 @@ def peaks(relu_copies):
 
     copying = overhead.replaced(F.activation.relu, "writable_gradient", lambda gys: None)
     with copying if relu_copies else contextlib.nullcontext():
-        step = unhooked_peak(None)
+        step = unhooked_peak(segments)
         deep.cleargrads()
         tracemalloc.start()
         start = tracemalloc.get_traced_memory()[0]
         with traced(linear_module.Linear), traced(F.activation.relu.ReLU):
-            spiral.loss_and_accuracy(deep, x12, t12)[0].backward()
+            spiral.loss_and_accuracy(deep, x12, t12, segments)[0].backward()
         tracemalloc.stop()
     return step, inside, [p.grad.copy() for p in deep.params()]
 
@@ -681,3 +674,20 @@ print(f"ReLU in place: peak {lower:.1f} activation lower; same gradients, bit fo
 assert 0 < lower < 1 / 3 and same
 assert abs(in_copying["ReLU"] - step_copying) < 0.02      # copying, the peak is in ReLU's backward;
 assert abs(inside["Linear"] - step) < 0.02 < step - inside["ReLU"]   # in place, in Linear's
+in_segments = peaks(False, 4)[1]                            # backward_arrays that ran
+print("4 segments: a backward_arrays of Linear or ReLU ran:", bool(in_segments))
+assert not in_segments
+
+# %% [markdown]
+# **Note 2.** The eight savings of `apply` (shortcut 3):
+#
+# | the reference, on every call | `apply` instead |
+# |---|---|
+# | `_check_arguments(self, inputs)` | only to build an error message |
+# | `_as_input` per input, a list of arrays | one Variable in: shortcut 3's diff |
+# | rank, `requires_grad`: `max`, `any` over lists | off that input's node |
+# | a thread-local read per setting | one: `view = config._view` |
+# | `_forward_with_hooks`: looks hooks up | `self.forward(in_data)` unless a hook is set |
+# | `_check_outputs`: each output | `type(outputs) is not tuple`, then each array as wrapped |
+# | `Variable(y)` per output, `set_creator_node` | `_make_output` (shortcut 2) |
+# | `_retain_data(...)` always | only `if self._retaining` |
