@@ -86,8 +86,10 @@ visualize.to_digraph(y, show_values=True, show_grads=True, rankdir="LR")
 #   gradients, so only `x` shows one.
 # - Red outline: an array kept for backward. `_ ** 2` keeps `x` ("8 B", one
 #   float64) to compute `2x`.
-# - Unnamed variables show an id (`v1`, `v3`) and no value: no Python name
-#   holds their array (chapter 03).
+# - Variables with no `.name` show an id (`v1`, `v3`; ids count from the
+#   output, and the named `y` and `x` take v0 and v2) and no value: no
+#   Python variable refers to them any more and the graph does not keep
+#   their arrays (chapter 03).
 #
 # The same graph as text, by `visualize.draw`. Its arrows point back, the
 # way backward walks; each row, read left to right, is the forward

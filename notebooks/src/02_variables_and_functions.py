@@ -109,8 +109,8 @@ print(hand_draw(y_hand))
 # `forward`. `apply` comes with the base class: it does what our `apply`
 # does, plus checks, and returns a tuple of output Variables; as `inputs`
 # it stores each input's `VariableNode` (a light record of the Variable,
-# without its array: chapter 01) rather than the Variable (chapter 03
-# shows why). `minichain.visualize.draw` walks the real graph and prints
+# holding its array only if a backward needs it: chapter 03) rather than
+# the Variable. `minichain.visualize.draw` walks the real graph and prints
 # its arrows, showing each function by its `label` (the class name, unless
 # the class sets one, as here):
 
@@ -158,7 +158,7 @@ assert "cannot be applied twice" in message
 # that made it; the rank lets it sort them (chapter 05). On a chain of two
 # identities, our hand-made `apply` and minichain's give the same ranks. In
 # the drawing, the unnamed variable between the two functions shows its
-# graph id, `v1` (numbered from the output, as in chapter 01):
+# graph id, `v1` (ids count from the output, as in chapter 01):
 
 # %%
 leaf = HandVariable(np.zeros(3))
@@ -207,8 +207,9 @@ assert y.creator_node.label == "_ + 1" and len(y.creator_node.inputs) == 1
 #   starts from the *seed* in `y.grad`, `dL/dy`: for this `L` it is ones,
 #   set by us.
 # - The incoming gradient `gy = dL/dy`: `grad_outputs` holds one per output
-#   (here one). Backward returns a tuple with one gradient per input, here
-#   `gx = dL/dx`, `None` where none is wanted.
+#   (here one). Backward returns a tuple, here `(gx,)` with `gx = dL/dx`:
+#   one gradient per input or per entry of `target_input_indexes` (the
+#   engine takes either), `None` where none is wanted.
 # - `target_input_indexes` lists the inputs that want a gradient, here
 #   `(0,)` (PyTorch's `ctx.needs_input_grad`, as indexes; a constant input,
 #   say, wants none: chapter 07).

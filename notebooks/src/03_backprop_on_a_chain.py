@@ -295,8 +295,9 @@ assert np.allclose(np.stack(rows), jacobian)
 
 # %% [markdown]
 # A seed left out of `mc.grad` is ones, whatever the output's shape, as in
-# Chainer's `chainer.grad`, where `backward()` and `torch.autograd.grad`
-# refuse; on `yt_unseeded` it gives the column sums:
+# Chainer's `chainer.grad`; by contrast, minichain's `y.backward()`
+# (above) and `torch.autograd.grad` refuse a non-scalar output without a
+# seed. On `yt_unseeded` it gives the column sums:
 
 # %%
 unseeded, = mc.grad([yt_unseeded], [xt])
@@ -352,7 +353,7 @@ plt.show()
 # `torch.autograd.gradcheck`, packs this comparison into one call:
 # for a seed `g` (its third argument) and a random direction `d`, it
 # compares `gᵀJd` from backward with the central difference of `gᵀf` along
-# `d`, and raises if they disagree; exercise 2 runs it on yours.
+# `d`, and raises if they disagree.
 
 # %%
 mc.gradient_check.check_backward(
@@ -360,10 +361,11 @@ mc.gradient_check.check_backward(
 print("check_backward passed")
 
 # %% [markdown]
-# ## Under the hood
+# ## Under the hood (optional on a first reading)
 #
-# Task 3 needs none of this; Task 4 needs its last two parts, and
-# exercises 2-3 build on the first two.
+# Task 3 needs none of this; Task 4 needs *What forward keeps for backward*
+# and *What the graph links*; exercise 2 builds on the first two parts,
+# exercise 3 on the second.
 #
 # ### `exp` and `sin` in the package
 #
@@ -379,10 +381,12 @@ print("check_backward passed")
 # - `backward_arrays` is the same formula on bare arrays
 #   (`_retained_output_data` is the tuple of output arrays forward kept).
 #   **A plain `y.backward()` calls it where a function has one, else
-#   `backward`.**¹
+#   `backward`**¹ (`yv.backward()` above ran `Exp.backward_arrays`,
+#   `Square.backward`, `Sin.backward_arrays`).
 #
-# ¹ `backward` always runs under `mc.reference_mode()` (chapter 05), a
-# function hook (08) or double backprop (11).
+# ¹ `backward` (on Variables) runs instead of `backward_arrays` whenever
+# `mc.reference_mode()` (chapter 05), a function hook (08) or double
+# backprop (11) is on.
 #
 # ### What forward keeps for backward
 #
@@ -471,9 +475,9 @@ ch03.check_1(answer_1)
 # calls `self.retain_inputs((0,))` and returns `force_array(x ** 3),`
 # (`from minichain.utils.array import force_array`, as above); backward
 # takes `x` from `self.get_retained_inputs()` and multiplies `3 * x ** 2` by the
-# incoming gradient. The check also differentiates your gradient once more,
-# by `x` and by `gy` (`6x·gy` and `3x²`): that works only if backward
-# computed with Variables.
+# incoming gradient. The check runs `check_backward`, then differentiates
+# your gradient once more, by `x` and by `gy` (`6x·gy` and `3x²`): that
+# works only if backward computed with Variables.
 
 # %%
 # class Cube(mc.FunctionNode):

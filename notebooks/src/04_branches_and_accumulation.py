@@ -221,8 +221,8 @@ assert set(hand_branch(accumulate=False)) == {1.0}   # y's path ran last
 
 # %% [markdown]
 # Overwriting keeps only the gradient of whichever path the engine visited
-# last, `y`'s path (1) or `z`'s (10) (here `y`'s), never their sum, and raises no
-# error.
+# last, `y`'s path (1) or `z`'s (10) (here `y`'s: the stack pops its function
+# last, at the same rank as `z`'s), never their sum, and raises no error.
 
 # %% [markdown]
 # ## One function, the same input twice: `f(x, x)`
@@ -317,11 +317,9 @@ assert from_b == c.array and from_c == -b.array   # cos a = c, sin a = b
 
 # %% [markdown]
 # And without the sum? The figure runs the diamond on a grid of `x` with both
-# hand engines. Overwriting keeps only the share of the branch that runs
-# last (here `sin`'s, `cos a · eˣ`: `sin` and `cos` share a rank, the
-# stack meets `cos` first and `sorted` keeps that order within one rank,
-# so `sin` runs second; the assert checks it). The dashed
-# "derivative" is a different function, silently.
+# hand engines. Overwriting keeps whichever branch runs last (here
+# `sin`'s, `cos a · eˣ`). The dashed "derivative" is a different function,
+# silently.
 
 # %%
 def hand_diamond(x_values, accumulate):
@@ -347,6 +345,8 @@ numeric = (diamond(grid + 1e-5) - diamond(grid - 1e-5)) / 2e-5
 right = hand_diamond(grid, accumulate=True)
 wrong = hand_diamond(grid, accumulate=False)
 assert np.allclose(right, xv.grad) and np.allclose(xv.grad, numeric, atol=1e-6)
+# sin and cos share a rank; the stack meets cos first and sorted keeps that
+# order within a rank, so sin runs last and only its share stays:
 assert np.allclose(wrong, np.cos(np.exp(grid)) * np.exp(grid))   # sin's share
 print("largest error without the sum: {:.2f}".format(
     np.max(np.abs(wrong - numeric))))
@@ -417,12 +417,13 @@ assert gy_second is None and np.array_equal(gy_first.array, [1.0, 1.0])
 #
 # minichain's engine has a *reference path*, the code the chapters
 # print (chapter 05), and a *fast path* with the same gradients (chapter
-# 13). On the reference path, `_add_gradient_reference` runs whenever a
-# function hands back a gradient `gx` for a variable's node. `run` holds one
-# backward call's state; `run.grads` (our `grads` below) maps each node to
-# its gradient so far. The cell prints first the lines that matter: a
-# node's first gradient is stored (our first `x.grad = gx`), later ones are
-# added with `+`. Then the whole function.
+# 13). In both, `run` holds one backward call's state; `run.grads` (our
+# `grads` below) maps each node to its gradient so far. On the reference
+# path, `_add_gradient_reference(run, node, gx)` is called whenever a
+# function hands back a gradient `gx` for a variable's node. The cell
+# prints first the lines that matter: a node's first gradient is stored
+# (our first `x.grad = gx`), later ones are added with `+`. Then the whole
+# function.
 
 # %%
 import minichain.backprop as backprop
