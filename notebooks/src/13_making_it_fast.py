@@ -237,7 +237,7 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - not inside `mc.reference_mode()`;
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
-# - no hook watches (a hook must see each function backward applies;
+# - no hook watches (a hook must see each function a backward applies;
 #   `mc.memory.measure` is one);
 # - the function does not add straight into an existing gradient (as
 #   Linear does: shortcut 5, below).
@@ -275,7 +275,7 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # %% [markdown]
 # `writable_gradient` returns the array only if
 #
-# - the engine handed it over: `_walk` wraps the gradients it takes out of
+# - the engine handed it over: `_walk` wraps the gradients it takes from
 #   `grads` in a `HandedOver` tuple, only for classes that set
 #   `writes_into_gradient = True`, as ReLU does;
 # - `sys.getrefcount` finds no other reference to it (a name, a `.grad`,
@@ -645,7 +645,8 @@ for segments, name in ((None, "plain"), (4, "4 segments")):
     assert 0 <= hooked - unhooked < 1 / 3
 
 # %% [markdown]
-# Where the peak sits, ReLU making a new array or writing in place (1b):
+# The peak: inside ReLU's backward if it makes a new array, inside
+# Linear's if it writes in place (1b):
 
 # %%
 def peaks(relu_copies, segments=None):
@@ -688,8 +689,8 @@ assert abs(inside["Linear"] - step) < 0.02 < step - inside["ReLU"]   # in place,
 
 # %% [markdown]
 # With 4 segments no ReLU writes in place: `checkpoint_sequential` runs
-# each segment's backward under a hook, which frees each function's kept
-# outputs once its backward has run:
+# each segment's backward under a hook that frees each function's kept
+# outputs after its backward:
 
 # %%
 in_segments = peaks(False, 4)[1]                            # backward_arrays that ran
