@@ -165,7 +165,11 @@ assert flat and near_numpy
 # ## The fast loop's core
 #
 # The fast loop, `_walk`, does chapter 05's four steps, the last two as
-# one (the whole loop: docs/engine-paths.md):
+# one (the whole loop: docs/engine-paths.md). Its names: `run`, the pass's
+# state; `inputs`, the function's input nodes; `targets`, indexes of the
+# inputs to give a gradient; `outputs`, weak references to its outputs;
+# `heap`, the functions waiting; `pushed`, those queued this pass; `grads`,
+# each node's gradient not yet passed on (`take` is `grads.pop`):
 
 # %%
 def show(step, *lines):  # a step's title, then its lines, their comments dropped
@@ -185,11 +189,6 @@ show("3. add each gx into its input's gradient, push its creator once",
      *["    " + line for line in overhead.excerpt(backprop._walk, "creator = x.", "heappush(")])
 
 # %% [markdown]
-# `run`: the pass's state; `inputs`: the function's input nodes;
-# `targets`: indexes of the inputs to give a gradient; `outputs`: weak
-# references to its outputs; `heap`: the functions waiting; `pushed`:
-# those queued this pass; `grads`: each node's gradient not yet passed on
-# (`take` is `grads.pop`).
 # A non-leaf's first gradient is stored (`grads[x] = gx`); a later one goes to
 # `_add_gradient`, which adds it to the stored one as a new array (the
 # reference applies `Add`). A leaf's gradient goes there too, then to
@@ -238,7 +237,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - not inside `mc.reference_mode()`;
 # - no graph of the backward is recorded (`enable_double_backprop=False`,
 #   chapter 11; PyTorch: `create_graph=False`);
-# - no hook watches (`mc.memory.measure` is one);
+# - no hook watches (a hook must see each function a backward applies;
+#   `mc.memory.measure` is one);
 # - the function does not add straight into an existing gradient (as
 #   Linear does: shortcut 5, below).
 #
@@ -275,10 +275,11 @@ print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
 # %% [markdown]
 # `writable_gradient` returns the array only if
 #
-# - the engine handed it over: a `HandedOver` tuple, given only to classes
-#   that set `writes_into_gradient = True`, as ReLU does;
+# - the engine handed it over: `_walk` wraps the gradients it takes from
+#   `grads` in a `HandedOver` tuple, only for classes that set
+#   `writes_into_gradient = True`, as ReLU does;
 # - `sys.getrefcount` finds no other reference to it (a name, a `.grad`,
-#   another entry in `grads`; in the trap, `x.grad`);
+#   another entry in `grads`; in the trap, `g_x`, in minichain `x.grad`);
 # - it is not a view.
 #
 # PyTorch's backward formulas do not, as a rule, write into an incoming
@@ -374,23 +375,29 @@ def same_gradients(switch):
             and np.array_equal(gradient(False), diamond))
 
 
-for phase, label, note, switch, around in (
-        # all eight rows of Note 2's table; docs/engine-paths.md names them in code
-        (0, "apply (forward, all eight)", "", reference_apply, contextlib.nullcontext),
-        (1, "_walk (backward)", ", backward_arrays off in both runs", reference_loop, no_backward_arrays)):
-    with around():
-        on, off = overhead.with_and_without(per_op_time(phase), switch)
-        same = same_gradients(switch)
-    print(f"per op: {label}{note}:", as_time(on), " reference", as_time(off))
+def against_reference(phase, label, switch):
+    """Per op: the fast function, then the reference swapped in; time without / with."""
+    on, off = overhead.with_and_without(per_op_time(phase), switch)
+    same = same_gradients(switch)
+    print(f"per op: {label}:", as_time(on), " reference", as_time(off))
     print("  more than 1.2x faster:", off > 1.2 * on, "  same gradients:", same)
     assert off > 1.2 * on and same
-    buys[f"3. {label}"] = off / on
+    return off / on
+
+
+# all eight rows of Note 2's table; docs/engine-paths.md names them in code
+buys["3. apply (forward, all eight)"] = against_reference(
+    0, "apply (forward, all eight)", reference_apply)
+with no_backward_arrays():
+    buys["3. _walk (backward)"] = against_reference(
+        1, "_walk (backward), backward_arrays off in both runs", reference_loop)
 
 # %% [markdown]
 # ## Shortcuts both paths run
 #
 # The last two change what you can observe (whether `.grad` stays the
-# same object; rounding), so the reference does them too. Both save memory
+# same object; rounding), so that both paths stay identical in what you
+# can observe, the reference does them too. Both save memory
 # in a training step of an MLP with two hidden layers of 512 that
 # accumulates a batch of 256 in two halves, traced whole by tracemalloc
 # (no hook: the fast path runs):
@@ -586,11 +593,7 @@ ch13.check_3(answer_3)
 # with `mc.memory.measure`, which watches through a hook. A hook sees every
 # function a backward applies, so under one the fast loop runs `backward`,
 # as the reference does, not `backward_arrays` (`Sum`'s `backward` applies
-# `Reshape` and `BroadcastTo` on every path). Then chapter 12's step with
-# and without the hook: the hook adds under a third of an activation. Last,
-# where the peak sits, with ReLU in place and making a new array. With 4
-# segments no ReLU writes in place: each segment's backward runs under a
-# hook (it frees the segment's arrays).
+# `Reshape` and `BroadcastTo` on every path):
 
 # %%
 def applied_by_backward(hooked=False, reference=False):
@@ -615,6 +618,11 @@ print("fast path, under a hook applies:  ", watched)
 assert plain == ["Reshape", "BroadcastTo"] and watched.count("TanhGrad") == 4
 assert watched == applied_by_backward(reference=True)
 
+# %% [markdown]
+# Under the hook, chapter 12's step peaks less than a third of an
+# activation higher:
+
+# %%
 x12, t12 = mc.datasets.make_spiral(n_per_class=2000, seed=0)   # as chapter 12
 mc.random.seed(0)
 deep = mc.links.MLP(n_units=64, n_out=3, n_layers=12)
@@ -636,7 +644,11 @@ for segments, name in ((None, "plain"), (4, "4 segments")):
           f" {unhooked:.1f} without")
     assert 0 <= hooked - unhooked < 1 / 3
 
+# %% [markdown]
+# The peak: inside ReLU's backward if it makes a new array, inside
+# Linear's if it writes in place (1b):
 
+# %%
 def peaks(relu_copies, segments=None):
     """Chapter 12's step, no hook: its peak, the highest inside each backward, the gradients."""
     inside = {}                                                 # class name -> peak
@@ -674,6 +686,13 @@ print(f"ReLU in place: peak {lower:.1f} activation lower; same gradients, bit fo
 assert 0 < lower < 1 / 3 and same
 assert abs(in_copying["ReLU"] - step_copying) < 0.02      # copying, the peak is in ReLU's backward;
 assert abs(inside["Linear"] - step) < 0.02 < step - inside["ReLU"]   # in place, in Linear's
+
+# %% [markdown]
+# With 4 segments no ReLU writes in place: `checkpoint_sequential` runs
+# each segment's backward under a hook that frees each function's kept
+# outputs after its backward:
+
+# %%
 in_segments = peaks(False, 4)[1]                            # backward_arrays that ran
 print("4 segments: a backward_arrays of Linear or ReLU ran:", bool(in_segments))
 assert not in_segments
