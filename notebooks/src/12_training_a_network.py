@@ -215,8 +215,8 @@ assert same
 #   `α_t = α·√(1-β₂ᵏ)/(1-β₁ᵏ)`: PyTorch's step, with its `eps` divided
 #   by `√(1-β₂ᵏ)`.
 #
-# The rate you set (PyTorch's `lr`) is `alpha`; the rule's `lr` (printed
-# first) is `α_t`, derived each step.
+# The rate you set (PyTorch's `lr`) is `alpha`; `AdamRule.lr`, the first
+# function printed below, is `α_t`, derived each step.
 
 # %%
 from minichain.optimizers.adam import AdamRule
@@ -389,20 +389,16 @@ assert same_history
 # To see memory matter, `spiral.compare_memory` measures one step of a
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments, in *activations* (one hidden layer's output,
-# 6000 × 64 float32).
-#
-# `mc.memory.measure` watches through a function hook, which takes
-# backward onto the path on Variables and adds under a third of an
-# activation (chapter 13's Note 1: 14.5 → 14.2, plain).
+# 6000 × 64 float32); measuring uses a function hook (chapter 08), which
+# itself adds under a third of an activation (chapter 13, Note 1).
 #
 # Chapter 10's peak estimate is `s - 1` checkpoints + `⌈L/s⌉` outputs of
 # the segment being recomputed + 2 in flight (the incoming gradient `gy`
 # and the `gx` being made): plain (`s = 1`), 0 + 12 + 2 = 14;
-# checkpointed, 3 + 3 + 2 = 8. The outputs kept are the ReLUs': ReLU's
-# backward needs only its output, and the next `linear` keeps that same
-# array as its input.
-#
-# Checkpointed also holds the segment's incoming gradient: +1.
+# checkpointed, 3 + 3 + 2 = 8. Checkpointed adds the segment's incoming
+# gradient, +1: each segment ends in a `Linear`, so at its top ReLU's
+# backward that gradient is a separate live array (chapter 10's ended in
+# a `tanh`, which took it as its own `gy`).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -537,11 +533,11 @@ assert abs(saved - predicted) < 1 / 3
 
 # %% [markdown]
 # The checkpointed column is the moment a recomputed segment's top ReLU
-# runs its backward. The segment's incoming gradient is a separate array
-# there, as each segment ends in a `Linear` (chapter 10's ended in a
-# `tanh`, whose `gy` it was). Beyond our table, a peak holds the weights'
-# gradients (`cleargrads` makes new ones each step) and Python objects;
-# the mask is a temporary of ReLU's backward. Without the hook, plain
+# runs its backward. The outputs kept are the ReLUs': ReLU's backward needs
+# only its output, and the next `linear` keeps that same array as its
+# input. Beyond our table, a peak holds the weights' gradients
+# (`cleargrads` makes new ones each step) and Python objects; the mask is
+# a temporary of ReLU's backward. Without the hook, plain
 # ReLUs write `gx` into `gy` (chapter 13, shortcut 1b), so the plain step
 # peaks lower, inside a `Linear`'s backward, which holds its `gy` and its
 # new `gx` at once (chapter 13's Note 1).
