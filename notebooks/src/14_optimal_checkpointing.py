@@ -29,6 +29,7 @@ from minichain import checkpoint
 from minichain.checkpoint import schedule_calls, split_into_segments
 from minichain.utils import overhead
 
+# the library's revolve_* functions run this chapter's variant, not Griewank's Revolve
 variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_schedule
 
 # %% [markdown]
@@ -38,7 +39,8 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # caller holds. Backward through block `i` ("reversing" it) needs its
 # graph, so the block must have been run *with* its graph ("taped"). A
 # slot holds one activation: a stored checkpoint or a taped block's output.
-# Slots understate real memory by 2 or 3 activations (measured below).
+# Slots are the model's count; a measured peak is about slots + 2, or + 3
+# after a one-block tape from the value just reached (measured below).
 # The moves, as tuples (`i, j` means blocks `i+1 .. j`):
 #
 # | move | block calls | slots |
@@ -52,8 +54,7 @@ variant_cost, variant_schedule = checkpoint.revolve_cost, checkpoint.revolve_sch
 # Two values take no slot: `x`, and *the value just reached* by the last
 # run, which the next move stores, starts from, or drops (in `one_slot_4`
 # below, `("advance", 0, 3)` reaches $h_3$; `("taped", 3, 4)` starts from
-# it). Fitted to the engine, taped outputs take slots, and *the tape's
-# start* stays alive: held, just not counted (measured below).
+# it). *The tape's start* stays alive too, held but not counted.
 
 # %%
 one_slot_4 = [
@@ -142,25 +143,29 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 # %% [markdown]
 # ### The one-block rule
 #
+# Three schedules for 3 blocks in 2 slots (calls printed below):
+#
+# | row | schedule | calls | |
+# |---|---|---|---|
+# | 1 | advance to $h_2$, store it, tape block 3; tape 1–2 from `x` | 5 | allowed |
+# | 2 | advance to $h_2$, tape block 3; advance to $h_1$, tape block 2; tape block 1 | 6 | allowed |
+# | 3 | advance to $h_1$, tape blocks 2–3; tape block 1 from `x` | 4 | excluded |
+#
 # Our modelling choice: a taped run ends at the highest block not yet
 # reversed, backward follows it, and it may tape several blocks from `x`
-# or a checkpoint but only one from the value just reached: *the one-block
-# rule*. One block must be allowed, or one slot could reverse no chain
-# beyond one block (taping block `n` needs $h_{n-1}$ somewhere); allowing
-# only one keeps every subproblem of `R` (below) starting from `x` or a
-# checkpoint, so `R` needs only `n` and `M`. The rule excludes, for 3 blocks in 2 slots,
-# advancing to $h_1$ and taping blocks 2–3 from it, then block 1 from `x`:
-# 4 calls, one fewer than the rule allows (printed under the recursion),
-# for one array more, its tape's start $h_1$ (3 against 2, measured below).
+# or a checkpoint but only one from the value just reached (row 3 tapes
+# two): *the one-block rule*. One block must be allowed, or one slot could
+# reverse no chain beyond one block; allowing only one keeps every
+# subproblem of `R` (below) starting from `x` or a checkpoint, so `R`
+# needs only `n` and `M`. Row 3 saves a call for one array more, its
+# tape's start $h_1$.
 #
 # ### A tape keeps its start, measured
 #
 # A tape's first block holds its input for backward (`linear` needs `h`
-# for `W`'s gradient). Three blocks from `x`, the first ones run with no
-# graph, the rest taped; we
-# keep a name for the top only and count which of $h_1, h_2, h_3$ are
-# still alive: one beyond the slots, the tape's start, with or without
-# the rule; the peaks below add it back:
+# for `W`'s gradient). Three blocks from `x`, the first with no
+# graph, the rest taped, only the top named: which of $h_1, h_2, h_3$ stay
+# alive? Then each row's slots and arrays:
 
 # %%
 def activations_held(first_taped):
@@ -176,18 +181,38 @@ def activations_held(first_taped):
     return sum(alive() is not None for alive in arrays)
 
 
+def slots_held(schedule):
+    """The most slots a schedule holds at once: checkpoints plus taped blocks."""
+    stored = taped = most = 0
+    for kind, *where in schedule:
+        stored += {"store": 1, "free": -1}.get(kind, 0)
+        if kind == "taped":
+            taped = where[1] - where[0]
+        elif kind == "backward":
+            taped = 0
+        most = max(most, stored + taped)
+    return most
+
+
 held = {}
 for name, first_taped in (("blocks 2-3 taped from h_1", 2), ("block 3 taped from h_2", 3)):
     held[name] = activations_held(first_taped)
-    slots = 4 - first_taped                        # the taped outputs
-    print(f"{name}: arrays alive {held[name]}, slots {slots}")
-    assert held[name] == slots + 1
-assert held == {"blocks 2-3 taped from h_1": 3, "block 3 taped from h_2": 2}
-rule_3_2 = variant_schedule(3, 2)   # the rule's: block 3 from checkpoint h_2, then 1-2 from x
-print("the rule's schedule for 3 blocks, 2 slots:", rule_3_2)
-print("its tapes hold", held["block 3 taped from h_2"], "arrays: block 3 from checkpoint h_2,"
-      " blocks 1-2 from x")
-assert [move for move in rule_3_2 if move[0] == "taped"] == [("taped", 2, 3), ("taped", 0, 2)]
+    print(f"{name}: arrays alive {held[name]}, taped outputs {4 - first_taped}")
+    assert held[name] == 4 - first_taped + 1       # one more: the tape's start
+excluded = [("advance", 0, 1), ("taped", 1, 3), ("backward", 1, 3), ("taped", 0, 1), ("backward", 0, 1)]
+rows = {1: variant_schedule(3, 2), 2: variant_schedule(3, 1), 3: excluded}
+assert rows[1] == [("advance", 0, 2), ("store", 2), ("taped", 2, 3), ("backward", 2, 3),
+                   ("free", 2), ("taped", 0, 2), ("backward", 0, 2)]
+assert rows[2] == [("advance", 0, 2), ("taped", 2, 3), ("backward", 2, 3), ("advance", 0, 1),
+                   ("taped", 1, 2), ("backward", 1, 2), ("taped", 0, 1), ("backward", 0, 1)]
+# arrays at each row's peak: row 1's checkpoint h_2 is also block 3's tape's start
+arrays = {1: held["block 3 taped from h_2"], 2: held["block 3 taped from h_2"],
+          3: held["blocks 2-3 taped from h_1"]}
+for row, schedule in rows.items():
+    print(f"row {row}: calls {schedule_calls(schedule)}, slots {slots_held(schedule)},"
+          f" arrays at the peak {arrays[row]}")
+assert [schedule_calls(rows[r]) for r in rows] == [5, 6, 4] and arrays == {1: 2, 2: 2, 3: 3}
+assert slots_held(rows[1]) == slots_held(rows[3]) == 2
 
 # %% [markdown]
 # ## Two slots: the first checkpoint
@@ -227,12 +252,12 @@ print("calls per block:", calls, " gradients equal plain backprop's:", same)
 #   checkpoint until the blocks above it are reversed (runs there start
 #   from it more cheaply than from `x`), and those below need only `x`.
 #   An argument, not a proof: `tests/test_revolve.py` checks it by
-#   searching every state for `n ≤ 12` (not shown here):
+#   searching every state for `n ≤ 12`:
 #
 # $$R(n, M) = \min_{0 < m < n} \; m + R(n - m, M - 1) + R(m, M).$$
 #
 # As code, with the three choices of `m` for four blocks and two slots,
-# the excluded schedule, and a table of `R`:
+# row 3's calls, and a table of `R`:
 
 # %%
 @functools.lru_cache(maxsize=None)
@@ -248,7 +273,6 @@ options = {f"h_{m}": m + hand_cost(4 - m, 1) + hand_cost(m, 2) for m in range(1,
 print("first checkpoint, four blocks, two slots:", options)
 assert hand_cost(4, 1) == schedule_calls(one_slot_4)
 assert hand_cost(4, 2) == options["h_2"] == schedule_calls(two_slots_4)
-excluded = [("advance", 0, 1), ("taped", 1, 3), ("backward", 1, 3), ("taped", 0, 1), ("backward", 0, 1)]
 print("3 blocks, 2 slots, blocks 2-3 taped from h_1:", schedule_calls(excluded),
       "calls; R(3, 2) =", hand_cost(3, 2))
 assert schedule_calls(excluded) == hand_cost(3, 2) - 1    # the rule's price
@@ -288,8 +312,8 @@ print("R(1024, 12) =", variant_cost(1024, 12), f"({variant_cost(1024, 12) / 1024
 # %% [markdown]
 # 1024 blocks with 12 slots: about 3.7 calls each (plain: 1).
 #
-# `mc.checkpoint_revolve(blocks, x, budget)` (`x` second, unlike
-# `checkpoint_sequential`) runs the schedule with `M` slots inside one
+# `mc.checkpoint_revolve(blocks, x, budget)` (runs the variant; `x` second,
+# unlike `checkpoint_sequential`) runs the schedule with `M` slots inside one
 # FunctionNode: its forward performs the moves up to the first backward,
 # its backward the rest, replaying the random state as `F.forget` does.
 # On 16 blocks with 3 slots, beside our executor:
@@ -331,19 +355,6 @@ def uniform_schedule(length, segments):
     for start, stop in reversed(list(zip(starts, stops))):
         schedule += [("taped", start, stop), ("backward", start, stop)]
     return schedule + [("free", stop) for stop in stops[:-1]]
-
-
-def slots_held(schedule):
-    """The most slots a schedule holds at once: checkpoints plus taped blocks."""
-    stored = taped = most = 0
-    for kind, *where in schedule:
-        stored += {"store": 1, "free": -1}.get(kind, 0)
-        if kind == "taped":
-            taped = where[1] - where[0]
-        elif kind == "backward":
-            taped = 0
-        most = max(most, stored + taped)
-    return most
 
 
 LINE = {"advance": ("0.6", 1), "taped": ("black", 2.5), "backward": ("tab:red", 2)}
@@ -388,11 +399,10 @@ assert slots_held(uniform) > 2 * slots_held(variant) and schedule_calls(uniform)
 # ## Memory, measured
 #
 # 24 blocks `tanh(linear(h, W, b))` of width 128 on a batch of 512;
-# uniform takes the segments that hold the fewest slots, the cheapest of
-# them. As in
-# chapter 10, `zerograd()` (one Parameter's; a Link's `zerograds()` does
-# all) makes the `.grad`s beforehand, so the peaks
-# leave them out.
+# uniform takes the segment count with the fewest slots (9); among ties,
+# the fewest calls: 4 (printed). As in
+# chapter 10, `zerograd()` makes each Parameter's `.grad` beforehand, so
+# the peaks leave them out.
 
 # %%
 L, width, batch = 24, 128, 512
@@ -421,6 +431,10 @@ print("one activation:", activation // 1024, "KiB")
 uniform_cost = {s: (slots_held(u), schedule_calls(u))   # segments: (slots, calls)
                 for s, u in ((s, uniform_schedule(L, s)) for s in range(1, L + 1))}
 segments = min(uniform_cost, key=uniform_cost.get)   # fewest slots, then fewest calls
+fewest_slots = uniform_cost[segments][0]
+print(f"uniform, fewest slots: {fewest_slots}, for segments (slots, calls):",
+      {s: cost for s, cost in uniform_cost.items() if cost[0] == fewest_slots}, "->", segments)
+assert (fewest_slots, segments) == (9, 4)
 ways = {
     "plain": ([("taped", 0, L), ("backward", 0, L)],
               lambda: functools.reduce(lambda h, block: block(h), net, x)),
@@ -449,8 +463,8 @@ for _, run in ways.values():
 # - Before the first backward, the gradient waiting is `F.sum`'s broadcast
 #   view of one number: no memory.
 # - `beyond_slots` predicts this column; each measured peak is within a
-#   third of an activation of slots plus it, printed whole, as that is
-#   stable across machines; its decimals are the circles plotted below.
+#   third of an activation of slots plus it, printed whole where a decimal
+#   could differ across machines; the decimals are the circles plotted below.
 #   With no hook watching (chapter 13, Note 1), peaks are lower by under a
 #   third:
 
@@ -483,7 +497,9 @@ for name, (schedule, run) in ways.items():
     assert abs(peak - (slots + extra)) < 1 / 3, (name, peak)
     unwatched = overhead.whole_step_peak(lambda: F.sum(run()).backward()) / activation
     hook_adds.append(peak - unwatched)                # no hook (chapter 13)
-    print(f"{name:22s} {n_calls:5d}  {slots:5d} + {extra:12d} ≈ {round(peak):4d}")
+    shown = f"{peak:.1f}" if name == "variant, M = 3" else f"{round(peak)}"
+    print(f"{name:22s} {n_calls:5d}  {slots:5d} + {extra:12d} ≈ {shown:>4s}")
+assert abs(10 * peaks["variant, M = 3"] % 1 - 0.5) > 0.2    # 0.02 activation from .x5
 print("with no hook, every peak lower by under a third:",
       all(0 <= added < 1 / 3 for added in hook_adds))
 assert all(0 <= added < 1 / 3 for added in hook_adds), hook_adds
@@ -545,8 +561,8 @@ plt.show()
 # %% [markdown]
 # The variant's curve falls steeply, then flattens; no uniform point lies
 # below it; 1, 2 and 3 segments tie it (asserted, printed). Each circle is
-# a model point moved right to its measured peak: the model understates
-# memory by 2 or 3 activations, which weighs most at small `M`. In the upper row of uniform points (7
+# a model point moved right to its measured peak: the 2 or 3 extra
+# activations weigh most at small `M`. In the upper row of uniform points (7
 # segments or more, printed), a segment more never saves slots or calls:
 # slots are `(s − 1) + ⌈L/s⌉`, least near `√L`; calls, `2L` minus the
 # last segment.
@@ -639,10 +655,9 @@ print(f"L = {L}, {nine} slots: R = {variant_cost(L, nine)} (the variant),"
 # segments; nesting its `checkpoint` calls should give recursive schedules
 # of this kind (not tried here). At 9 slots uniform segments already cost
 # about as few calls as the variant (42 against 41, printed above): for
-# L = 24 the variant pays off only below that. Long chains differ: at L =
-# 1024 uniform segments cannot go below 63 slots (1.97 calls per block;
-# the variant there: 1.96); the variant runs in 12 slots at 3.7 calls per
-# block (printed).
+# L = 24 the variant pays off only below that. At L = 1024 uniform
+# segments need at least 63 slots (1.97 calls per block; the variant:
+# 1.96); the variant runs in 12 at 3.7 (printed).
 #
 # ## Exercises
 #
