@@ -232,9 +232,9 @@ assert x_hand.grad == right
 # - (a) Each step pushes only lower ranks (its inputs' creators), so ranks
 #   pop in non-increasing order.
 # - (b) A function that sends `f` a gradient uses `f`'s output, so it
-#   outranks `f`, and it must pop to send it. By (a), nothing that outranks
-#   `f` pops after `f`, so it pops first: here `_ * _` (rank 1) before
-#   `_ * 2` (rank 0).
+#   outranks `f`. By (a), nothing that outranks `f` pops after `f`, so it
+#   popped before `f` (here `_ * _`, rank 1, before `_ * 2`, rank 0), and
+#   at that point it sent its share to `f`.
 #
 # So every consumer of `f` has already run when `f` pops: its incoming
 # gradient is complete.
@@ -491,8 +491,8 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
 # the incoming gradient the running function consumes) and a bytes line
-# (two gradients, one array: `_ + _` hands h and hh the same one; what is
-# kept: chapter 07, Note 1). Step through the first
+# (the graph keeps its arrays even after backward, unlike PyTorch: chapter
+# 07, Note 1; `_ + _` hands h and hh one gradient array). Step through the first
 # example with *next* (above each frame): at step 2, `_ * 2 -> h` waits while
 # `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 

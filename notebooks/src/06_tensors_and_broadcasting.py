@@ -110,7 +110,7 @@ assert np.array_equal(hand_sum_to(g, (3, 1)).ravel(), g.sum(axis=(0, 2)))
 # %% [markdown]
 # Two things in minichain carry this name. `minichain.utils.array.sum_to`,
 # printed here, works on plain arrays, like our `hand_sum_to` (PyTorch's
-# `Tensor.sum_to_size`); `F.sum_to`, two sections down, is its twin on
+# `Tensor.sum_to_size`); `F.sum_to`, in the next section, is its twin on
 # Variables, which a backward uses so it can be recorded and differentiated
 # (chapter 11). In it, `reshape` drops the leading axes `keepdims` kept, and
 # `force_array` returns an array, never a NumPy scalar. It agrees with ours
@@ -163,10 +163,6 @@ plt.show()
 # `<broadcast(u), v> = <u, sum_to(v)>` with `<a, b>` the sum of elementwise
 # products (checked after the source).
 #
-# Every backward multiplies the incoming gradient by the transposed Jacobian
-# (PyTorch's vector-Jacobian product). Written on Variables, each backward
-# can itself be differentiated (chapter 11).
-#
 # In the source, `sum_to` and `broadcast_to` are `F.sum_to` and
 # `F.broadcast_to`; `indexes` is our `target_input_indexes`.
 
@@ -187,6 +183,13 @@ left = np.sum(F.broadcast_to(u, (3, 4)).array * v)
 right = np.sum(u * F.sum_to(v, (1, 4)).array)
 print(f"<broadcast(u), v> = {left:.6f}   <u, sum_to(v)> = {right:.6f}")
 assert np.isclose(left, right)
+
+# %% [markdown]
+# Every backward multiplies the incoming gradient by the transposed Jacobian
+# (PyTorch's vector-Jacobian product, VJP); `broadcast_to` is linear, so its
+# VJP multiplies by its transpose, and the adjoint identity says that
+# transpose is `sum_to`. Written on Variables, each backward can itself be
+# differentiated (chapter 11).
 
 # %% [markdown]
 # ## What happens when a backward forgets to sum
@@ -362,8 +365,8 @@ assert np.allclose(w_linear.grad, wv.grad.T) and np.allclose(x_linear.grad, xv.g
 # back along it (broadcasting, the mirror image of the bias). A mean also
 # divides by the number of elements it averaged. For `sum(axis=1)` the
 # `(2,)` gradient must get its axis back, `(2, 1)`, before broadcasting to
-# `(2, 3)`: on a square input, forgetting it silently gives the transpose
-# (end of the cell).
+# `(2, 3)`: forgetting it raises here, and on a square input silently gives
+# the transpose (end of the cell).
 
 # %%
 x = mc.Variable(np.arange(6.0).reshape(2, 3))

@@ -505,8 +505,8 @@ assert h_05.node.data is h_05.array          # kept by `_ * _`, its input
 # %% [markdown]
 # **Note 2: one whole step** (forward, backward, then `del loss`) on the
 # 4-deep chain, measured with `tracemalloc` alone (`mc.memory.measure`
-# registers a hook, which moves backward onto the path on Variables,
-# chapter 08, not the reference path). To
+# works through a hook, and a hook changes how backward runs and allocates:
+# chapter 08). To
 # forward's 4 MiB, backward adds a function's incoming gradient and the one
 # it produces, 1 MiB each (tanh's `1 - y²` is computed in the latter, in
 # place): the peak is 6 MiB, and `x.grad` is what is left.

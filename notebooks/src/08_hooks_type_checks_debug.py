@@ -81,11 +81,17 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # In minichain a `with hook:` block registers the hook for its duration.
 # `FunctionNode.apply` calls the registered hooks around `forward`, as
 # `hand_apply` did, and chapter 05's loop does the same around each backward
-# step. Functions are unchanged, but while a hook is registered, backward
-# takes *the path on Variables*. This is not `mc.reference_mode()`: the loop
-# is unchanged, but each function's `backward` runs on Variables instead of
-# its array-only `backward_arrays` (chapter 03). Gradients are the same; timings
-# and memory describe that path. The base class, printed below, provides
+# step. Backward runs three ways:
+#
+# | when | loop | each function's backward |
+# |---|---|---|
+# | default | fast `_walk` | `backward_arrays` on arrays (chapter 03), else `backward` |
+# | a hook, or double backprop | fast `_walk` | `backward` on Variables: *the path on Variables* |
+# | `mc.reference_mode()` | chapter 05's `_walk_reference` | `backward` on Variables |
+#
+# A hook must see every function backward applies (the nesting below), and
+# `backward_arrays` applies none. Gradients are the same; timings and memory
+# describe the path on Variables. The base class, printed below, provides
 # registration (`__enter__`, `__exit__`) and six methods that do nothing
 # until a subclass overrides them.
 
@@ -154,7 +160,7 @@ with StepPrinter():
 #
 # `PrintHook` prints what goes into each step: the function's label, a
 # block per input and, in backward, one per incoming gradient `gy` (a zero
-# Variable whose `grad` is `gy`). All it prints for the backward of `x * 2`,
+# Variable; `gy` is its `grad` line). All it prints for the backward of `x * 2`,
 # sent to a string (its `file` argument) to mask the memory address:
 # `(removed)` is the input `_ * 2` did not keep (chapter 07); the second
 # block is the forward of `_ * 2` nested in that step, on `gy`.
@@ -543,8 +549,8 @@ assert rows > timer.total_time()
 # `MulConstant` is `forward:_ * 0.0009765625` (`forward:` is any forward
 # call, those inside a backward too). **allocated** adds up what each call
 # left alive; **peak** is the most any call used above its starting level.
-# Both describe the path on Variables, not a run without hooks. The rows,
-# those at 0.0 in both named last:
+# Both describe the path on Variables, not a run without hooks. Row by row
+# (those at 0.0 in both come last):
 #
 # - `forward:Linear`, 2.1 MiB: its five float32 outputs, split below; its
 #   peak, 1.0, the largest call's, is below that sum;
