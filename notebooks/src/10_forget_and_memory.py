@@ -441,7 +441,8 @@ assert np.array_equal(real_grad, plain_grad)
 # `func` builds again inside `Forget`'s backward, and walks it: the
 # recomputed `tanh` output appears in *kept for backward* at row 4 and is
 # gone at row 6 (more in Note 4). The player counts each array's nominal
-# size (`nbytes`, views included), `measure()` real allocations.
+# size (`nbytes`, views included), `measure()` real allocations: row 2's
+# 16 bytes in gradients are `F.sum`'s broadcast view.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -464,6 +465,7 @@ assert kept_bytes[0] == x.array.nbytes + z.array.nbytes  # x (Forget), z (z * z)
 assert kept_bytes[first_inner] - kept_bytes[0] == 16 == z.array.nbytes  # tanh's output
 assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
 assert kept_bytes[4] == kept_bytes[3] and kept_bytes[5] == kept_bytes[0]  # rows 5, 6
+assert player.frames[1]["grad_bytes"] == 16 == z.array.nbytes    # row 2: F.sum's view
 assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
                    * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
 player
