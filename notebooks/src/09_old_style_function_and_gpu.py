@@ -167,16 +167,15 @@ assert np.array_equal(x.grad, grad_hand)
 # `mc.grad` records the backward it runs, so the gradient `gx` it returns
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
-# new leaf: the pass from `F.sum(gx)` stops at `gx` and never reaches `x`.
-# The adapter also marks `gx`, and refuses a backward that starts *from*
-# `gx` or would fill `gx.grad`. So, below:
+# new leaf `gx`, with no path back to `x`. One rule: the adapter marks
+# `gx`; anything that starts a backward from `gx` or would write `gx.grad`
+# raises. Below:
 #
-# - `mc.grad` returns `None` for `x`, with no error: it walks only the
-#   graph between `sum(gx)` and `x`, here none, so it never reaches the
-#   marked `gx` (like `torch.autograd.grad` with `allow_unused=True`);
-# - `gx.backward()` raises;
-# - `F.sum(gx).backward()` raises: `backward()` fills `.grad` on every leaf
-#   it reaches, and `gx` is now a leaf.
+# | call | result | reason |
+# | --- | --- | --- |
+# | `mc.grad([sum_gx], [x])` | `None` | it visits only nodes on a path from `sum(gx)` to `x`; there is none, so it never visits `gx` (like `torch.autograd.grad` with `allow_unused=True`) |
+# | `gx.backward()` | raises | it starts from `gx` |
+# | `F.sum(gx).backward()` | raises | it would write `.grad` on every leaf it reaches, `gx` included |
 
 # %%
 def first_and_second(square):
@@ -210,11 +209,16 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
 # **The lesson: for a second derivative write a FunctionNode, and check for
 # `None`.**
 #
-# PyTorch's `@once_differentiable` raises more broadly than the mark: even
-# a backward from `sum(gx)` to `x` raises, from the error node it puts in
-# `gx`'s graph when the incoming gradient requires grad, and otherwise
-# because `gx` has no `grad_fn` at all. The narrow mark still
-# catches the common mistake, calling backward on the gradient itself.
+# PyTorch's `@once_differentiable` raises more broadly, even from `sum(gx)`
+# to `x`:
+#
+# - when the incoming gradient requires grad, PyTorch puts an error node
+#   in `gx`'s graph, and a backward through it raises;
+# - otherwise `gx` has no `grad_fn`, and `torch.autograd.grad` raises
+#   "does not require grad".
+#
+# The narrow mark still catches the common mistake, calling backward on
+# the gradient itself.
 # Chapter 11 shows how a backward written on Variables makes a second
 # derivative.
 

@@ -63,7 +63,8 @@ def hand_forget(func, x):
 
 # %% [markdown]
 # The function to forget: four `tanh`s in a row on a 1 MiB array. Plain, the
-# graph keeps the four `tanh` outputs (`* 1.5` keeps nothing, chapter 07);
+# graph keeps the four `tanh` outputs (the fourth is `y`; `* 1.5` keeps
+# nothing, chapter 07);
 # forgotten, the block holds only the output `y`. `mc.memory.measure()`
 # (chapter 07) gives what its block left allocated, `.final`, the most it
 # held, `.peak`, and the level over time, `.timeline`.
@@ -102,8 +103,7 @@ print("same gradient:", np.allclose(gradients["plain"], gradients["hand_forget"]
 # state for the recomputation (see dropout below); (3) `HandForget` keeps
 # the recomputed graph until `mc.grad` returns, while `F.forget` frees each
 # `tanh`'s output once its backward has run, so its backward peak is one
-# activation lower (`HandForget`'s: four `tanh` outputs, two gradients);
-# and (4) a Parameter used inside
+# activation lower; and (4) a Parameter used inside
 # `func` gets its `.grad` (`HandForget`'s `mc.grad([y], [x])` returns only
 # `x`'s). It agrees with our hand-made one on the gradient and the memory
 # after forward:
@@ -132,8 +132,14 @@ assert close(*map(level_after_first_tanh_backward, (hand_backward, during_backwa
 assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 assert abs(after_forward.final - bytes_kept["hand_forget"]) < 64 * 1024
+seed = mc.Variable(np.ones((), np.float32))
+gy, = F.sum(x).creator_node.backward((0,), (seed,))      # F.sum's backward
+assert gy.array.strides == (0, 0) and gy.array.base is not None  # a view
 
 # %% [markdown]
+# `HandForget`'s 6 MiB: four `tanh` outputs and two gradients; the
+# incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1).
+#
 # In the graph a forgotten function is one node, `Forget`, whatever `func`
 # does inside:
 
@@ -240,9 +246,9 @@ zerograds()
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
 # for `L = 16`). At its worst moment backward holds, besides the kept
-# count, two arrays **in flight**: the gradient a recomputed segment
-# received, and the `linear` output its last `tanh` reads, then the first
-# gradient its walk makes (Note 1).
+# count, two arrays **in flight** (Note 1): (a) the gradient the segment
+# received; (b) first the `linear` output the last `tanh` reads, then,
+# once it is freed, the first gradient the walk makes.
 # So the **peak estimate**, the dashed line, is `(s - 1) + ⌈L/s⌉ + 2`
 # activations: an estimate, not a bound, that fits every `s ≥ 2` here. A
 # peak also holds small Python objects, so we print it in whole
@@ -432,15 +438,11 @@ assert np.array_equal(real_grad, plain_grad)
 #
 # `mc.visualize.animate_backward` records, before each backward step, what
 # the engine holds. At the `Forget` node the player switches to the graph
-# `func` builds again inside `Forget`'s backward, and walks it.
-#
-# `Forget.backward` calls `backward()`, so that Parameters inside `func`
-# get `.grad` (difference (4) above). It starts from `_GradientSeed`, a
-# helper node over all of `func`'s outputs, whose backward hands each the
-# gradient `Forget` received (Note 4). At row 4, *in gradients* rises from
-# 16 to 20 bytes: the 4-byte seed, 1.0. *kept for backward* (row 1: `x`,
-# kept by `Forget`, and `z`, kept by `z * z`) rises by 16 bytes, the
-# recomputed `tanh` output, and falls back once its backward has run.
+# `func` builds again inside `Forget`'s backward, and walks it: the
+# recomputed `tanh` output appears in *kept for backward* at row 4 and is
+# gone at row 6 (more in Note 4). The player counts each array's nominal
+# size (`nbytes`, views included), `measure()` real allocations: row 2's
+# 16 bytes in gradients are `F.sum`'s broadcast view.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -462,6 +464,8 @@ assert player.frames[first_inner]["grads"] == {"v0": ["1.", "arriving"]}  # 1.0
 assert kept_bytes[0] == x.array.nbytes + z.array.nbytes  # x (Forget), z (z * z)
 assert kept_bytes[first_inner] - kept_bytes[0] == 16 == z.array.nbytes  # tanh's output
 assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
+assert kept_bytes[4] == kept_bytes[3] and kept_bytes[5] == kept_bytes[0]  # rows 5, 6
+assert player.frames[1]["grad_bytes"] == 16 == z.array.nbytes    # row 2: F.sum's view
 assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
                    * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
 player
@@ -469,15 +473,15 @@ player
 # %% [markdown]
 # ## Now build it: Task 11
 #
-# Write `Forget.forward` and `Forget.backward` in `mychain/forget.py` (the
-# assignment of chapter 01; guide: `docs/build-your-own-engine.md`): run
+# Write `Forget.forward` and `Forget.backward` in `mychain/forget.py`
+# (Task 11 of the build-your-own assignment, chapter 01; guide:
+# `docs/build-your-own-engine.md`): run
 # the function without a graph, keep only its inputs and the random state,
 # and run it again on new leaves in backward, with that state put back for
 # the replay. mychain has no `mc.random`, so code run under your
 # `forget` draws from NumPy's global generator (the judge's dropout draws
 # its mask with `numpy.random`): the state to save is
-# `numpy.random.get_state()`. With it, `make conformance` judges all eleven
-# tasks: 100 points for a complete engine.
+# `numpy.random.get_state()`. Then run `make conformance`.
 
 # %% [markdown]
 # ## Exercises
@@ -591,12 +595,14 @@ start = next(i for i, line in enumerate(lines) if line.strip().startswith("targe
 print("\n".join(lines[start:start + 8]))
 
 # %% [markdown]
-# Then `backward()` runs, as PyTorch's `torch.autograd.backward(ys,
-# grad_tensors=gys)` would; but it starts from one Variable, so
+# Then `backward()` runs (so Parameters inside `func` get `.grad`), as
+# PyTorch's `torch.autograd.backward(ys, grad_tensors=gys)` would; but it
+# starts from one Variable, so
 # `_GradientSeed` takes the recomputed outputs yᵢ and returns a 0-d
 # placeholder (value 0, never used). A backward from it, seeded with 1.0
-# (row 4 in *Watch the recomputation*), hands each yᵢ exactly the gyᵢ
-# `Forget` received, as if the placeholder were Σᵢ sum(yᵢ·gyᵢ):
+# (row 4 in *Watch the recomputation*: *in gradients* 16 → 20 bytes; row
+# 1 keeps `x`, for `Forget`, and `z`, for `z * z`), hands each yᵢ exactly
+# the gyᵢ `Forget` received, as if the placeholder were Σᵢ sum(yᵢ·gyᵢ):
 # what `HandForget` did with `mc.grad(..., grad_outputs=...)`. With
 # `enable_double_backprop`, `Forget.backward` takes another path: chapter
 # 11.

@@ -355,11 +355,10 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 
 # %% [markdown]
 # `mc.gradient_check.check_double_backward`, like PyTorch's
-# `torch.autograd.gradgradcheck`, finite-differences the first backward,
-# `(x, y_grad) → gx`, with `gx` weighted by `x_grad_grad`, compares that
-# with double backprop, and raises if they disagree: i.e. it checks `H v`
-# for `v = x_grad_grad` (`H`: the Hessian of `sum(y_grad * tanh(x))`), as
-# the cell above did by hand.
+# `torch.autograd.gradgradcheck`, checks that `H v` from double backprop
+# (`v = x_grad_grad`; `H`: the Hessian of `sum(y_grad * tanh(x))`) agrees
+# with a finite difference of `gx`, as the cell above did, and the
+# derivative with respect to `y_grad` too; it raises if not.
 
 # %%
 mc.gradient_check.check_double_backward(
@@ -460,13 +459,13 @@ assert calls_after == [1, 2, 2] and np.allclose(ggx.array, 6 * x.array)
 gx.name = "gx"
 name_by_creator(gx, {"Identity": "link", "BroadcastTo": "gy", None: "seed"})
 drawn = draw(gx).split()
-# vN numbers count the named Variables too: link and gy are v6 and v7
 assert "v8" in drawn and not {"v6", "v7"} & set(drawn)
 to_digraph(gx, rankdir="LR")
 
 # %% [markdown]
 # The second `mc.grad` recomputes nothing (`cube`'s calls stay at 2): the
-# recomputed activation (`link * link`, `v8` in the picture) is part of
+# recomputed activation (`link * link`, `v8` in the picture, whose
+# numbering counts the named `link` and `gy` too) is part of
 # `gx`'s graph, which it walks down to `link`, then through `Identity` to
 # `x`. So `gx` keeps it alive: under double backprop the saving is lost
 # once `gx` exists, for as long as it lives. As `link` holds `x`'s values,
