@@ -491,8 +491,7 @@ assert np.isclose(start.grad, 1.0001 ** 3000)
 # step, the function running (yellow), those done (grey), those waiting on
 # the heap (dashed, in the order they will pop), each gradient (*arriving*:
 # the incoming gradient the running function consumes) and a bytes line
-# (the graph keeps its arrays even after backward, unlike PyTorch: chapter
-# 07, Note 1; `_ + _` hands h and hh one gradient array). Step through the first
+# (the bytes stay at 8 here; chapter 07, Note 1 explains them). Step through the first
 # example with *next* (above each frame): at step 2, `_ * 2 -> h` waits while
 # `_ * _ -> hh` runs, the wait the pre-order walk skipped.
 

@@ -365,7 +365,7 @@ assert np.allclose(w_linear.grad, wv.grad.T) and np.allclose(x_linear.grad, xv.g
 # back along it (broadcasting, the mirror image of the bias). A mean also
 # divides by the number of elements it averaged. For `sum(axis=1)` the
 # `(2,)` gradient must get its axis back, `(2, 1)`, before broadcasting to
-# `(2, 3)`: forgetting it raises here, and on a square input silently gives
+# `(2, 3)`: forgetting it would raise here, and on a square input silently gives
 # the transpose (end of the cell).
 
 # %%

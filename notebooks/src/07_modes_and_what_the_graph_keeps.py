@@ -273,13 +273,13 @@ print("sin of a constant keeps that constant's array:",
 assert h.creator_node.inputs[0].data is not None
 
 # %% [markdown]
-# Who holds whom (in PyTorch, `creator_node` ≈ `grad_fn`; a function's
-# `inputs` ≈ its `next_functions`, which point straight at their `grad_fn`s):
+# Who holds whom (→ strongly; ⇢ weakly, a `weakref` does not keep its object alive):
 #
-# - strongly: a Variable its node, a node its `creator_node` and kept
-#   `data`, a function its `inputs`;
-# - weakly (a `weakref` does not keep its object alive): a node its
-#   Variable, a function its `outputs`.
+# - Variable → node → `creator_node` (the function) → `inputs` (the input nodes); node → kept `data`;
+# - node ⇢ Variable; function ⇢ `outputs`.
+#
+# PyTorch has no VariableNode: a `grad_fn`'s `next_functions` point straight
+# at the inputs' `grad_fn`s (`AccumulateGrad` for a leaf).
 #
 # So an array no node keeps goes as soon as you drop its Variable, and
 # dropping the last Variable frees the whole graph (below). `tanh` keeps its

@@ -81,17 +81,9 @@ print("their classes:", [type(f).__name__ for f in (Tanh(), Exp())])
 # In minichain a `with hook:` block registers the hook for its duration.
 # `FunctionNode.apply` calls the registered hooks around `forward`, as
 # `hand_apply` did, and chapter 05's loop does the same around each backward
-# step. Backward runs three ways:
-#
-# | when | loop | each function's backward |
-# |---|---|---|
-# | default | fast `_walk` | `backward_arrays` on arrays (chapter 03), else `backward` |
-# | a hook, or double backprop | fast `_walk` | `backward` on Variables: *the path on Variables* |
-# | `mc.reference_mode()` | chapter 05's `_walk_reference` | `backward` on Variables |
-#
-# A hook must see every function backward applies (the nesting below), and
-# `backward_arrays` applies none. Gradients are the same; timings and memory
-# describe the path on Variables. The base class, printed below, provides
+# step. With a hook on, backward runs each function's `backward` on
+# Variables (*the path on Variables*), so the hook sees every function it
+# applies; the gradients are identical. The base class, printed below, provides
 # registration (`__enter__`, `__exit__`) and six methods that do nothing
 # until a subclass overrides them.
 
@@ -156,11 +148,24 @@ with StepPrinter():
     y.backward()
 
 # %% [markdown]
+# Hence backward runs three ways:
+#
+# | when | loop | each function's backward |
+# |---|---|---|
+# | default | fast `_walk` | `backward_arrays` on arrays (chapter 03), else `backward` |
+# | a hook, or double backprop | fast `_walk` | `backward` on Variables: the path on Variables |
+# | `mc.reference_mode()` | chapter 05's `_walk_reference` | `backward` on Variables |
+#
+# `backward_arrays` applies no functions for a hook to see. Timings and
+# memory below describe the path on Variables.
+
+# %% [markdown]
 # ## Ready-made hooks: print, time, memory
 #
 # `PrintHook` prints what goes into each step: the function's label, a
-# block per input and, in backward, one per incoming gradient `gy` (a zero
-# Variable; `gy` is its `grad` line). All it prints for the backward of `x * 2`,
+# block per input and, in backward, one per incoming gradient `gy`: a
+# Variable whose array is zeros and whose `.grad` is `gy`, so read its
+# `- grad:` line (mean=1), not `statistics`. All it prints for the backward of `x * 2`,
 # sent to a string (its `file` argument) to mask the memory address:
 # `(removed)` is the input `_ * 2` did not keep (chapter 07); the second
 # block is the forward of `_ * 2` nested in that step, on `gy`.
@@ -180,6 +185,7 @@ print(printed.rstrip())
 lines = printed.splitlines()
 assert lines.count("function\t_ * 2") == 2 and lines[2] == "(removed)"
 assert "- grad: mean=1.00000000, std=0.00000000" in lines
+assert "- statistics: mean=0.00000000, std=0.00000000" in lines   # gy's zeros
 
 # %% [markdown]
 # `TimerHook` and `MemoryHook` record, per step, the time taken and the bytes
@@ -270,7 +276,8 @@ assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
 # %%
 class BackwardLabels(mc.FunctionHook):
     def __init__(self, name):
-        self.name = name          # its key: ours must differ
+        self.name = name          # its key: a local hook of the same name
+                                  # would replace the global one there, silently
         self.labels = []
 
     def backward_preprocess(self, function, in_data, out_grad):
