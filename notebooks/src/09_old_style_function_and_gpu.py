@@ -168,8 +168,8 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf `gx`, with no path back to `x`. One rule: the adapter marks
-# `gx` (it records the Function's name on `gx`'s node); anything that starts a backward from `gx` or would write `gx.grad`
-# raises. Below:
+# `gx` (it records the Function's name on `gx`'s node); anything that
+# starts a backward from `gx` or would write `gx.grad` raises. Below:
 #
 # | call | result | reason |
 # | --- | --- | --- |

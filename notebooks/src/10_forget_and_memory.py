@@ -122,7 +122,8 @@ print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 
 # %% [markdown]
 # `HandForget`'s 6 MiB: four `tanh` outputs and two gradients; the
-# incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1, its last paragraph).
+# incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1, its
+# last paragraph).
 #
 # In the graph a forgotten function is one node, `Forget`, whatever `func`
 # does inside:
@@ -578,7 +579,7 @@ print("\n".join(lines[start:start + 8]))
 # 11.
 
 # %% [markdown]
-# **Note 5: the checks behind the byte counts** quoted for `F.forget`
+# **Note 5: checks.** They guard the byte counts quoted for `F.forget`
 # and the player's table.
 
 # %%
