@@ -70,8 +70,8 @@ assert isinstance(node, mc.FunctionNode)
 # `backward(inputs, grad_outputs)`. Both take and return tuples of arrays.
 # Unlike a FunctionNode's, `backward`'s first argument is the forward's
 # inputs, not indexes; the second holds the incoming gradients `gy`. The
-# drawing's `Square` is the node standing for it in the graph (an adapter,
-# table below).
+# drawing's `Square` is the node standing for it in the graph (explained
+# in the next section).
 
 # %%
 class Square(mc.Function):
@@ -168,12 +168,12 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf `gx`, with no path back to `x`. One rule: the adapter marks
-# `gx`; anything that starts a backward from `gx` or would write `gx.grad`
-# raises. Below:
+# `gx` (it records the Function's name on `gx`'s node); anything that
+# starts a backward from `gx` or would write `gx.grad` raises. Below:
 #
 # | call | result | reason |
 # | --- | --- | --- |
-# | `mc.grad([sum_gx], [x])` | `None` | it visits only nodes on a path from `sum(gx)` to `x`; there is none, so it never visits `gx` (like `torch.autograd.grad` with `allow_unused=True`) |
+# | `mc.grad([sum_gx], [x])` | `None` | it visits only nodes on a path from `sum(gx)` to `x`; there is none, so it never visits `gx` (what `torch.autograd.grad` with `allow_unused=True` returns for an input it cannot reach; PyTorch's `once_differentiable` raises here instead, below) |
 # | `gx.backward()` | raises | it starts from `gx` |
 # | `F.sum(gx).backward()` | raises | it would write `.grad` on every leaf it reaches, `gx` included |
 
@@ -195,7 +195,6 @@ for name, square in [("F.square", F.square), ("Square()", lambda x: Square()(x))
 # below, gx and graph are the last pass's: Square()
 print("Square()'s graph of F.sum(gx):", graph)
 assert second is None and graph == "gx <--- Sum <--- sum_gx"   # no x in it
-assert gx.node._old_style_grad_generator == "Square"         # the mark
 for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
     try:
         start.backward()
@@ -206,8 +205,8 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
         raise AssertionError(f"{text}.backward() was not refused")
 
 # %% [markdown]
-# **The lesson: for a second derivative write a FunctionNode, and check for
-# `None`.**
+# **The lesson: for a second derivative write a FunctionNode whose
+# backward uses Variable operations (chapter 11), and check for `None`.**
 #
 # PyTorch's `@once_differentiable` raises more broadly, even from `sum(gx)`
 # to `x`:
@@ -219,8 +218,6 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
 #
 # The narrow mark still catches the common mistake, calling backward on
 # the gradient itself.
-# Chapter 11 shows how a backward written on Variables makes a second
-# derivative.
 
 # %% [markdown]
 # ## What it keeps: every input, unless told otherwise
@@ -479,3 +476,11 @@ ch09.check_2(answer_2)
 #     ...
 answer_3 = None
 ch09.check_3(answer_3)
+
+# %% [markdown]
+# **Note: the mark on `gx`, checked.**
+
+# %%
+gx, _, _ = first_and_second(lambda x: Square()(x))
+assert gx.node._old_style_grad_generator == "Square"
+print("gx's node is marked by:", gx.node._old_style_grad_generator)

@@ -117,28 +117,13 @@ with mc.memory.measure() as during_backward:
 print(f"F.forget     holds {after_forward.final / MiB:.1f} MiB after forward")
 print(f"backward peak: HandForget {hand_backward.peak / MiB:.0f} MiB,"
       f" F.forget {during_backward.peak / MiB:.0f} MiB")
-assert round(hand_backward.peak / MiB) == 4 + 2
-assert round((hand_backward.peak - during_backward.peak) / MiB) == 1
-
-
-def level_after_first_tanh_backward(m):
-    i = [event for event, _ in m.timeline].index("backward:Tanh")
-    return m.timeline[i][1]
-
-
-# Equal until the first tanh is walked back; then F.forget frees its output
-close = lambda a, b: abs(a - b) < 64 * 1024     # bytes, up to small objects
-assert close(*map(level_after_first_tanh_backward, (hand_backward, during_backward)))
 assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
-assert abs(after_forward.final - bytes_kept["hand_forget"]) < 64 * 1024
-seed = mc.Variable(np.ones((), np.float32))
-gy, = F.sum(x).creator_node.backward((0,), (seed,))      # F.sum's backward
-assert gy.array.strides == (0, 0) and gy.array.base is not None  # a view
 
 # %% [markdown]
 # `HandForget`'s 6 MiB: four `tanh` outputs and two gradients; the
-# incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1).
+# incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1, its
+# last paragraph).
 #
 # In the graph a forgotten function is one node, `Forget`, whatever `func`
 # does inside:
@@ -246,9 +231,10 @@ zerograds()
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
 # for `L = 16`). At its worst moment backward holds, besides the kept
-# count, two arrays **in flight** (Note 1): (a) the gradient the segment
-# received; (b) first the `linear` output the last `tanh` reads, then,
-# once it is freed, the first gradient the walk makes.
+# count, two arrays **in flight**: (a) the gradient the segment
+# received; (b) one more activation: the `linear` output the last `tanh`
+# reads, or, once that is freed, the first new gradient (Note 1 lists them
+# step by step).
 # So the **peak estimate**, the dashed line, is `(s - 1) + ⌈L/s⌉ + 2`
 # activations: an estimate, not a bound, that fits every `s ≥ 2` here. A
 # peak also holds small Python objects, so we print it in whole
@@ -346,7 +332,7 @@ plt.show()
 
 # %% [markdown]
 # For every `s ≥ 2` peak - kept is 2; at `s = 1` the curve
-# dips one below it and below plain (note 2).
+# dips one below it and below plain (Note 2).
 
 # %% [markdown]
 # ## What it costs
@@ -431,7 +417,7 @@ assert np.array_equal(real_grad, plain_grad)
 # `checkpoint` does the same by default (`preserve_rng_state=True`). While
 # `func` runs again, `mc.config.in_recomputing` is True, so that code with
 # side effects (a running average, a counter) can skip them. (The replay
-# in code: note 4.)
+# in code: Note 4.)
 
 # %% [markdown]
 # ## Watch the recomputation
@@ -440,9 +426,11 @@ assert np.array_equal(real_grad, plain_grad)
 # the engine holds. At the `Forget` node the player switches to the graph
 # `func` builds again inside `Forget`'s backward, and walks it: the
 # recomputed `tanh` output appears in *kept for backward* at row 4 and is
-# gone at row 6 (more in Note 4). The player counts each array's nominal
-# size (`nbytes`, views included), `measure()` real allocations: row 2's
-# 16 bytes in gradients are `F.sum`'s broadcast view.
+# gone at row 6; `_GradientSeed` is a placeholder that starts the inner
+# backward (Note 4). The player counts each array's nominal size (`nbytes`,
+# views included), `measure()` real allocations: row 2's 16 bytes in
+# gradients are `F.sum`'s broadcast view; row 1 keeps `x`, for `Forget`,
+# and `z`, for `z * z`.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -452,22 +440,6 @@ loss = F.sum(z * z)
 loss.name = "loss"
 player = mc.visualize.animate_backward(loss, rankdir="LR")
 print(player.table())
-inner = [frame for frame in player.frames if frame["level"] == 1]
-kept_bytes = [frame["kept_bytes"] for frame in player.frames]
-assert len(player.graph_titles) == 2 and len(inner) == 3
-first_inner = next(i for i, frame in enumerate(player.frames) if frame["level"] == 1)
-seed_bytes = (player.frames[first_inner]["grad_bytes"]
-              - player.frames[first_inner - 1]["grad_bytes"])
-assert seed_bytes == np.dtype(np.float32).itemsize      # the inner seed, 0-d
-assert first_inner == 3 and player.frames[first_inner]["grad_bytes"] == 20  # row 4
-assert player.frames[first_inner]["grads"] == {"v0": ["1.", "arriving"]}  # 1.0
-assert kept_bytes[0] == x.array.nbytes + z.array.nbytes  # x (Forget), z (z * z)
-assert kept_bytes[first_inner] - kept_bytes[0] == 16 == z.array.nbytes  # tanh's output
-assert max(kept_bytes) > kept_bytes[0] and kept_bytes[-1] == kept_bytes[0]
-assert kept_bytes[4] == kept_bytes[3] and kept_bytes[5] == kept_bytes[0]  # rows 5, 6
-assert player.frames[1]["grad_bytes"] == 16 == z.array.nbytes    # row 2: F.sum's view
-assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
-                   * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
 player
 
 # %% [markdown]
@@ -596,13 +568,50 @@ print("\n".join(lines[start:start + 8]))
 
 # %% [markdown]
 # Then `backward()` runs (so Parameters inside `func` get `.grad`), as
-# PyTorch's `torch.autograd.backward(ys, grad_tensors=gys)` would; but it
-# starts from one Variable, so
-# `_GradientSeed` takes the recomputed outputs yᵢ and returns a 0-d
-# placeholder (value 0, never used). A backward from it, seeded with 1.0
-# (row 4 in *Watch the recomputation*: *in gradients* 16 → 20 bytes; row
-# 1 keeps `x`, for `Forget`, and `z`, for `z * z`), hands each yᵢ exactly
-# the gyᵢ `Forget` received, as if the placeholder were Σᵢ sum(yᵢ·gyᵢ):
-# what `HandForget` did with `mc.grad(..., grad_outputs=...)`. With
+# PyTorch's `torch.autograd.backward(ys, grad_tensors=gys)` would. But it
+# starts from one Variable, so `_GradientSeed` takes the recomputed outputs
+# yᵢ and returns a 0-d placeholder (value 0, never used). A backward from
+# it, seeded with 1.0 (row 4 in *Watch the recomputation*: *in gradients*
+# 16 → 20 bytes), hands each yᵢ exactly the gyᵢ `Forget` received, as if
+# the placeholder were Σᵢ sum(yᵢ·gyᵢ): what `HandForget` did with
+# `mc.grad(..., grad_outputs=...)`. With
 # `enable_double_backprop`, `Forget.backward` takes another path: chapter
 # 11.
+
+# %% [markdown]
+# **Note 5: checks.** They guard the byte counts quoted for `F.forget`
+# and the player's table.
+
+# %%
+assert round(hand_backward.peak / MiB) == 4 + 2
+assert round((hand_backward.peak - during_backward.peak) / MiB) == 1
+assert abs(after_forward.final - bytes_kept["hand_forget"]) < 64 * 1024
+
+
+def level_after_first_tanh_backward(m):
+    i = [event for event, _ in m.timeline].index("backward:Tanh")
+    return m.timeline[i][1]
+
+
+# Equal until the first tanh is walked back; then F.forget frees its output
+levels = [level_after_first_tanh_backward(m) for m in (hand_backward, during_backward)]
+assert abs(levels[0] - levels[1]) < 64 * 1024     # bytes, up to small objects
+seed = mc.Variable(np.ones((), np.float32))
+gy, = F.sum(mc.Variable(x_array)).creator_node.backward((0,), (seed,))  # F.sum's
+assert gy.array.strides == (0, 0) and gy.array.base is not None  # a view, no bytes
+frames = player.frames
+kept_bytes = [frame["kept_bytes"] for frame in frames]
+assert len(player.graph_titles) == 2
+assert [frame["level"] for frame in frames].count(1) == 3     # rows 4 to 6
+first_inner = next(i for i, frame in enumerate(frames) if frame["level"] == 1)
+assert first_inner == 3 and frames[3]["grad_bytes"] == 20             # row 4
+assert frames[3]["grad_bytes"] - frames[2]["grad_bytes"] == 4         # 0-d seed
+assert frames[3]["grads"] == {"v0": ["1.", "arriving"]}               # 1.0
+assert kept_bytes[0] == x.array.nbytes + z.array.nbytes  # x (Forget), z (z * z)
+assert kept_bytes[3] - kept_bytes[0] == 16 == z.array.nbytes  # tanh's output
+assert kept_bytes[4] == kept_bytes[3] and kept_bytes[5] == kept_bytes[0]  # rows 5, 6
+assert kept_bytes[-1] == kept_bytes[0]
+assert frames[1]["grad_bytes"] == 16 == z.array.nbytes    # row 2: F.sum's view
+assert np.allclose(x.grad, 2 * np.tanh(1.5 * x.array)
+                   * (1 - np.tanh(1.5 * x.array) ** 2) * 1.5)
+print("all checks pass")
