@@ -365,8 +365,8 @@ assert np.allclose(w_linear.grad, wv.grad.T) and np.allclose(x_linear.grad, xv.g
 # back along it (broadcasting, the mirror image of the bias). A mean also
 # divides by the number of elements it averaged. For `sum(axis=1)` the
 # `(2,)` gradient must get its axis back, `(2, 1)`, before broadcasting to
-# `(2, 3)`: forgetting it would raise here, and on a square input silently gives
-# the transpose (end of the cell).
+# `(2, 3)`: forgetting it raises here (printed), and on a square input
+# silently gives the transpose (end of the cell).
 
 # %%
 x = mc.Variable(np.arange(6.0).reshape(2, 3))
@@ -381,11 +381,18 @@ F.mean(x).backward()
 print(x.grad)
 assert np.allclose(x.grad, 1 / 6)
 
+try:                                      # forgot the axis: (2,) to (2, 3)
+    np.broadcast_to(np.array([10.0, 20.0]), (2, 3))
+except ValueError:
+    print("axis forgotten, (2,) to (2, 3): ValueError")
+else:
+    raise AssertionError("(2,) broadcast to (2, 3)")
+
 gy3, x3 = np.array([1.0, 2.0, 3.0]), mc.Variable(np.ones((3, 3)))
 forgot = np.broadcast_to(gy3, (3, 3))             # each row is gy3
 axis_back = np.broadcast_to(gy3[:, None], (3, 3))  # (3, 1), then (3, 3)
 gx3, = mc.grad([F.sum(x3, axis=1)], [x3], [gy3])
-print("forgot the axis:\n", forgot, "\naxis back (the engine's):\n", gx3.array)
+print("square input, axis forgotten:\n", forgot, "\naxis back (the engine's):\n", gx3.array)
 assert not np.array_equal(forgot, axis_back)
 assert np.array_equal(gx3.array, axis_back) and np.array_equal(forgot.T, axis_back)
 
