@@ -70,8 +70,8 @@ assert isinstance(node, mc.FunctionNode)
 # `backward(inputs, grad_outputs)`. Both take and return tuples of arrays.
 # Unlike a FunctionNode's, `backward`'s first argument is the forward's
 # inputs, not indexes; the second holds the incoming gradients `gy`. The
-# drawing's `Square` is the node standing for it in the graph (explained
-# in the next section).
+# drawing's `Square` is the node standing for it in the graph (see
+# `y.creator` below).
 
 # %%
 class Square(mc.Function):
@@ -168,14 +168,23 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf `gx`, with no path back to `x`. One rule: the adapter marks
-# `gx` (it records the Function's name on `gx`'s node); anything that
+# `gx` (the error names the Function); anything that
 # starts a backward from `gx` or would write `gx.grad` raises. Below:
 #
 # | call | result | reason |
 # | --- | --- | --- |
-# | `mc.grad([sum_gx], [x])` | `None` | it visits only nodes on a path from `sum(gx)` to `x`; there is none, so it never visits `gx` (what `torch.autograd.grad` with `allow_unused=True` returns for an input it cannot reach; PyTorch's `once_differentiable` raises here instead, below) |
+# | `mc.grad([sum_gx], [x])` | `None` | no path from `sum(gx)` to `x` |
 # | `gx.backward()` | raises | it starts from `gx` |
 # | `F.sum(gx).backward()` | raises | it would write `.grad` on every leaf it reaches, `gx` included |
+#
+# `torch.autograd.grad` with `allow_unused=True` also returns `None` for an
+# input it cannot reach, but PyTorch's `@once_differentiable` raises even
+# from `sum(gx)` to `x`:
+#
+# - when the incoming gradient requires grad, PyTorch puts an error node
+#   in `gx`'s graph, and a backward through it raises;
+# - otherwise `gx` has no `grad_fn`, and `torch.autograd.grad` raises
+#   "does not require grad".
 
 # %%
 def first_and_second(square):
@@ -207,15 +216,6 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
 # %% [markdown]
 # **The lesson: for a second derivative write a FunctionNode whose
 # backward uses Variable operations (chapter 11), and check for `None`.**
-#
-# PyTorch's `@once_differentiable` raises more broadly, even from `sum(gx)`
-# to `x`:
-#
-# - when the incoming gradient requires grad, PyTorch puts an error node
-#   in `gx`'s graph, and a backward through it raises;
-# - otherwise `gx` has no `grad_fn`, and `torch.autograd.grad` raises
-#   "does not require grad".
-#
 # The narrow mark still catches the common mistake, calling backward on
 # the gradient itself.
 
@@ -476,11 +476,3 @@ ch09.check_2(answer_2)
 #     ...
 answer_3 = None
 ch09.check_3(answer_3)
-
-# %% [markdown]
-# **Note: the mark on `gx`, checked.**
-
-# %%
-gx, _, _ = first_and_second(lambda x: Square()(x))
-assert gx.node._old_style_grad_generator == "Square"
-print("gx's node is marked by:", gx.node._old_style_grad_generator)

@@ -121,7 +121,8 @@ assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 
 # %% [markdown]
-# `HandForget`'s 6 MiB: four `tanh` outputs and two gradients; the
+# `HandForget`'s 6 MiB: four `tanh` outputs and two gradients (a step's
+# incoming gradient and the one it returns); the
 # incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1, its
 # last paragraph).
 #
@@ -141,7 +142,8 @@ print(draw(y))
 # per block. `mc.checkpoint_sequential(blocks, s, x)` (printed below; the
 # scheme of Chen, Xu, Zhang and Guestrin, "Training Deep Nets with Sublinear
 # Memory Cost", 2016, arXiv:1604.06174) cuts the chain into `s` segments
-# and forgets each one. A segment's input is its *checkpoint*: `s - 1` of
+# and forgets each one. A segment's input is its *checkpoint* (PyTorch's
+# `checkpoint` function is our `F.forget`): `s - 1` of
 # them are kept, since the first segment starts from `x`, which the caller
 # holds.
 #
@@ -230,11 +232,10 @@ zerograds()
 
 # %% [markdown]
 # Now the memory over one step, plain and with 4 segments (the best `s`
-# for `L = 16`). At its worst moment backward holds, besides the kept
-# count, two arrays **in flight**: (a) the gradient the segment
-# received; (b) one more activation: the `linear` output the last `tanh`
-# reads, or, once that is freed, the first new gradient (Note 1 lists them
-# step by step).
+# for `L = 16`). At its worst moment backward holds 3 checkpoints + 4
+# recomputed `tanh` outputs + two arrays **in flight**, the segment's
+# incoming gradient and one more (the `linear` output being read, later a
+# new gradient) = 9 (Note 1).
 # So the **peak estimate**, the dashed line, is `(s - 1) + ⌈L/s⌉ + 2`
 # activations: an estimate, not a bound, that fits every `s ≥ 2` here. A
 # peak also holds small Python objects, so we print it in whole
@@ -428,7 +429,7 @@ assert np.array_equal(real_grad, plain_grad)
 # recomputed `tanh` output appears in *kept for backward* at row 4 and is
 # gone at row 6; `_GradientSeed` is a placeholder that starts the inner
 # backward (Note 4). The player counts each array's nominal size (`nbytes`,
-# views included), `measure()` real allocations: row 2's 16 bytes in
+# views included; 4 B: the 0-d seed, 16 B: one 4-float array), `measure()` real allocations: row 2's 16 bytes in
 # gradients are `F.sum`'s broadcast view; row 1 keeps `x`, for `Forget`,
 # and `z`, for `z * z`.
 

@@ -357,7 +357,7 @@ assert np.allclose(hessian_by_hvp, hessian_by_hvp.T)   # a Hessian is symmetric
 # `mc.gradient_check.check_double_backward`, like PyTorch's
 # `torch.autograd.gradgradcheck`, takes:
 # - `y_grad`, the seed of the first backward: `gx` is the gradient of
-#   `sum(y_grad * tanh(x))`;
+#   `sum(y_grad * f(x))`; below, `f = tanh`;
 # - `x_grad_grad`, a direction `v`.
 #
 # It checks the derivatives of `sum(v * gx)` with respect to `x` (`H v`,
@@ -426,7 +426,7 @@ assert hand_second is None and np.allclose(forget_second, plain_second)
 # named: `link`, made by `Identity` from `x`; `square`, the recomputed
 # `link * link`; `seed`, the seed
 # of the first `mc.grad` (dy/dy = 1); and `gy`, made from it by `F.sum`'s
-# backward (`seed → Reshape → BroadcastTo → gy`). This path runs only
+# backward (`seed → Reshape → seed_1d → BroadcastTo → gy`). This path runs only
 # when the outer backward records (`enable_double_backprop=True`);
 # otherwise chapter 10's new-leaf path runs.
 
@@ -473,7 +473,7 @@ to_digraph(gx, rankdir="LR")
 # The second `mc.grad` recomputes nothing (`cube`'s calls stay at 2): the
 # recomputed activation `square` is part of
 # `gx`'s graph, which it walks down to `link`, then through `Identity` to
-# `x`. So `gx` keeps it alive: under double backprop the saving is lost
+# `x` (outlined: `Forget`, not drawn, retains it). So `gx` keeps it alive: under double backprop the saving is lost
 # once `gx` exists, for as long as it lives. As `link` holds `x`'s values,
 # that graph computes `3x²·gy`, so its derivative is `6x·gy`, as without
 # `forget`.
