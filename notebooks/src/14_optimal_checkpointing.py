@@ -460,8 +460,8 @@ for _, run in ways.values():
 #   view of one number: no memory.
 # - `beyond_slots` predicts this column; each measured peak is within a
 #   third of an activation of slots plus it (the measured decimals are
-#   the circles in the plot). With no hook watching (chapter 13, Note 1), peaks are lower by under a
-#   third:
+#   the circles in the plot). With no hook watching (chapter 13, Note 1),
+#   peaks are lower by under a third:
 
 # %%
 def beyond_slots(schedule):
