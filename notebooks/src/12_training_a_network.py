@@ -140,7 +140,8 @@ print([(name, param.shape) for name, param in model.namedparams()])
 # - `optimizer.update()` skips parameters whose `.grad` is `None`, checks
 #   each gradient's shape and dtype first, then calls each rule's
 #   `update_core(param)`, which writes into the parameter's array in place
-#   (`hand_sgd_step` made a new one; nothing reads the old one again).
+#   (`hand_sgd_step` bound a new array instead; either is safe, because
+#   nothing reads the old one again).
 #
 # Our hand step as an update rule, and an optimizer whose
 # `create_update_rule` hands one to each parameter:
@@ -250,7 +251,8 @@ assert np.allclose(one.w.array, -0.01 * np.sign(one.w.grad), rtol=1e-3)
 print("spiral.train" + str(inspect.signature(spiral.train)), end="\n\n")
 source = inspect.getsource(spiral.train)
 start = source.index("    model = MLP(")
-stop = source.index("optimizer.update()") + len("optimizer.update()")
+last = 'history["accuracy"].append(correct / len(t))'
+stop = source.index(last) + len(last)
 print(source[start:stop])
 
 # %% [markdown]
@@ -390,15 +392,15 @@ assert same_history
 # deeper MLP (`L = 12` hidden layers of 64 units, 6000 points), plain and
 # with `s = 4` segments, in *activations* (one hidden layer's output,
 # 6000 × 64 float32); measuring uses a function hook (chapter 08), which
-# itself adds under a third of an activation (chapter 13, Note 1).
+# itself adds under a third of an activation (chapter 13, Note 1,
+# measures it).
 #
 # Chapter 10's peak estimate is `s - 1` checkpoints + `⌈L/s⌉` outputs of
 # the segment being recomputed + 2 in flight (the incoming gradient `gy`
 # and the `gx` being made): plain (`s = 1`), 0 + 12 + 2 = 14;
-# checkpointed, 3 + 3 + 2 = 8. Checkpointed adds the segment's incoming
-# gradient, +1: each segment ends in a `Linear`, so at its top ReLU's
-# backward that gradient is a separate live array (chapter 10's ended in
-# a `tanh`, which took it as its own `gy`).
+# checkpointed, 3 + 3 + 2 = 8. The checkpointed step also holds the
+# gradient arriving from the segment above while the top ReLU's backward
+# makes its own `gx`: +1 (Note 1 shows why).
 
 # %%
 print(inspect.getsource(spiral.step_memory))
@@ -533,7 +535,9 @@ assert abs(saved - predicted) < 1 / 3
 
 # %% [markdown]
 # The checkpointed column is the moment a recomputed segment's top ReLU
-# runs its backward. The outputs kept are the ReLUs': ReLU's backward needs
+# runs its backward; the segment ends in a `linear`, so the gradient from
+# the segment above is still a separate live array (chapter 10's ended in
+# a `tanh`, which took it as its own `gy`). The outputs kept are the ReLUs': ReLU's backward needs
 # only its output, and the next `linear` keeps that same array as its
 # input. Beyond our table, a peak holds the weights' gradients
 # (`cleargrads` makes new ones each step) and Python objects; the mask is

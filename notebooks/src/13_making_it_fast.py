@@ -12,7 +12,7 @@
 # 2. a cheap constructor for outputs;
 # 3. `apply` and `_walk` as a whole;
 # 4. a Parameter's own gradient buffer;
-# 5. Linear's weight gradient, added in blocks.
+# 5. Linear's weight gradient, added in blocks (4 and 5 run on both paths).
 #
 # The `overhead` helpers (`excerpt`, `source_diff`, `replaced`,
 # `with_and_without`) only cut, swap, time and print: read their outputs.
@@ -117,7 +117,7 @@ assert fast > 2 * numpy_time and reference > 2 * fast
 # %% [markdown]
 # On ten numbers minichain's time is bookkeeping, and the reference does
 # more: in backward it keeps gradients as Variables, so each step *applies* a
-# function. From 10 to 10⁵ elements as lines, at 10⁶ as stars:
+# function. From 10 to 10⁵ elements as lines, at 10⁶ as stars (side by side):
 
 # %%
 SIZES = [10**k for k in range(1, 6)]
@@ -130,7 +130,8 @@ for name in sweep[10]:                        # NumPy, minichain, ... as found
     left.loglog(SIZES, per_op, "o-", label=name)
     right.semilogx(SIZES, ratio, "o-", label=name)
 paired = overhead.slowdown(10**6, NAMES[1:], ops=N)   # median time / NumPy's, in turns
-right.scatter([10**6] * 2, list(paired.values()), c=["C1", "C2"], marker="*", s=90)
+right.scatter([10**6 / 1.2, 10**6 * 1.2], list(paired.values()),   # side by side: apart
+              c=["C1", "C2"], marker="*", s=90)
 left.set(ylabel="µs per op, forward + backward", xlabel="elements per array (float32)",
          title=f"{N} ops, y * c and y + c in turn, fastest of 9")
 right.set(ylabel="time / NumPy's time", yscale="log", xlabel="elements per array (float32)",
@@ -239,8 +240,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches (a hook must see each function a backward applies;
 #   `mc.memory.measure` is one);
-# - the function does not add straight into an existing gradient (as
-#   Linear does: shortcut 5, below).
+# - the function has no *fused* backward, `backward_accumulate`, which
+#   adds straight into an existing gradient (Linear's: shortcut 5).
 #
 # Switched off:
 
@@ -266,8 +267,9 @@ buys["1. backward_arrays (backward)"] = off / on
 # `writable_gradient` says nobody else holds that array (`y`: ReLU's
 # output, kept from forward). That saves a layer-sized array inside
 # ReLU's backward, yet chapter 12's step peaks only 0.3 of an activation
-# lower, with the same gradients: the peak moves to Linear's backward, which
-# holds its incoming gradient and a new `gx` at once (Note 1 locates it).
+# lower (Note 1 measures and locates it), with the same gradients: the peak
+# moves to Linear's backward, which holds its incoming gradient and a new
+# `gx` at once.
 
 # %%
 print(inspect.getsource(F.activation.relu.ReLU.backward_arrays))
@@ -395,9 +397,9 @@ with no_backward_arrays():
 # %% [markdown]
 # ## Shortcuts both paths run
 #
-# The last two change what you can observe (whether `.grad` stays the
-# same object; rounding), so that both paths stay identical in what you
-# can observe, the reference does them too. Both save memory
+# These two change what you can observe (whether `.grad` stays the
+# same object; rounding). So that the two paths stay indistinguishable,
+# the reference runs them too. Both save memory
 # in a training step of an MLP with two hidden layers of 512 that
 # accumulates a batch of 256 in two halves, traced whole by tracemalloc
 # (no hook: the fast path runs):
@@ -477,10 +479,9 @@ savings["4. owned buffer (step)"] = not_owned / owned
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
-# Given an owned buffer, `Linear`'s `backward_accumulate`, a backward that
-# adds into it directly (*fused*), adds `gy.T @ x` in blocks of rows
-# through a small scratch array, so the whole weight gradient never exists
-# (`xp`: NumPy or CuPy):
+# Given an owned buffer, `Linear`'s fused backward adds `gy.T @ x` in
+# blocks of rows through a small scratch array, so the whole weight
+# gradient never exists (`xp`: NumPy or CuPy):
 
 # %%
 print("_ROWS_PER_BLOCK =", linear_module._ROWS_PER_BLOCK, "  rows of l1.W:", len(model.l1.W.array))
