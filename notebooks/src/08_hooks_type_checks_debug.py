@@ -148,7 +148,7 @@ with StepPrinter():
     y.backward()
 
 # %% [markdown]
-# Hence backward runs three ways:
+# Backward runs three ways (double backprop: chapter 11):
 #
 # | when | loop | each function's backward |
 # |---|---|---|
@@ -156,16 +156,17 @@ with StepPrinter():
 # | a hook, or double backprop | fast `_walk` | `backward` on Variables: the path on Variables |
 # | `mc.reference_mode()` | chapter 05's `_walk_reference` | `backward` on Variables |
 #
-# `backward_arrays` applies no functions for a hook to see. Timings and
-# memory below describe the path on Variables.
+# `backward_arrays` applies no functions for a hook to see, so a hook
+# measures the path on Variables, not a plain run.
 
 # %% [markdown]
 # ## Ready-made hooks: print, time, memory
 #
 # `PrintHook` prints what goes into each step: the function's label, a
-# block per input and, in backward, one per incoming gradient `gy`: a
-# Variable whose array is zeros and whose `.grad` is `gy`, so read its
-# `- grad:` line (mean=1), not `statistics`. All it prints for the backward of `x * 2`,
+# block per input and, in backward, one per incoming gradient `gy`, shown
+# (by its one printer, `Variable.debug_print`, as in Chainer) as a Variable
+# whose array is zeros and whose `.grad` is `gy`: read its `- grad:` line
+# (mean=1), not `statistics`. All it prints for the backward of `x * 2`,
 # sent to a string (its `file` argument) to mask the memory address:
 # `(removed)` is the input `_ * 2` did not keep (chapter 07); the second
 # block is the forward of `_ * 2` nested in that step, on `gy`.
@@ -233,15 +234,21 @@ with TimerHook() as timer, MemoryHook() as memory:
     step()
 for name, record in timer.summary().items():
     print(f"{name:22s} {record['occurrence']} call(s)")
+calls = {name: record["occurrence"] for name, record in timer.summary().items()}
+assert calls["ReLU"] == calls["MeanSquaredError"] == 2
+assert all(n == 1 for name, n in calls.items()
+           if name not in ("Linear", "Transpose", "ReLU", "MeanSquaredError"))
 
 # %% [markdown]
 # `TimerHook` groups by function class, forwards and backwards together. So the
 # step calls `linear` twice, yet `Linear` counts seven calls: 2 forwards, the 2
 # backward steps, and 3 `Linear`s applied inside those backwards, for the
 # gradients of `h`, `W2` and `W1` (`x` is an array: it needs none).
-# `Transpose`: 1 + 2 + 2 = 5.
+# `Transpose`: 1 + 2 + 2 = 5. `ReLU`, `MeanSquaredError`: 1 forward + 1
+# backward; the rest, applied only inside backwards: 1 forward.
 #
-# `MemoryHook`'s rows (two below) give the bytes its calls left alive,
+# `MemoryHook`'s rows (two below), named `phase:label` (`MulConstant`'s is
+# `forward:_ * 0.0009765625`), give the bytes its calls left alive,
 # summed (**allocated**), and the most one call used at once (**peak**). A
 # nested call counts twice: in its own row and in its caller's.
 # `forward:ReLU`'s 1.0 MiB is its output, one activation; `ReLUGrad`'s
@@ -264,6 +271,7 @@ print(HEADER)
 print(memory_row("forward:ReLU"))
 print(memory_row("forward:ReLUGrad"))
 assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
+assert "forward:_ * 0.0009765625" in table and "MulConstant" in timer.summary()
 
 # %% [markdown]
 # ## A hook on one function only
@@ -276,8 +284,9 @@ assert abs(table["forward:ReLU"]["allocated_bytes"] - 512 * 512 * 4) < 2048
 # %%
 class BackwardLabels(mc.FunctionHook):
     def __init__(self, name):
-        self.name = name          # its key: a local hook of the same name
-                                  # would replace the global one there, silently
+        # hooks are keyed by `name`: give each its own (a local hook of the
+        # same name would silently replace the global one for that function)
+        self.name = name
         self.labels = []
 
     def backward_preprocess(self, function, in_data, out_grad):
@@ -552,12 +561,10 @@ print("sum of the rows > total_time():", rows > timer.total_time())
 assert rows > timer.total_time()
 
 # %% [markdown]
-# `MemoryHook` names a row `phase:label`, where `TimerHook` uses the class:
-# `MulConstant` is `forward:_ * 0.0009765625` (`forward:` is any forward
-# call, those inside a backward too). **allocated** adds up what each call
-# left alive; **peak** is the most any call used above its starting level.
-# Both describe the path on Variables, not a run without hooks. Row by row
-# (those at 0.0 in both come last):
+# In a row's name, `forward:` is any forward call, those inside a backward
+# too. **allocated** adds up what each call left alive; **peak** is the most
+# any call used above its starting level. Row by row (those at 0.0 in both
+# come last):
 #
 # - `forward:Linear`, 2.1 MiB: its five float32 outputs, split below; its
 #   peak, 1.0, the largest call's, is below that sum;
@@ -565,7 +572,8 @@ assert rows > timer.total_time()
 #   made, counted again;
 # - `backward:ReLU`: its `ReLUGrad`, counted again;
 # - the 0.0 rows: views (`Transpose`) or the loss's KiB-sized arrays;
-# - `forward:ReLUGrad`'s temporaries: mostly the mask `y > 0`, 256 KiB.
+# - `forward:ReLUGrad`'s temporaries: the mask `y > 0`, 256 KiB, and
+#   NumPy's cast buffer (`np.getbufsize()` float32 values, 32 KiB).
 
 # %%
 zero = [event for event, record in table.items()      # 0.0 in both
@@ -575,7 +583,6 @@ for event in table:
     if event not in zero:
         print(memory_row(event))
 print(f"0.0 MiB in both figures: {', '.join(zero)}\n")
-assert "forward:_ * 0.0009765625" in table and "MulConstant" in timer.summary()
 assert zero == [e for e in table if "Linear" not in e and "ReLU" not in e]
 
 KiB = 2 ** 10
@@ -600,5 +607,5 @@ cast = np.getbufsize() * np.dtype(np.float32).itemsize   # NumPy's cast buffer
 relu_grad = table["forward:ReLUGrad"]
 extra = relu_grad["peak_bytes"] - relu_grad["allocated_bytes"]
 print(f"forward:ReLUGrad's peak - allocated: {extra / MiB:.1f} MiB; the mask:"
-      f" {mask // KiB} KiB")
+      f" {mask // KiB} KiB; the cast buffer: {cast // KiB} KiB")
 assert abs(extra - mask - cast) < 4 * KiB and cast < mask / 4
