@@ -423,6 +423,21 @@ with mc.using_config("debug", True), np.errstate(invalid="ignore"):
     print(message(lambda: F.sum(F.exp(F.log(x) * 0.5))))
 
 # %% [markdown]
+# A NaN born in backward stops it the same way. `sqrt`'s backward divides
+# the incoming gradient by `2√x`; at `x = 0`, under `* 0`, that is `0 / 0`.
+# Forward has no NaN; the check catches it in `_ / _`, which that backward
+# applies (we print the message's first line; the rest is the stack):
+
+# %%
+z = mc.Variable(np.array([0.0]))
+with mc.using_config("debug", True), np.errstate(invalid="ignore"):
+    forward_out = F.sum(F.sqrt(z) * 0)
+    caught = message(lambda: forward_out.backward())
+print(caught.splitlines()[0])
+assert forward_out.array == 0 and caught.startswith("RuntimeError: NaN is detected")
+assert "_ / _" in caught.splitlines()[0]
+
+# %% [markdown]
 # Debug mode also records, for each function, the line that applied it. An
 # error in a backward (which runs far from the code that built the graph)
 # then says where the function came from. `BuggyDouble` returns a gradient

@@ -167,9 +167,10 @@ assert np.array_equal(x.grad, grad_hand)
 # `mc.grad` records the backward it runs, so the gradient `gx` it returns
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
-# new leaf `gx`, with no path back to `x`. One rule: the adapter marks
-# `gx` (the error names the Function); anything that
-# starts a backward from `gx` or would write `gx.grad` raises. Below:
+# new leaf `gx`, with no path back to `x`. One rule: the adapter tags
+# `gx` as the gradient of an old-style Function, and anything that starts
+# a backward from `gx` or would write `gx.grad` raises an error naming
+# that Function. Below:
 #
 # | call | result | reason |
 # | --- | --- | --- |

@@ -121,8 +121,8 @@ assert np.allclose(x.grad, gradients["plain"])
 print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 
 # %% [markdown]
-# `HandForget`'s 6 MiB: four `tanh` outputs and two gradients (a step's
-# incoming gradient and the one it returns); the
+# `HandForget`'s 6 MiB: four `tanh` outputs and two full-size gradients,
+# the one an inner step receives and the one it returns. `Forget`'s own
 # incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1, its
 # last paragraph).
 #
@@ -428,10 +428,11 @@ assert np.array_equal(real_grad, plain_grad)
 # `func` builds again inside `Forget`'s backward, and walks it: the
 # recomputed `tanh` output appears in *kept for backward* at row 4 and is
 # gone at row 6; `_GradientSeed` is a placeholder that starts the inner
-# backward (Note 4). The player counts each array's nominal size (`nbytes`,
-# views included; 4 B: the 0-d seed, 16 B: one 4-float array), `measure()` real allocations: row 2's 16 bytes in
-# gradients are `F.sum`'s broadcast view; row 1 keeps `x`, for `Forget`,
-# and `z`, for `z * z`.
+# backward (Note 4). The player counts each array's nominal size
+# (`nbytes`, views included; 4 B: the 0-d seed, 16 B: one 4-float array),
+# whereas `measure()` counts real allocations: so row 2's 16 bytes in
+# gradients are `F.sum`'s broadcast view, which owns no bytes.
+# Row 1 keeps `x`, for `Forget`, and `z`, for `z * z`.
 
 # %%
 x = mc.Variable(np.linspace(-1, 1, 4).astype(np.float32), name="x")
@@ -537,7 +538,7 @@ assert walk[top - 1:top + 4] == [
 # %% [markdown]
 # **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the
 # last segment's walk: the inner graph is freed as backward walks it, so the
-# peak is at the start, 16 kept and the array being made. The plain graph
+# peak is at the start of backward, 16 kept and the array being made. The plain graph
 # stays whole, so later a gradient waits as well.
 #
 # **Note 3: the peak unwatched.** Built-in nodes also have an array-only

@@ -241,7 +241,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 # - no hook watches (a hook must see each function a backward applies;
 #   `mc.memory.measure` is one);
 # - the function has no *fused* backward, `backward_accumulate`, which
-#   adds straight into an existing gradient (Linear's: shortcut 5).
+#   adds straight into an existing gradient (Linear's: shortcut 5), or
+#   none of its inputs holds a gradient yet to add into.
 #
 # Switched off:
 
@@ -474,8 +475,7 @@ savings["4. owned buffer (step)"] = not_owned / owned
 # anew and keeps the old ones until it ends:
 # one extra copy of every parameter at the peak (PyTorch avoids it when
 # nothing else holds the gradient). Prefer `zerograds()` when a step adds
-# several backwards into the same gradients, as here; with one per step
-# `cleargrads()` loses nothing.
+# several backwards into the same gradients, as here.
 #
 # ### 5. Linear adds its weight gradient in blocks
 #
