@@ -424,9 +424,11 @@ with mc.using_config("debug", True), np.errstate(invalid="ignore"):
 
 # %% [markdown]
 # A NaN born in backward stops it the same way. `sqrt`'s backward divides
-# the incoming gradient by `2√x`; at `x = 0`, under `* 0`, that is `0 / 0`.
+# the incoming gradient by `2√z`; at `z = 0`, under `* 0`, that is `0 / 0`.
 # Forward has no NaN; the check catches it in `_ / _`, which that backward
-# applies (we print the message's first line; the rest is the stack):
+# applies. A backward is built from functions, whose forwards run inside it
+# (the nesting above), hence "forward computation" in the message; we
+# print its first line (the rest is the stack):
 
 # %%
 z = mc.Variable(np.array([0.0]))

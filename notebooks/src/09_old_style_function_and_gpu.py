@@ -168,9 +168,9 @@ assert np.array_equal(x.grad, grad_hand)
 # has a graph behind it and can be differentiated again (chapter 11). An
 # old-style backward returns a bare array, which the adapter wraps as a
 # new leaf `gx`, with no path back to `x`. One rule: the adapter tags
-# `gx` as the gradient of an old-style Function, and anything that starts
-# a backward from `gx` or would write `gx.grad` raises an error naming
-# that Function. Below:
+# `gx` as the gradient of an old-style Function, and any backward that
+# starts from `gx` or would write `gx.grad` raises an error naming that
+# Function. Below:
 #
 # | call | result | reason |
 # | --- | --- | --- |
@@ -217,7 +217,7 @@ for text, start in (("gx", gx), ("F.sum(gx)", F.sum(gx))):  # gx a leaf
 # %% [markdown]
 # **The lesson: for a second derivative write a FunctionNode whose
 # backward uses Variable operations (chapter 11), and check for `None`.**
-# The narrow mark still catches the common mistake, calling backward on
+# The narrow tag still catches the common mistake, calling backward on
 # the gradient itself.
 
 # %% [markdown]

@@ -122,8 +122,8 @@ print("same gradient:", np.allclose(x.grad, gradients["plain"]))
 
 # %% [markdown]
 # `HandForget`'s 6 MiB: four `tanh` outputs and two full-size gradients,
-# the one an inner step receives and the one it returns. `Forget`'s own
-# incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1, its
+# the one an inner `_ * 1.5` step receives and the one it returns.
+# `HandForget`'s own incoming gradient, `F.sum`'s broadcast view, owns no bytes (Note 1, its
 # last paragraph).
 #
 # In the graph a forgotten function is one node, `Forget`, whatever `func`
@@ -430,8 +430,9 @@ assert np.array_equal(real_grad, plain_grad)
 # gone at row 6; `_GradientSeed` is a placeholder that starts the inner
 # backward (Note 4). The player counts each array's nominal size
 # (`nbytes`, views included; 4 B: the 0-d seed, 16 B: one 4-float array),
-# whereas `measure()` counts real allocations: so row 2's 16 bytes in
-# gradients are `F.sum`'s broadcast view, which owns no bytes.
+# whereas `measure()` counts real allocations: row 2's 16 bytes in
+# gradients are `F.sum`'s broadcast view, which `measure()` would count
+# as 0.
 # Row 1 keeps `x`, for `Forget`, and `z`, for `z * z`.
 
 # %%
@@ -536,10 +537,10 @@ assert walk[top - 1:top + 4] == [
     ("backward:_GradientSeed", 8), ("forward:TanhGrad", 9)]
 
 # %% [markdown]
-# **Note 2: `s = 1`.** Its peak, 17 against plain's 18, comes like the
-# last segment's walk: the inner graph is freed as backward walks it, so the
-# peak is at the start of backward, 16 kept and the array being made. The plain graph
-# stays whole, so later a gradient waits as well.
+# **Note 2: `s = 1`.** Its peak, 17 against plain's 18: forward already
+# reaches 17, and backward goes no higher (16 kept and the array being
+# made), because the inner graph is freed as backward walks it. The plain
+# graph stays whole, so later a gradient waits as well.
 #
 # **Note 3: the peak unwatched.** Built-in nodes also have an array-only
 # shortcut, never used while backward is recorded or a function hook

@@ -240,9 +240,9 @@ print(inspect.getsource(MulConstant.backward_arrays))
 #   chapter 11; PyTorch: `create_graph=False`);
 # - no hook watches (a hook must see each function a backward applies;
 #   `mc.memory.measure` is one);
-# - the function has no *fused* backward, `backward_accumulate`, which
-#   adds straight into an existing gradient (Linear's: shortcut 5), or
-#   none of its inputs holds a gradient yet to add into.
+# - the function has no *fused* backward, `backward_accumulate` (it adds
+#   straight into an existing gradient; Linear's: shortcut 5), or has one
+#   but none of the inputs it gives a gradient to holds one yet.
 #
 # Switched off:
 
