@@ -425,10 +425,12 @@ with mc.using_config("debug", True), np.errstate(invalid="ignore"):
 # %% [markdown]
 # A NaN born in backward stops it the same way. `sqrt`'s backward divides
 # the incoming gradient by `2√z`; at `z = 0`, under `* 0`, that is `0 / 0`.
-# Forward has no NaN; the check catches it in `_ / _`, which that backward
-# applies. A backward is built from functions, whose forwards run inside it
-# (the nesting above), hence "forward computation" in the message; we
-# print its first line (the rest is the stack):
+# Forward has no NaN. `Sqrt` has no `backward_arrays` (the table above),
+# so its backward runs on Variables even on the default path: it is built
+# from functions, whose forwards run inside it, and the check catches the
+# NaN in `_ / _`, hence "forward computation" in the message. A NaN made
+# inside a `backward_arrays` reads "backward computation of" its label.
+# We print the first line (the rest is the stack):
 
 # %%
 z = mc.Variable(np.array([0.0]))

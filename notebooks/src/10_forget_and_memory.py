@@ -538,7 +538,8 @@ assert walk[top - 1:top + 4] == [
 
 # %% [markdown]
 # **Note 2: `s = 1`.** Its peak, 17 against plain's 18: forward already
-# reaches 17, and backward goes no higher (16 kept and the array being
+# reaches 17 (as plain's forward does in the first plot), and backward goes
+# no higher (16 kept and the array being
 # made), because the inner graph is freed as backward walks it. The plain
 # graph stays whole, so later a gradient waits as well.
 #

@@ -242,7 +242,8 @@ print(inspect.getsource(MulConstant.backward_arrays))
 #   `mc.memory.measure` is one);
 # - the function has no *fused* backward, `backward_accumulate` (it adds
 #   straight into an existing gradient; Linear's: shortcut 5), or has one
-#   but none of the inputs it gives a gradient to holds one yet.
+#   but none of the inputs it gives a gradient to holds a gradient yet
+#   (a leaf's `.grad`, or one already received in this pass).
 #
 # Switched off:
 
