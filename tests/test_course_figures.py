@@ -81,12 +81,13 @@ def test_chapter_12_peaks_are_far_from_a_rounding_edge():
     assert _margin(saved, tenth) > 16 * 1024
 
 
-def test_chapter_13_unhooked_peaks_are_far_from_a_rounding_edge():
-    """Chapter 13's Note 1 prints, without a hook, the peak of chapter 12's
-    step (plain and with 4 segments) and the highest level reached inside
-    Linear's and ReLU's backward; rebuilt here the same way."""
+def _chapter_13_unhooked_figures():
+    """Chapter 13's Note 1, rebuilt the same way (the default path, no hook):
+    chapter 12's step peak plain and with 4 segments, and, with ReLU making
+    a new array and writing in place, the step peak and the highest level
+    inside Linear's and ReLU's ``backward_arrays``; in bytes."""
     import tracemalloc
-    from minichain.functions.activation.relu import ReLU
+    from minichain.functions.activation import relu as relu_module
     from minichain.functions.connection.linear import Linear
     from minichain.utils import overhead
 
@@ -94,36 +95,52 @@ def test_chapter_13_unhooked_peaks_are_far_from_a_rounding_edge():
     mc.random.seed(0)
     model = mc.links.MLP(n_units=64, n_out=3, n_layers=12)
     model(x)
-    spiral.step_memory(model, x, t)          # as the chapter: after a measured step
-    tenth = x.shape[0] * 64 * 4 / 10
-    for segments in (None, 4):
-        highest = {}
 
-        def watched(cls, name):
-            method = cls.__dict__[name]
+    def step(segments=None):
+        model.cleargrads()
+        return overhead.whole_step_peak(
+            lambda: spiral.loss_and_accuracy(model, x, t, segments)[0].backward())
 
-            def run(self, *args):
-                tracemalloc.reset_peak()
-                result = method(self, *args)
-                level = tracemalloc.get_traced_memory()[1]
-                highest[cls] = max(highest.get(cls, 0), level)
-                tracemalloc.reset_peak()
-                return result
-            return run
+    def traced(cls, inside, start):
+        original = cls.backward_arrays
 
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(mc.using_config("reference_mode", False))
-            for cls in (Linear, ReLU):
-                for name in ("backward", "backward_arrays"):
-                    stack.enter_context(overhead.replaced(cls, name, watched(cls, name)))
-            model.cleargrads()
-            tracemalloc.start()
-            gc.collect()
-            start = tracemalloc.get_traced_memory()[0]
-            spiral.loss_and_accuracy(model, x, t, segments)[0].backward()
-            tracemalloc.stop()
-        for cls, level in highest.items():
-            assert _margin(level - start, tenth) > 12 * 1024, (segments, cls)
+        def backward_arrays(self, *args):
+            tracemalloc.reset_peak()
+            gxs = original(self, *args)
+            level = tracemalloc.get_traced_memory()[1] - start[0]
+            inside[cls.__name__] = max(inside.get(cls.__name__, 0), level)
+            return gxs
+        return overhead.replaced(cls, "backward_arrays", backward_arrays)
+
+    figures = {}
+    with mc.using_config("reference_mode", False):
+        for segments, name in ((None, "plain"), (4, "4 segments")):
+            spiral.step_memory(model, x, t, segments)       # the chapter's order
+            figures[name] = step(segments)
+        for copies in (True, False):
+            copying = overhead.replaced(relu_module, "writable_gradient", lambda gys: None)
+            inside, start = {}, [0]
+            with copying if copies else contextlib.nullcontext():
+                peak = step()
+                model.cleargrads()
+                tracemalloc.start()
+                start[0] = tracemalloc.get_traced_memory()[0]
+                with traced(Linear, inside, start), traced(relu_module.ReLU, inside, start):
+                    spiral.loss_and_accuracy(model, x, t)[0].backward()
+                tracemalloc.stop()
+            name = "a new array" if copies else "in place"
+            figures[f"{name}: step"] = peak
+            figures.update({f"{name}: inside {k}": v for k, v in inside.items()})
+    figures["in place: lower"] = figures["a new array: step"] - figures["in place: step"]
+    return figures, x.shape[0] * 64 * 4
+
+
+def test_chapter_13_unhooked_peaks_are_far_from_a_rounding_edge():
+    """Every activation count chapter 13's Note 1 prints at a tenth."""
+    figures, activation = _chapter_13_unhooked_figures()
+    assert len(figures) == 9, sorted(figures)
+    for name, nbytes in figures.items():
+        assert _margin(nbytes, activation / 10) > 12 * 1024, (name, nbytes / activation)
 
 
 def _chapter_03_central_difference_errors(rng=None):
